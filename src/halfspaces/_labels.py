@@ -1,0 +1,51 @@
+"""Labels: any two (or more) user labels <-> the {-1, +1} that every kernel sees.
+
+``classes_[0] -> -1`` and ``classes_[1] -> +1``; with more than two classes, one-vs-rest:
+column ``k`` is ``+1`` where ``y == classes_[k]`` and ``-1`` elsewhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.multiclass import check_classification_targets
+
+
+def check_classes(owner: str, y: NDArray, classes: ArrayLike | None) -> NDArray:
+    """Return the sorted array of classes: ``classes`` if given, else ``unique(y)``."""
+    check_classification_targets(y)
+    if classes is None:
+        classes = np.unique(y)
+    else:
+        classes = np.unique(np.asarray(classes))
+        unseen = np.setdiff1d(np.unique(y), classes)
+        if unseen.size:
+            raise ValueError(
+                f"{owner}: y contains labels {unseen.tolist()} that are not in classes="
+                f"{classes.tolist()}. Pass every label that can appear, e.g."
+                " classes=np.unique(y_all)."
+            )
+    if classes.size < 2:
+        raise ValueError(
+            f"{owner}: needs samples of at least 2 classes in the data; got only one class,"
+            f" {classes.tolist()}. A classifier cannot be learned from one label."
+        )
+    return classes
+
+
+def encode_pm(y: NDArray, classes: NDArray) -> NDArray[np.float64]:
+    """Encode labels as {-1, +1}.
+
+    Returns float64 ``(n,)`` for two classes and ``(n_classes, n)`` for one-vs-rest, one
+    contiguous row per binary problem.
+    """
+    if classes.size == 2:
+        return np.where(y == classes[1], 1.0, -1.0)
+    return np.where(y[None, :] == classes[:, None], 1.0, -1.0)
+
+
+def decode_scores(scores: NDArray, classes: NDArray) -> NDArray:
+    """Map scores to labels: positive class when ``score >= 0`` (binary), argmax (OvR)."""
+    if scores.ndim == 1:
+        return classes[(scores >= 0.0).astype(np.intp)]
+    return classes[np.argmax(scores, axis=1)]

@@ -1,0 +1,189 @@
+"""The estimator shell shared by every online learner (perceptrons, experts, Pegasos).
+
+An algorithm module subclasses :class:`OnlineClassifier` and supplies three hooks:
+
+``_init_state(X, n_models)``
+    allocate the state of ``n_models`` binary problems (1, or one per class for OvR);
+``_pass(k, X, y, order, scores) -> int``
+    one online pass of binary problem ``k`` over rows ``X[order]`` with labels ``y`` in
+    {-1, +1}; writes into ``scores[t]`` the score of row ``t`` *before* its update and
+    returns the number of mistakes (``y_t * score_t <= 0``). This is where the compiled
+    kernel is called: no Python per row.
+``_decision(X) -> scores``
+    ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
+
+The shell does the rest: validation, labels, the RNG, epochs, ``fit`` (the batch algorithm:
+repeat passes until one makes no mistake), ``partial_fit`` (one progressive pass in the
+given order) and the one-example protocol ``predict_one``/``score_one``/``learn_one`` used by
+:func:`halfspaces.online.play`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import SaveMixin
+from ._labels import check_classes, decode_scores, encode_pm
+from ._validation import check_scalar, validate_X, validate_X_y
+
+
+class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
+    """Base class: see the module docstring. Not part of the public API."""
+
+    # -- hooks -----------------------------------------------------------------------------
+    def _init_state(self, X, n_models: int) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _decision(self, X) -> NDArray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _check_params(self) -> None:
+        """Validate hyper-parameters; subclasses extend it."""
+        name = type(self).__name__
+        if hasattr(self, "max_iter"):
+            check_scalar(name, "max_iter", self.max_iter, kind=numbers.Integral, low=1,
+                         meaning="number of epochs", hint="Try max_iter=100.")
+
+    # -- helpers ---------------------------------------------------------------------------
+    @property
+    def _n_models(self) -> int:
+        return 1 if self.classes_.size == 2 else self.classes_.size
+
+    def _y_rows(self, y_pm: NDArray) -> list[NDArray]:
+        return [y_pm] if y_pm.ndim == 1 else list(y_pm)
+
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+        scores = np.empty(X.shape[0], dtype=np.float64)
+        mistakes = 0
+        for k, y_k in enumerate(self._y_rows(y_pm)):
+            mistakes += self._pass(k, X, y_k, order, scores)
+        self.t_ += order.size
+        return mistakes
+
+    def _start(self, X, classes: NDArray) -> None:
+        self.classes_ = classes
+        self.t_ = 0
+        self.n_mistakes_ = 0
+        self.n_iter_ = 0
+        self.mistakes_per_epoch_ = []
+        self._init_state(X, self._n_models)
+
+    # -- scikit-learn API ------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run passes over the data until one makes no mistake, or ``max_iter`` passes.
+
+        On linearly separable data this finds a separator (ERM in the realizable case):
+        ``converged_`` is then True. Shuffles each pass when ``shuffle=True``.
+        """
+        self._check_params()
+        warm = getattr(self, "warm_start", False) and hasattr(self, "classes_")
+        X, y = validate_X_y(self, X, y, reset=not warm)
+        classes = check_classes(type(self).__name__, y, None)
+        if not (warm and np.array_equal(classes, self.classes_)):
+            self._start(X, classes)
+        y_pm = encode_pm(y, self.classes_)
+        rng = check_random_state(getattr(self, "random_state", None))
+        n = X.shape[0]
+        self.converged_ = False
+        for _ in range(self.max_iter):
+            order = rng.permutation(n) if getattr(self, "shuffle", False) else np.arange(n)
+            mistakes = self._run_pass(X, y_pm, order)
+            self.mistakes_per_epoch_.append(mistakes)
+            self.n_mistakes_ += mistakes
+            self.n_iter_ += 1
+            if mistakes == 0:
+                self.converged_ = True
+                break
+        return self
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+        """One online pass over ``X`` in the given order: each row is predicted, then learned.
+
+        ``classes`` is required on the first call. Adds the pass's mistakes to
+        ``n_mistakes_``.
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._check_params()
+            if classes is None:
+                raise ValueError(
+                    f"{type(self).__name__}.partial_fit: 'classes' is required on the first"
+                    " call; pass every label that can appear, e.g. classes=np.unique(y_all)."
+                )
+        X, y = validate_X_y(self, X, y, reset=first)
+        if first:
+            self._start(X, check_classes(type(self).__name__, y, classes))
+        else:
+            check_classes(type(self).__name__, y, self.classes_ if classes is None else classes)
+            if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise ValueError(
+                    f"{type(self).__name__}.partial_fit: classes={np.unique(classes).tolist()}"
+                    f" differs from the first call's {self.classes_.tolist()}."
+                )
+        y_pm = encode_pm(y, self.classes_)
+        self.n_mistakes_ += self._run_pass(X, y_pm, np.arange(X.shape[0]))
+        self.n_iter_ += 1
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Scores: ``(n,)`` for two classes (positive means ``classes_[1]``), else ``(n, K)``."""
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        return self._decision(X)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Labels: ``classes_[1]`` when the score is ``>= 0`` (ties go positive)."""
+        return decode_scores(self.decision_function(X), self.classes_)
+
+    # -- the one-example protocol of the online game --------------------------------------
+    def _prepare_online(self, classes: ArrayLike, n_features: int) -> None:
+        """Start an unfitted learner for the online game (a fitted one is left as it is)."""
+        if hasattr(self, "classes_"):
+            return
+        self._check_params()
+        self.n_features_in_ = n_features
+        self._start(sp.csr_matrix((0, n_features)), check_classes(type(self).__name__,
+                                                                  np.asarray(classes), classes))
+
+    def _row(self, x) -> NDArray | sp.csr_matrix:
+        if sp.issparse(x):
+            return x.tocsr().reshape(1, -1)
+        return np.asarray(x, dtype=np.float64).reshape(1, -1)
+
+    def score_one(self, x: ArrayLike) -> float:
+        """The learner's score for one example (its sign is the prediction)."""
+        scores = self.decision_function(self._row(x))
+        if scores.ndim == 2:
+            return float(scores.max())
+        return float(scores[0])
+
+    def predict_one(self, x: ArrayLike):
+        """Predict the label of one example."""
+        return self.predict(self._row(x))[0]
+
+    def learn_one(self, x: ArrayLike, y, classes: ArrayLike | None = None):
+        """Learn from one labelled example (``classes`` is required on the first call)."""
+        return self.partial_fit(self._row(x), np.asarray([y]), classes=classes)
+
+    def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+        """The whole game on a fixed binary sequence in one compiled pass; returns scores."""
+        scores = np.empty(X.shape[0], dtype=np.float64)
+        mistakes = self._pass(0, X, y_pm, np.arange(X.shape[0]), scores)
+        self.t_ += X.shape[0]
+        self.n_mistakes_ += mistakes
+        return scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,63 @@
+"""Kernel functions k(x, x') and their Gram matrices, named as scikit-learn's SVC names them.
+
+    linear  k(x, z) = <x, z>
+    poly    k(x, z) = (gamma <x, z> + coef0)^degree
+    rbf     k(x, z) = exp(-gamma ||x - z||^2)
+    a callable k(X, Z) -> (n_X, n_Z) Gram matrix
+
+The Gram matrices come from scikit-learn's ``pairwise_kernels`` (dense and sparse input);
+this module only checks the parameters and resolves ``gamma="scale"`` as SVC does.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from sklearn.metrics.pairwise import pairwise_kernels
+
+from ._validation import check_scalar, param_error
+
+KERNELS = ("linear", "poly", "rbf")
+
+
+def check_kernel_params(owner: str, kernel: Any, gamma: Any, degree: Any, coef0: Any) -> None:
+    """Raise a clear ValueError for a bad kernel specification."""
+    if not callable(kernel) and kernel not in KERNELS:
+        raise param_error(owner, "kernel", "'linear', 'poly', 'rbf' or a callable", kernel,
+                          "A callable takes (X, Z) and returns the Gram matrix.")
+    if not (isinstance(gamma, str) and gamma in ("scale", "auto")):
+        check_scalar(owner, "gamma", gamma, low=0, low_inclusive=False,
+                     meaning="kernel width, or 'scale' / 'auto'")
+    check_scalar(owner, "degree", degree, kind=numbers.Integral, low=0)
+    check_scalar(owner, "coef0", coef0)
+
+
+def resolve_gamma(gamma: Any, X) -> float:
+    """``'scale'`` is 1 / (n_features * X.var()), ``'auto'`` is 1 / n_features (as SVC)."""
+    if gamma == "scale":
+        if sp.issparse(X):
+            var = X.multiply(X).mean() - X.mean() ** 2
+        else:
+            var = np.asarray(X).var()
+        return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    return float(gamma)
+
+
+def gram(X, Z, kernel: Any, gamma: float, degree: int, coef0: float) -> NDArray[np.float64]:
+    """The Gram matrix ``K[i, j] = k(X[i], Z[j])`` as a C-contiguous float64 array."""
+    if callable(kernel):
+        K = kernel(X, Z)
+    elif kernel == "linear":
+        K = pairwise_kernels(X, Z, metric="linear")
+    elif kernel == "poly":
+        K = pairwise_kernels(X, Z, metric="poly", gamma=gamma, degree=degree, coef0=coef0)
+    else:
+        K = pairwise_kernels(X, Z, metric="rbf", gamma=gamma)
+    K = K.toarray() if sp.issparse(K) else np.asarray(K)
+    return np.ascontiguousarray(K, dtype=np.float64)

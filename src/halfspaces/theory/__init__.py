@@ -1,0 +1,29 @@
+"""The theory, computed: margins, radius, bounds, separability certificates, shattering."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_PUBLIC = {
+    "functional_margins": ".margins",
+    "geometric_margin": ".margins",
+    "data_radius": ".margins",
+    "perceptron_mistake_bound": ".bounds",
+    "margin_one_mistake_bound": ".bounds",
+    "halving_mistake_bound": ".bounds",
+    "weighted_majority_mistake_bound": ".bounds",
+    "online_to_batch_bound": ".bounds",
+    "is_linearly_separable": ".separability",
+    "max_margin_separator": ".separability",
+    "SeparabilityResult": ".separability",
+    "shatters": ".shattering",
+    "ShatterResult": ".shattering",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
