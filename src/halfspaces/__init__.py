@@ -22,9 +22,11 @@ _PUBLIC = {
     "LogisticRegression": ".linear.logistic",
     "LPSeparator": ".linear.lp",
     "NotSeparableError": ".exceptions",
+    "NotRealizableError": ".exceptions",
     "play": ".online",
     "Transcript": ".online",
     "load": ".persistence",
+    "ModelFormatError": ".persistence",
 }
 
 __all__ = sorted(_PUBLIC)

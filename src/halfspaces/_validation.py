@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 
 def param_error(owner: str, name: str, requirement: str, got: Any, hint: str = "") -> ValueError:
@@ -57,7 +57,7 @@ def check_scalar(
     if meaning:
         requirement += f" ({meaning})"
     ok = isinstance(value, kind) and (is_bool or not isinstance(value, (bool, np.bool_)))
-    if ok and not is_bool and np.isnan(value):
+    if ok and isinstance(value, (float, np.floating)) and np.isnan(value):
         ok = False
     if ok and low is not None:
         ok = value >= low if low_inclusive else value > low
@@ -111,7 +111,7 @@ def validate_X_y(estimator: Any, X: Any, y: Any, *, reset: bool, allow_sparse: b
     X = validate_X(estimator, X, reset=reset, allow_sparse=allow_sparse)
     y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=True, input_name="y")
     if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
+        y = column_or_1d(y, warn=True)  # warns DataConversionWarning, as scikit-learn does
     if y.ndim != 1:
         raise ValueError(
             f"{type(estimator).__name__}: y must be a 1-D array of labels; got shape {y.shape}."

@@ -1,7 +1,1181 @@
-"""The ``halfspaces`` command (grows with the CLI issue)."""
+"""The ``halfspaces`` command: train, predict, evaluate, play the online game, compute bounds.
+
+A thin layer over the public API: every sub-command reads a data file, builds an estimator
+from options named after its parameters, and calls the library. No algorithm lives here.
+
+Data files are told apart by ``--format`` or, when it is absent, by the extension (after
+stripping ``.gz``, ``.bz2`` or ``.xz``):
+
+    .tsv        ``label<TAB>text`` lines: raw text, featurized by a vectorizer kept in the model
+    .csv        numeric features with the label in one column (``--label-column``, default 0,
+                the first; ``-1`` is the last; a name when the file has a header row)
+    .vw         Vowpal Wabbit text format
+    otherwise   svmlight / libsvm (``label index:value ...``)
+
+Errors print one line, ``halfspaces: error: FILE:LINE: problem``, and exit with status 1;
+``--debug`` shows the traceback instead.
+"""
 
 from __future__ import annotations
 
+import argparse
+import bz2
+import contextlib
+import csv
+import gzip
+import io
+import json
+import lzma
+import math
+import os
+import sys
+import tempfile
+import textwrap
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+PROG = "halfspaces"
+
+ALGOS = {
+    "perceptron": "Perceptron",
+    "averaged": "AveragedPerceptron",
+    "voted": "VotedPerceptron",
+    "kernel-perceptron": "KernelPerceptron",
+    "pegasos": "PegasosSVC",
+    "svm": "SVC",
+    "logistic": "LogisticRegression",
+    "lp": "LPSeparator",
+    "halving": "HalvingClassifier",
+    "weighted-majority": "WeightedMajorityClassifier",
+}
+EXPERT_ALGOS = ("halving", "weighted-majority")
+# Learners whose online mistakes Novikoff's theorem bounds.
+PERCEPTRON_ALGOS = ("perceptron", "averaged", "voted")
+_PLAY_BLOCK = 65536
+_MAX_HYPOTHESIS_ENTRIES = 50_000_000  # N x d weights of the expert algorithms' class (400 MB)
+FORMATS = ("svmlight", "vw", "tsv", "csv")
+PLOT_KINDS = ("boundary", "regularization", "max-margin", "mistakes", "objective")
+_COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def _float_or_inf(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number (or 'inf'), got {text!r}") from None
+
+
+def _gamma(text: str) -> float | str:
+    if text in ("scale", "auto"):
+        return text
+    return _float_or_inf(text)
+
+
+def _literal(text: str) -> Any:
+    """``--set name=value`` values: JSON literals (1, 0.5, true, null, "x") or a bare string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        lowered = text.lower()
+        if lowered in ("inf", "+inf", "-inf"):
+            return float(lowered)
+        return text
+
+
+# Estimator options: (flag, parameter, argparse keywords). Each maps 1:1 to a parameter.
+_ESTIMATOR_OPTIONS = [
+    ("--C", "C", {"type": _float_or_inf, "help": "SVM constant C ('inf' for the hard margin)"}),
+    ("--lam", "lam", {"type": _float_or_inf,
+                      "help": "lambda of the regularized objective (C = 1/(lam n))"}),
+    ("--max-iter", "max_iter", {"type": int, "help": "most passes (epochs) over the data"}),
+    ("--tol", "tol", {"type": _float_or_inf, "help": "stopping tolerance"}),
+    ("--kernel", "kernel", {"help": "kernel: linear, poly or rbf"}),
+    ("--gamma", "gamma", {"type": _gamma, "help": "kernel width (a float, 'scale' or 'auto')"}),
+    ("--degree", "degree", {"type": int, "help": "degree of the poly kernel"}),
+    ("--coef0", "coef0", {"type": _float_or_inf, "help": "constant of the poly kernel"}),
+    ("--solver", "solver", {"help": "solver, e.g. auto, qp or dcd (svm)"}),
+    ("--beta", "beta", {"type": _float_or_inf,
+                        "help": "weight multiplier on a mistake (weighted-majority)"}),
+    ("--random-state", "random_state", {"type": int, "metavar": "SEED",
+                                         "help": "seed of every random choice"}),
+]
+_BOOL_OPTIONS = [
+    ("--fit-intercept", "fit_intercept", "learn an offset b (default: the estimator's)"),
+    ("--shuffle", "shuffle", "shuffle the rows of each pass"),
+]
+
+
+class CLIError(Exception):
+    """A user error the command reports in one line (bad option combination, bad file)."""
+
+
+class DataFormatError(ValueError):
+    """A malformed data file; ``path`` and ``line`` say where."""
+
+    def __init__(self, path: str, line: int, message: str):
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+
+
+# -- data -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Data:
+    """What a data file holds: features (or raw texts) and labels."""
+
+    X: Any
+    y: np.ndarray
+    path: str
+    text: bool = False
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.y)
+
+
+def detect_format(path: str, fmt: str | None = None) -> str:
+    """``fmt`` if given, else the format the extension names (compression suffix stripped).
+
+    Examples
+    --------
+    >>> detect_format("sms.tsv.gz"), detect_format("points.csv"), detect_format("a9a.t")
+    ('tsv', 'csv', 'svmlight')
+    """
+    if fmt:
+        return fmt
+    name = os.path.basename(str(path)).lower()
+    for suffix in _COMPRESSED:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}.get(os.path.splitext(name)[1], "svmlight")
+
+
+def _open_text(path: str):
+    lowered = str(path).lower()
+    if lowered.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    if lowered.endswith(".bz2"):
+        return bz2.open(path, "rt", encoding="utf-8", newline="")
+    if lowered.endswith(".xz"):
+        return lzma.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, encoding="utf-8", newline="")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def load_csv(path: str, label_column: str | int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Read a CSV of numeric features with the label in ``label_column``.
+
+    ``label_column`` is a 0-based index (negative counts from the end) or, when the first row
+    is a header (a row whose feature fields are not all numbers), a column name. Labels that
+    are all numbers become floats, otherwise strings.
+    """
+    with _open_text(path) as handle:
+        rows = [(lineno, row) for lineno, row in enumerate(csv.reader(handle), start=1)
+                if row and any(field.strip() for field in row)]
+    if not rows:
+        raise DataFormatError(path, 1, "the file has no data rows")
+    first = [field.strip() for field in rows[0][1]]
+    header = None
+    if isinstance(label_column, str) and not _is_int(label_column):
+        header, rows = first, rows[1:]  # a column name means there is a header row
+    else:
+        skip = int(label_column) % len(first) if -len(first) <= int(label_column) < len(first) \
+            else None
+        if any(not _is_number(f) for j, f in enumerate(first) if j != skip):
+            header, rows = first, rows[1:]
+    if not rows:
+        raise DataFormatError(path, 1, "the file has a header row but no data rows")
+    n_fields = len(first)
+    column = _resolve_column(path, label_column, header, n_fields)
+    features, labels = [], []
+    for lineno, row in rows:
+        if len(row) != n_fields:
+            raise DataFormatError(path, lineno, f"expected {n_fields} fields, got {len(row)}")
+        labels.append(row[column].strip())
+        values = []
+        for j, field in enumerate(row):
+            if j == column:
+                continue
+            try:
+                values.append(float(field))
+            except ValueError:
+                raise DataFormatError(
+                    path, lineno, f"expected a number in column {j}, got {field.strip()!r}"
+                ) from None
+        features.append(values)
+    y = np.asarray(labels)
+    if all(_is_number(label) for label in labels):
+        y = y.astype(np.float64)
+    return np.asarray(features, dtype=np.float64), y
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _resolve_column(path: str, label_column: str | int, header: list | None, n: int) -> int:
+    if isinstance(label_column, str) and _is_int(label_column):
+        label_column = int(label_column)
+    if isinstance(label_column, str):
+        if header is None or label_column not in header:
+            names = ", ".join(header) if header else "none (no header row)"
+            raise DataFormatError(path, 1, f"no column named {label_column!r}; columns: {names}")
+        return header.index(label_column)
+    if not -n <= label_column < n:
+        raise DataFormatError(path, 1, f"--label-column {label_column} is out of range for"
+                                       f" {n} columns")
+    return label_column % n
+
+
+def read_data(path: str, fmt: str | None = None, *, label_column: str | int = 0,
+              n_features: int | None = None) -> Data:
+    """Read a data file in any supported format (see the module docstring)."""
+    from . import datasets
+
+    fmt = detect_format(path, fmt)
+    if not os.path.exists(path):
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    if fmt == "tsv":
+        texts, labels = datasets.load_text_tsv(path)
+        return Data(list(texts), np.asarray(labels), str(path), text=True)
+    if fmt == "csv":
+        X, y = load_csv(path, label_column)
+        if n_features is not None and X.shape[1] != n_features:
+            raise CLIError(f"{path}: has {X.shape[1]} feature columns but the model expects"
+                           f" {n_features}")
+        return Data(X, y, str(path))
+    kwargs = {} if n_features is None else {"n_features": n_features}
+    if fmt == "vw":
+        X, y = datasets.load_vw(path, **kwargs)[:2]
+    else:
+        X, y = datasets.load_svmlight(path, **kwargs)[:2]
+    return Data(X, np.asarray(y), str(path))
+
+
+# -- models ---------------------------------------------------------------------------------
+
+
+def _estimator_class(algo: str):
+    import halfspaces
+
+    return getattr(halfspaces, ALGOS[algo])
+
+
+def _given_params(args: argparse.Namespace) -> dict[str, Any]:
+    params = {param: getattr(args, param) for _, param, _ in _ESTIMATOR_OPTIONS
+              if hasattr(args, param)}
+    params.update({param: getattr(args, param) for _, param, _ in _BOOL_OPTIONS
+                   if hasattr(args, param)})
+    for item in getattr(args, "set", None) or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise CLIError(f"--set expects NAME=VALUE, got {item!r}")
+        params[name.strip().replace("-", "_")] = _literal(value.strip())
+    return params
+
+
+def _flag(param: str) -> str:
+    for flag, name, _ in _ESTIMATOR_OPTIONS:
+        if name == param:
+            return flag
+    return "--" + param.replace("_", "-")
+
+
+def _hypotheses(args: argparse.Namespace, X) -> dict[str, Any]:
+    """The finite class the expert algorithms vote over (see ``train --help``).
+
+    ``random``: N halfspaces through the origin with standard normal weights (seeded by
+    --random-state). ``stumps``: sign * (x_j - theta) for every feature j, both signs, and
+    thresholds theta halfway between consecutive distinct values of x_j (at most N in all),
+    written as halfspaces ``w = sign e_j``, ``offset = -sign theta``.
+    """
+    import scipy.sparse as sp
+
+    n_rows, d = X.shape
+    n = args.n_hypotheses
+    if n < 1:
+        raise CLIError(f"--n-hypotheses must be >= 1; got {n}")
+    if n * d > _MAX_HYPOTHESIS_ENTRIES:
+        raise CLIError(f"--n-hypotheses {n} halfspaces in {d} dimensions is {n * d:,} weights,"
+                       f" more than {_MAX_HYPOTHESIS_ENTRIES:,}; use fewer hypotheses")
+    if args.hypotheses == "random":
+        rng = np.random.default_rng(getattr(args, "random_state", None))
+        return {"hypotheses": rng.standard_normal((n, d))}
+    columns = X.tocsc() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    per_feature = max(1, n // (2 * d))
+    W, offsets = [], []
+    for j in range(d):
+        if sp.issparse(columns):
+            stored = columns.data[columns.indptr[j]:columns.indptr[j + 1]]
+            implicit_zero = stored.size < n_rows
+            values = np.unique(np.append(stored, 0.0) if implicit_zero else stored)
+        else:
+            values = np.unique(columns[:, j])
+        cuts = (values[:-1] + values[1:]) / 2 if values.size > 1 else values
+        if cuts.size > per_feature:
+            cuts = cuts[np.linspace(0, cuts.size - 1, per_feature).round().astype(int)]
+        for sign in (1.0, -1.0):
+            for theta in cuts:
+                w = np.zeros(d)
+                w[j] = sign
+                W.append(w)
+                offsets.append(-sign * theta)
+    return {"hypotheses": np.asarray(W), "offsets": np.asarray(offsets)}
+
+
+def make_estimator(args: argparse.Namespace, X=None):
+    """Build the estimator ``--algo`` names from the options given on the command line.
+
+    ``X`` (the training features) is needed by the expert algorithms, whose hypothesis class
+    is built from its dimension (and, for stumps, its values).
+    """
+    cls = _estimator_class(args.algo)
+    params = _given_params(args)
+    if args.algo in EXPERT_ALGOS:
+        if X is None:
+            raise CLIError(f"--algo {args.algo} votes over a class of halfspaces in the"
+                           " feature space: use svmlight, VW or CSV data, not raw text")
+        params.update(_hypotheses(args, X))
+    allowed = cls(**({"hypotheses": params["hypotheses"]} if "hypotheses" in params else {})
+                  ).get_params()
+    unknown = sorted(set(params) - set(allowed))
+    # random_state also seeds the hypothesis class, so an expert algorithm may ignore it.
+    if args.algo in EXPERT_ALGOS and "random_state" in unknown:
+        unknown.remove("random_state")
+        params.pop("random_state")
+    if unknown:
+        names = ", ".join(_flag(p) for p in unknown)
+        accepted = ", ".join(p for p in sorted(allowed) if p not in ("hypotheses", "offsets"))
+        raise CLIError(f"{names} does not apply to --algo {args.algo}; {cls.__name__} takes"
+                       f" {accepted} (--set NAME=VALUE passes those without an option)")
+    return cls(**params)
+
+
+def wrap_for_text(estimator, args: argparse.Namespace):
+    """A Pipeline(vectorizer, estimator) that learns from raw text (kept in the saved model)."""
+    from .datasets import make_text_pipeline
+
+    params = {}
+    if args.vectorizer == "hashing" and args.n_features:
+        params["n_features"] = args.n_features
+    return make_text_pipeline(estimator, vectorizer=args.vectorizer, **params)
+
+
+def split_model(model, X):
+    """``(final estimator, features it sees)``: a Pipeline's featurizer is applied to ``X``."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        return model[-1], model[:-1].transform(X)
+    return model, X
+
+
+def _expects_text(model) -> bool:
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(model, Pipeline)
+
+
+def _model_n_features(model) -> int | None:
+    if _expects_text(model):
+        return None
+    return getattr(model, "n_features_in_", None)
+
+
+def _read_for_model(model, args: argparse.Namespace) -> Data:
+    data = read_data(args.data, args.format, label_column=args.label_column,
+                     n_features=_model_n_features(model))
+    if _expects_text(model) and not data.text:
+        raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
+                       f" label<TAB>text file (.tsv or --format tsv), not {data.path}")
+    if data.text and not _expects_text(model):
+        raise CLIError(f"{args.model}: this model was trained on numeric features; {data.path}"
+                       " is raw text. Train on text to get a model that featurizes it")
+    return data
+
+
+def load_model(path: str):
+    """Load a model saved by ``train`` (any estimator or a text Pipeline)."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    from . import load
+
+    return load(path)
+
+
+def save_model(model, path: str) -> None:
+    from .persistence import save
+
+    save(model, path)
+
+
+# -- output ---------------------------------------------------------------------------------
+
+
+def _progress(args: argparse.Namespace, **kwargs):
+    """A tqdm bar on stderr, off with --quiet or when stderr is not a terminal."""
+    from tqdm.auto import tqdm
+
+    disable = getattr(args, "quiet", False) or not sys.stderr.isatty()
+    return tqdm(disable=disable, file=sys.stderr, leave=False, **kwargs)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _print_json(obj: dict) -> None:
+    print(json.dumps(_jsonable(obj), indent=2, sort_keys=False))
+
+
+def _print_table(rows: list[tuple[str, Any]]) -> None:
+    width = max(len(key) for key, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {_fmt(value)}")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        return "inf" if np.isinf(value) else f"{value:.6g}"
+    return str(value)
+
+
+def format_label(label: Any) -> str:
+    """Labels as written in data files: ``1`` rather than ``1.0``.
+
+    Examples
+    --------
+    >>> format_label(np.float64(-1.0)), format_label(0.5), format_label("spam")
+    ('-1', '0.5', 'spam')
+    """
+    if isinstance(label, (float, np.floating)) and float(label).is_integer():
+        return str(int(label))
+    return str(label)
+
+
+def _file_mode() -> int:
+    """The mode ``open`` would give a new file (mkstemp's temporaries are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file renamed into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".halfspaces-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, _file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _y_pm(y: np.ndarray, classes: np.ndarray, path: str) -> np.ndarray:
+    unseen = np.setdiff1d(np.unique(y), classes)
+    if unseen.size:
+        raise CLIError(f"{path}: labels {[format_label(u) for u in unseen[:5]]} are not among"
+                       f" the model's classes {[format_label(c) for c in classes]}")
+    return np.where(y == classes[1], 1.0, -1.0)
+
+
+def _binary_pm(data: Data) -> np.ndarray:
+    classes = np.unique(data.y)
+    if classes.size != 2:
+        raise CLIError(f"{data.path}: needs exactly two classes for margins and bounds; got"
+                       f" {classes.size} ({[format_label(c) for c in classes[:5]]})")
+    return np.where(data.y == classes[1], 1.0, -1.0)
+
+
+# -- sub-commands ---------------------------------------------------------------------------
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    with _progress(args, total=3, desc="train", unit="step") as bar:
+        bar.set_postfix_str("reading " + os.path.basename(args.data))
+        data = read_data(args.data, args.format, label_column=args.label_column,
+                         n_features=args.n_features if not _is_text(args) else None)
+        bar.update()
+        estimator = make_estimator(args, None if data.text else data.X)
+        model = wrap_for_text(estimator, args) if data.text else estimator
+        bar.set_postfix_str("fitting " + type(estimator).__name__)
+        model.fit(data.X, data.y)
+        bar.update()
+        bar.set_postfix_str("saving")
+        save_model(model, args.output)
+        bar.update()
+    accuracy = float(model.score(data.X, data.y))
+    result = {"model": args.output, "algo": args.algo, "estimator": type(estimator).__name__,
+              "params": {k: v for k, v in _given_params(args).items()},
+              "n_samples": data.n_samples, "train_accuracy": accuracy}
+    if args.json:
+        _print_json(result)
+    else:
+        print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}:"
+              f" training accuracy {accuracy:.4f}; saved to {args.output}")
+    return 0
+
+
+def _is_text(args: argparse.Namespace) -> bool:
+    return detect_format(args.data, args.format) == "tsv"
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    data = _read_for_model(model, args)
+    predictions = _predict_blocks(model, data, args)
+    text = "".join(format_label(p) + "\n" for p in predictions)
+    if args.output:
+        write_atomic(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _predict_blocks(model, data: Data, args: argparse.Namespace, block: int = 100_000):
+    n = data.n_samples
+    out = []
+    with _progress(args, total=n, desc="predict", unit="ex") as bar:
+        for start in range(0, max(n, 1), block):
+            stop = min(start + block, n)
+            out.append(np.asarray(model.predict(data.X[start:stop])))
+            bar.update(stop - start)
+    return np.concatenate(out) if out else np.empty(0)
+
+
+def evaluate_model(model, data: Data) -> dict[str, Any]:
+    """Accuracy, losses and margin statistics of ``model`` on ``data`` (see ``evaluate``)."""
+    from . import losses
+    from .theory import geometric_margin
+
+    estimator, features = split_model(model, data.X)
+    y = np.asarray(data.y)
+    result: dict[str, Any] = {"data": data.path, "n_samples": data.n_samples,
+                              "accuracy": float(model.score(data.X, y))}
+    scores = np.asarray(estimator.decision_function(features))
+    if scores.ndim != 1:
+        result["note"] = (f"{len(estimator.classes_)} classes (one-vs-rest): losses and margins"
+                          " are reported for two-class models only")
+        return result
+    z = _y_pm(y, np.asarray(estimator.classes_), data.path) * scores
+    result.update({
+        "zero_one": float(np.mean(losses.zero_one(z))),
+        "hinge": float(np.mean(losses.hinge(z))),
+        "logistic": float(np.mean(losses.logistic(z))),
+        "min_functional_margin": float(z.min()),
+        "mean_functional_margin": float(z.mean()),
+    })
+    coef = getattr(estimator, "coef_", None)
+    if coef is not None and np.ndim(coef) == 2 and np.shape(coef)[0] == 1:
+        b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
+        y_pm = _y_pm(y, np.asarray(estimator.classes_), data.path)
+        result["geometric_margin"] = float(geometric_margin(np.ravel(coef), features, y_pm, b=b))
+    return result
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    data = _read_for_model(model, args)
+    result = evaluate_model(model, data)
+    if args.json:
+        _print_json(result)
+        return 0
+    rows = [("data", f"{data.path} ({data.n_samples} examples)"),
+            ("accuracy", result["accuracy"])]
+    labels = {"zero_one": "zero-one loss", "hinge": "hinge loss", "logistic": "logistic loss",
+              "min_functional_margin": "min functional margin",
+              "mean_functional_margin": "mean functional margin",
+              "geometric_margin": "geometric margin", "note": "note"}
+    rows += [(label, result[key]) for key, label in labels.items() if key in result]
+    _print_table(rows)
+    return 0
+
+
+def _checkpoints(n: int) -> list[int]:
+    """1, 2, 4, 8, ... and n: the rows of the progressive table (as Vowpal Wabbit prints)."""
+    points, t = [], 1
+    while t < n:
+        points.append(t)
+        t *= 2
+    if n:
+        points.append(n)
+    return points
+
+
+def _separable_bound(data: Data, fit_intercept: bool, limit: int) -> dict[str, Any]:
+    """Radius, margin and Novikoff bound, when the data is small enough to solve the LP/QP.
+
+    A perceptron with an offset is the perceptron without one on the points ``(x, 1)``, so
+    with ``fit_intercept`` the bound is computed on those points.
+    """
+    import scipy.sparse as sp
+
+    from .theory import (
+        data_radius,
+        is_linearly_separable,
+        max_margin_separator,
+        perceptron_mistake_bound,
+    )
+
+    if data.n_samples > limit:
+        return {"checked": False,
+                "reason": f"{data.n_samples} examples > --bound-limit {limit}: the separability"
+                          " LP and the max-margin QP were not solved"}
+    y_pm = _binary_pm(data)
+    X = data.X
+    if fit_intercept:
+        ones = np.ones((X.shape[0], 1))
+        X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
+    radius = float(data_radius(X))
+    result = is_linearly_separable(X, y_pm, fit_intercept=False)
+    out: dict[str, Any] = {"checked": True, "separable": bool(result.separable),
+                           "radius": radius, "augmented": bool(fit_intercept)}
+    if result.separable:
+        _, _, margin = max_margin_separator(X, y_pm, fit_intercept=False)
+        out["margin"] = float(margin)
+        out["novikoff_bound"] = float(perceptron_mistake_bound(radius, float(margin)))
+    return out
+
+
+def _online_learner(args: argparse.Namespace, X):
+    """``make_estimator``, checking that the learner can play the online game."""
+    learner = make_estimator(args, X)
+    if not callable(getattr(learner, "learn_one", None)):
+        online = [a for a in ALGOS if callable(getattr(_estimator_class(a), "learn_one", None))]
+        raise CLIError(f"--algo {args.algo} ({type(learner).__name__}) is a batch learner; the"
+                       f" online game needs one of: {', '.join(online)}")
+    return learner
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from .online import play
+
+    data = read_data(args.data, args.format, label_column=args.label_column,
+                     n_features=args.n_features if not _is_text(args) else None)
+    if data.text:
+        raise CLIError(f"{data.path}: play needs numeric features (svmlight, VW or CSV); the"
+                       " online game on raw text needs a fixed featurizer, e.g. hash it first")
+    learner = _online_learner(args, data.X)
+    classes = np.unique(data.y)
+    n = data.n_samples
+    checkpoints = _checkpoints(n)
+    # Play in pieces ending at the checkpoints (and every _PLAY_BLOCK rounds, for the bar):
+    # a fitted learner continues the game where it stopped.
+    stops = sorted(set(checkpoints) | set(range(_PLAY_BLOCK, n, _PLAY_BLOCK)))
+    live = not args.json
+    rows, start = [], 0
+    last_t = last_m = mistakes_so_far = 0
+    with _progress(args, total=n, desc="play", unit="ex") as bar:
+        for stop in stops:
+            piece = play(learner, data.X[start:stop], data.y[start:stop], classes=classes)
+            mistakes_so_far += int(piece.n_mistakes)
+            bar.update(stop - start)
+            start = stop
+            if stop in checkpoints:
+                row = {"examples": stop, "mistakes": mistakes_so_far,
+                       "average_loss": mistakes_so_far / stop,
+                       "since_last": (mistakes_so_far - last_m) / (stop - last_t),
+                       "label": format_label(piece.labels[-1]),
+                       "predict": format_label(piece.predictions[-1])}
+                rows.append(row)
+                last_t, last_m = stop, mistakes_so_far
+                if live:
+                    bar.clear()
+                    if len(rows) == 1:
+                        print(f"{'examples':>10} {'mistakes':>10} {'average loss':>13}"
+                              f" {'since last':>11} {'label':>8} {'predict':>8}")
+                    print(f"{row['examples']:>10} {row['mistakes']:>10}"
+                          f" {row['average_loss']:>13.6f} {row['since_last']:>11.6f}"
+                          f" {row['label']:>8} {row['predict']:>8}", flush=True)
+    result: dict[str, Any] = {"algo": args.algo, "n_samples": data.n_samples,
+                              "n_mistakes": mistakes_so_far, "table": rows}
+    if args.algo in PERCEPTRON_ALGOS:
+        fit_intercept = bool(learner.get_params().get("fit_intercept", False))
+        result["bound"] = _separable_bound(data, fit_intercept, args.bound_limit)
+    elif args.algo == "halving":
+        from .theory import halving_mistake_bound
+
+        result["bound"] = {"checked": True, "halving_bound":
+                           float(halving_mistake_bound(learner.n_hypotheses_)),
+                           "note": "holds when some hypothesis is consistent with the data"}
+    if args.json:
+        _print_json(result)
+        return 0
+    print(f"mistakes: {result['n_mistakes']} in {data.n_samples} rounds")
+    bound = result.get("bound")
+    if bound and "halving_bound" in bound:
+        print(f"halving bound log2 |H| = {bound['halving_bound']:.6g} ({bound['note']})")
+    elif bound and not bound["checked"]:
+        print(f"Novikoff bound not computed: {bound['reason']}")
+    elif bound and bound["separable"]:
+        where = " on the points (x, 1), for the offset" if bound["augmented"] else ""
+        print(f"Novikoff bound (R/gamma)^2 = ({bound['radius']:.6g}/{bound['margin']:.6g})^2"
+              f" = {bound['novikoff_bound']:.6g}{where}; mistakes {result['n_mistakes']}"
+              f" {'<=' if result['n_mistakes'] <= bound['novikoff_bound'] else '>'} bound")
+    elif bound:
+        print("the data is not linearly separable (LP certificate): Novikoff's bound does not"
+              " apply")
+    return 0
+
+
+def compute_bounds(data: Data, fit_intercept: bool = True) -> dict[str, Any]:
+    """The ``bound`` command's numbers: radius, separability, max margin, mistake bounds, VC."""
+    from .theory import (
+        data_radius,
+        is_linearly_separable,
+        margin_one_mistake_bound,
+        max_margin_separator,
+        perceptron_mistake_bound,
+    )
+
+    y_pm = _binary_pm(data)
+    d = int(data.X.shape[1])
+    radius = float(data_radius(data.X))
+    sep = is_linearly_separable(data.X, y_pm, fit_intercept=fit_intercept)
+    out: dict[str, Any] = {"data": data.path, "n_samples": data.n_samples, "n_features": d,
+                           "radius": radius, "fit_intercept": fit_intercept,
+                           "separable": bool(sep.separable)}
+    if sep.separable:
+        w, b, margin = max_margin_separator(data.X, y_pm, fit_intercept=fit_intercept)
+        margin = float(margin)
+        out.update({"max_margin": margin, "w": np.ravel(w), "b": float(b),
+                    "novikoff_bound": float(perceptron_mistake_bound(radius, margin)),
+                    "margin_one_bound": float(margin_one_mistake_bound(radius, 1.0 / margin))})
+    else:
+        out["certificate_rows"] = np.asarray(sep.rows).astype(int)
+    out["vc_dimension"] = d + 1 if fit_intercept else d
+    return out
+
+
+def cmd_bound(args: argparse.Namespace) -> int:
+    data = read_data(args.data, args.format, label_column=args.label_column,
+                     n_features=args.n_features)
+    if data.text:
+        raise CLIError(f"{data.path}: bound needs numeric features (svmlight, VW or CSV)")
+    with _progress(args, total=1, desc="bound (LP + QP)", unit="step") as bar:
+        out = compute_bounds(data, fit_intercept=args.fit_intercept)
+        bar.update()
+    if args.json:
+        out.pop("w", None)
+        _print_json(out)
+        return 0
+    offset = "with offset b" if out["fit_intercept"] else "through the origin"
+    rows = [("data", f"{data.path} ({out['n_samples']} examples, {out['n_features']} features)"),
+            ("radius R = max ||x_i||", out["radius"])]
+    if out["separable"]:
+        rows += [("linearly separable", f"yes ({offset})"),
+                 ("max margin gamma", out["max_margin"]),
+                 ("Novikoff bound (R/gamma)^2", out["novikoff_bound"]),
+                 ("margin-1 bound R^2 ||w*||^2", out["margin_one_bound"])]
+    else:
+        shown = ", ".join(str(r) for r in out["certificate_rows"][:20])
+        more = f", ... ({len(out['certificate_rows'])} rows)" \
+            if len(out["certificate_rows"]) > 20 else ""
+        rows += [("linearly separable", f"no ({offset}); LP certificate (Farkas) on rows"
+                                        f" {shown}{more} (0-based)")]
+    rows.append(("VC dimension", f"{out['vc_dimension']} (d{' + 1' if out['fit_intercept'] else ''}"
+                                 f", halfspaces {offset})"))
+    _print_table(rows)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise CLIError("plot needs matplotlib: pip install 'halfspaces[plot]'") from None
+    from . import plotting
+
+    data = read_data(args.data, args.format, label_column=args.label_column,
+                     n_features=args.n_features)
+    if data.text:
+        raise CLIError(f"{data.path}: plots need numeric features (2 of them)")
+    kind = args.kind
+    args.algo = args.algo or ("perceptron" if kind == "mistakes" else "svm")
+    if kind == "regularization":
+        fig = Figure(figsize=(10, 4.5), layout="constrained")
+        lams = tuple(args.lams)
+        plotting.plot_regularization(data.X, data.y, lams=lams, fig=fig)
+    else:
+        fig = Figure(figsize=(6, 5), layout="constrained")
+        ax = fig.add_subplot()
+        if kind == "boundary":
+            estimator = make_estimator(args, data.X)
+            plotting._check_2d("plot_decision_boundary", data.X)
+            estimator.fit(data.X, data.y)
+            plotting.plot_decision_boundary(estimator, data.X, data.y, ax=ax)
+        elif kind == "max-margin":
+            plotting.plot_max_margin(data.X, data.y, ax=ax,
+                                     fit_intercept=getattr(args, "fit_intercept", True))
+        elif kind == "mistakes":
+            from .online import play
+
+            learner = _online_learner(args, data.X)
+            transcript = play(learner, data.X, data.y, classes=np.unique(data.y))
+            bound = None
+            if args.algo in PERCEPTRON_ALGOS:
+                fit_b = bool(learner.get_params().get("fit_intercept", False))
+                info = _separable_bound(data, fit_b, args.bound_limit)
+                bound = info.get("novikoff_bound")
+            plotting.plot_mistakes(transcript, bound=bound, ax=ax)
+        elif kind == "objective":
+            lam = getattr(args, "lam", 1e-2)
+            history, optimum = plotting.pegasos_objective_history(
+                data.X, data.y, lam=lam, max_iter=getattr(args, "max_iter", 50),
+                random_state=getattr(args, "random_state", 0))
+            plotting.plot_objective(history, optimum, ax=ax)
+    save_figure(fig, args.output)
+    if not args.quiet:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def save_figure(fig, path: str) -> None:
+    """Save a figure as PNG through a temporary file renamed into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".halfspaces-", suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
+        os.chmod(tmp, _file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from . import demo
+
+    return int(demo.run(out_dir=args.out_dir, quick=args.quick) or 0)
+
+
+# -- the parser -----------------------------------------------------------------------------
+
+_MAIN_EPILOG = """\
+examples:
+  halfspaces train heart_scale --algo svm --C 1 -o heart.model
+  halfspaces evaluate heart.model heart_scale --json
+  halfspaces predict heart.model heart_scale -o predictions.txt
+  halfspaces train sms.tsv --algo pegasos --lam 1e-4 -o spam.model   # raw text
+  halfspaces play train.svm --algo perceptron --no-fit-intercept
+  halfspaces bound train.svm
+  halfspaces plot boundary points.csv --algo svm --C 10 -o boundary.png
+  halfspaces demo
+
+data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
+  .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first)
+  .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
+
+errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1;
+add --debug for the traceback.
+"""
+
+_TRAIN_EPILOG = """\
+algorithms (--algo) and the class each builds:
+  perceptron Perceptron, averaged AveragedPerceptron, voted VotedPerceptron,
+  kernel-perceptron KernelPerceptron, pegasos PegasosSVC, svm SVC, logistic
+  LogisticRegression, lp LPSeparator, halving HalvingClassifier, weighted-majority
+  WeightedMajorityClassifier.
+Each option is passed to the estimator under its own name (--max-iter -> max_iter); an option
+the estimator does not take is an error. --set NAME=VALUE passes any other parameter.
+halving / weighted-majority vote over a finite class H of N hypotheses (--n-hypotheses N,
+default 1024): --hypotheses random (default) draws N halfspaces through the origin with
+standard normal weights, seeded by --random-state; --hypotheses stumps takes decision stumps
+sign * (x_j - theta) on every feature, both signs, thresholds halfway between the feature's
+distinct values (at most N in all). Halving needs a hypothesis consistent with the data
+(otherwise it stops with an error saying the class was exhausted); weighted-majority does not.
+Raw text (.tsv) is featurized by --vectorizer (hashing with --n-features buckets, or tfidf);
+the vectorizer is saved with the model, so predict and evaluate take raw text too.
+
+examples:
+  halfspaces train a9a --algo svm --C 1 --solver dcd -o a9a.model
+  halfspaces train heart_scale --algo pegasos --lam 1e-3 --max-iter 20 --random-state 0 -o m
+  halfspaces train heart_scale --algo kernel-perceptron --kernel rbf --gamma 0.5 -o m
+  halfspaces train sms.tsv --algo logistic --C 10 -o spam.model
+  halfspaces train points.csv --label-column -1 --algo halving --n-hypotheses 4096 -o m
+"""
+
+
+def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str) -> None:
+    parser.add_argument("--format", choices=FORMATS,
+                        help="data format (default: from the extension, see halfspaces --help)")
+    parser.add_argument("--label-column", default="0", metavar="COLUMN",
+                        help="CSV only: index (0 = first, -1 = last) or header name of the label"
+                             " column (default: 0)")
+    parser.add_argument("--n-features", type=int, metavar="N", help=n_features_help)
+
+
+def _add_common(parser: argparse.ArgumentParser, *, json_help: str | None = None) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help=json_help or "print the results as one JSON object")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback on errors")
+
+
+def _add_estimator_options(parser: argparse.ArgumentParser, *, default_algo: str | None,
+                           default_text: str | None = None) -> None:
+    group = parser.add_argument_group("estimator parameters (passed under the same name)")
+    default_text = default_text or (f"default: {default_algo}" if default_algo else "")
+    group.add_argument("--algo", choices=list(ALGOS), default=default_algo, metavar="ALGO",
+                       required=default_algo is None and not default_text,
+                       help="the learning algorithm: " + ", ".join(ALGOS)
+                            + (f" ({default_text})" if default_text else ""))
+    for flag, param, kwargs in _ESTIMATOR_OPTIONS:
+        group.add_argument(flag, dest=param, default=argparse.SUPPRESS, **kwargs)
+    for flag, param, help_text in _BOOL_OPTIONS:
+        group.add_argument(flag, dest=param, action=argparse.BooleanOptionalAction,
+                           default=argparse.SUPPRESS, help=help_text)
+    group.add_argument("--set", action="append", metavar="NAME=VALUE",
+                       help="any other estimator parameter (a JSON literal or a string)")
+    group.add_argument("--hypotheses", choices=("random", "stumps"), default="random",
+                       help="halving / weighted-majority: the finite class, N random halfspaces"
+                            " through the origin or decision stumps (default: random)")
+    group.add_argument("--n-hypotheses", type=int, default=1024, metavar="N",
+                       help="halving / weighted-majority: size N of the class (default: 1024)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``halfspaces`` command."""
+    from . import __version__
+
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog=PROG, formatter_class=formatter, epilog=_MAIN_EPILOG,
+        description="Online and large-margin linear classifiers, with their theory.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("train", help="fit a model and save it", formatter_class=formatter,
+                       epilog=_TRAIN_EPILOG, description="Fit an estimator on DATA and save it.")
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="where to save the model")
+    p.add_argument("--vectorizer", choices=("hashing", "tfidf"), default="hashing",
+                   help="featurizer of raw text (.tsv) data (default: hashing, 2**18 buckets"
+                        " or --n-features)")
+    _add_data_options(p, n_features_help="svmlight: number of features (default: the largest"
+                                         " index); VW, and text with --vectorizer hashing:"
+                                         " number of hash buckets (default: 2**18)")
+    _add_estimator_options(p, default_algo=None)
+    _add_common(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("predict", help="write one predicted label per line",
+                       formatter_class=formatter,
+                       description="Predict a label for each example of DATA.",
+                       epilog="examples:\n  halfspaces predict heart.model heart_scale -o"
+                              " labels.txt\n  halfspaces predict spam.model new.tsv")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the labels here (atomically) instead of standard output")
+    _add_data_options(p, n_features_help="ignored: the model's number of features is used")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser(
+        "evaluate", help="accuracy, losses and margins of a model on labelled data",
+        formatter_class=formatter,
+        description="Accuracy; zero-one (a tie y*score = 0 counts as a mistake), hinge and"
+                    " logistic losses averaged over the examples; min and mean functional"
+                    " margin y*score; geometric margin min y(w.x+b)/||w|| for linear models.",
+        epilog="examples:\n  halfspaces evaluate heart.model heart_scale\n"
+               "  halfspaces evaluate spam.model test.tsv --json")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA")
+    _add_data_options(p, n_features_help="ignored: the model's number of features is used")
+    _add_common(p, json_help="print one JSON object (keys include accuracy, zero_one, hinge,"
+                             " logistic, min_functional_margin, geometric_margin)")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser(
+        "play", help="the online game: predict, see the label, update", formatter_class=formatter,
+        description="Play the online prediction game over DATA in file order and print a"
+                    " progressive table at 1, 2, 4, 8, ... examples. For perceptrons, ends with"
+                    " the mistakes against Novikoff's bound (R/gamma)^2 when the data is"
+                    " separable (checked by LP; gamma from the max-margin QP; only for at most"
+                    " --bound-limit examples).",
+        epilog="examples:\n  halfspaces play train.svm --algo perceptron --no-fit-intercept\n"
+               "  halfspaces play a9a --algo pegasos --lam 1e-4 --json")
+    p.add_argument("data", metavar="DATA")
+    _add_data_options(p, n_features_help="svmlight: number of features (default: the"
+                                         " largest index); VW: hash buckets (default: 2**18)")
+    _add_estimator_options(p, default_algo="perceptron")
+    p.add_argument("--bound-limit", type=int, default=5000,
+                   help="largest number of examples for which the separability LP and margin"
+                        " QP are solved (default: 5000)")
+    _add_common(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "bound", help="radius, separability, max margin, mistake bounds, VC dimension",
+        formatter_class=formatter,
+        description="The theory on DATA (two classes): radius R = max ||x_i||; linear"
+                    " separability by LP (with the rows of the Farkas certificate when not);"
+                    " the max margin gamma; Novikoff's bound (R/gamma)^2; the margin-1 bound"
+                    " R^2 ||w*||^2; the VC dimension of halfspaces in R^d (d + 1 with offset).",
+        epilog="examples:\n  halfspaces bound train.svm\n"
+               "  halfspaces bound points.csv --no-fit-intercept --json")
+    p.add_argument("data", metavar="DATA")
+    _add_data_options(p, n_features_help="svmlight: number of features (default: the"
+                                         " largest index); VW: hash buckets (default: 2**18)")
+    p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
+                   help="halfspaces with an offset b (default) or through the origin")
+    _add_common(p)
+    p.set_defaults(func=cmd_bound)
+
+    p = sub.add_parser(
+        "plot", help="draw a figure as PNG", formatter_class=formatter,
+        description="Draw a figure of 2-D DATA (boundary, regularization, max-margin) or of any"
+                    " data (mistakes, objective) and write it as PNG.\n"
+                    "  boundary        fit --algo; decision boundary, margins score = +-1,"
+                    " circled points on or inside the margin\n"
+                    "  regularization  SVM with a small and a large lambda side by side (--lams)\n"
+                    "  max-margin      the max-margin separator and its support vectors\n"
+                    "  mistakes        cumulative online mistakes of --algo against Novikoff's"
+                    " bound\n"
+                    "  objective       Pegasos objective per epoch (--lam, --max-iter) against the"
+                    " exact optimum",
+        epilog="examples:\n  halfspaces plot boundary points.csv --algo svm --C 10 -o b.png\n"
+               "  halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png\n"
+               "  halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png")
+    p.add_argument("kind", choices=PLOT_KINDS, metavar="KIND",
+                   help=", ".join(PLOT_KINDS))
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("-o", "--output", required=True, metavar="PNG")
+    p.add_argument("--lams", type=_float_or_inf, nargs=2, default=(1e-3, 1.0),
+                   metavar=("SMALL", "LARGE"), help="regularization: the two lambdas")
+    p.add_argument("--bound-limit", type=int, default=5000,
+                   help="mistakes: largest data for which the Novikoff bound is computed")
+    _add_data_options(p, n_features_help="svmlight: number of features (default: the"
+                                         " largest index); VW: hash buckets (default: 2**18)")
+    _add_estimator_options(p, default_algo=None,
+                           default_text="default: svm for boundary, perceptron for mistakes")
+    p.add_argument("--quiet", "-q", action="store_true", help="no messages")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("demo", help="a tour of the library: runs, bounds and figures",
+                       formatter_class=formatter,
+                       epilog="examples:\n  halfspaces demo\n  halfspaces demo --quick"
+                              " --out-dir /tmp/demo")
+    p.add_argument("--out-dir", default="demo-output", help="folder for the figures and"
+                                                              " reports (default: demo-output)")
+    p.add_argument("--quick", action="store_true", help="small data, a few seconds")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=cmd_demo)
+    for command in sub.choices.values():
+        command.description = _wrap(command.description)
+    return parser
+
+
+def _wrap(text: str | None, width: int = 88) -> str | None:
+    """Fill each line of a description (the formatter keeps our line breaks as they are)."""
+    if not text:
+        return text
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip()))
+        hang = indent + " " * 16 if indent else ""
+        lines.append(textwrap.fill(line, width, subsequent_indent=hang))
+    return "\n".join(lines)
+
+
+# -- errors and entry point -----------------------------------------------------------------
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line naming the file, the line and the problem."""
+    if isinstance(exc, OSError) and getattr(exc, "filename", None) is not None \
+            and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    message = " ".join(str(exc).split())
+    path, line = getattr(exc, "path", None), getattr(exc, "line", None)
+    if path is not None and not message.startswith(str(path)) \
+            and os.path.basename(str(path)) not in message.split(":", 1)[0]:
+        where = f"{path}:{line}" if line is not None else str(path)
+        message = f"{where}: {message}"
+    if isinstance(exc, ImportError) and "matplotlib" in message:
+        message += " (pip install 'halfspaces[plot]')"
+    return message or type(exc).__name__
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings as one line each, like errors (no source line)."""
+    text = " ".join(str(message).split())
+    print(f"{PROG}: warning: {text}", file=file or sys.stderr)
+
 
 def main(argv: list[str] | None = None) -> int:
-    raise SystemExit("halfspaces: the command line is not built yet")
+    """Run the ``halfspaces`` command; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if hasattr(args, "label_column") and _is_int(str(args.label_column)):
+        args.label_column = int(args.label_column)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): not an error of ours.
+        with contextlib.suppress(Exception):
+            sys.stdout = io.TextIOWrapper(io.BytesIO())
+        return 0
+    except (CLIError, ValueError, OSError, ImportError, LookupError) as exc:
+        if args.debug:
+            raise
+        print(f"{PROG}: error: {describe_error(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
+        if args.debug:
+            raise
+        print(f"{PROG}: error: unexpected {type(exc).__name__}: {describe_error(exc)}"
+              " (run again with --debug for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,3 +18,14 @@ class NotSeparableError(ValueError):
         super().__init__(message)
         self.certificate = certificate
         self.rows = None if certificate is None else np.flatnonzero(certificate > 0)
+
+
+class NotRealizableError(ValueError):
+    """No hypothesis of a finite class is consistent with the data seen (Halving).
+
+    ``round`` is the 1-based round ``t`` at which the version space would have become empty.
+    """
+
+    def __init__(self, message: str, round: int | None = None):
+        super().__init__(message)
+        self.round = round

@@ -11,12 +11,15 @@ _PUBLIC = {
     "load_a9a": ".bundled",
     "load_mushrooms": ".bundled",
     "load_sms_spam": ".bundled",
+    "mushroom_feature_names": ".bundled",
     "load_svmlight": ".svmlight",
     "iter_svmlight": ".svmlight",
     "dump_svmlight": ".svmlight",
     "load_vw": ".vw",
     "iter_vw": ".vw",
     "load_text_tsv": ".text",
+    "DataFormatError": "._io",
+    "make_text_pipeline": ".text",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -1,0 +1,100 @@
+"""LogisticRegression (L-BFGS-B) vs scikit-learn's lbfgs solver: same objective, fit time.
+
+Both minimize ``1/2 ||w||^2 + C sum_i log(1 + exp(-y_i (<w, x_i> + b)))`` (b unregularized)
+with the same tolerance; we report the fit times (best of ``--repeat``), their ratio, and the
+relative difference of the objectives reached (which should be ~0).
+
+Usage::
+
+    python benchmarks/bench_logistic.py                  # a9a, w8a, reuters; C = 1
+    python benchmarks/bench_logistic.py --C 0.1 --tol 1e-6
+
+Data come from ``$HALFSPACES_DATA`` or ``../shared/data``; missing files are skipped with a
+message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+from halfspaces import LogisticRegression
+
+FILES = {
+    "a9a": "a9a/a9a",
+    "w8a": "w8a/w8a",
+    "reuters": "reuters_moneyfx/reuters.trn",
+}
+
+
+def data_root() -> Path:
+    env = os.environ.get("HALFSPACES_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def load(name: str):
+    path = data_root() / FILES[name]
+    if not path.exists():
+        print(f"[skip] {name}: {path} not found (set $HALFSPACES_DATA to the data folder).")
+        return None
+    X, y = load_svmlight_file(str(path))
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
+    return X, np.where(y == y.max(), 1, 0)
+
+
+def c_objective(coef, intercept, X, y, C) -> float:
+    z = np.where(y == 1, 1.0, -1.0) * (X @ coef + intercept)
+    return float(0.5 * coef @ coef + C * np.logaddexp(0.0, -z).sum())
+
+
+def best_time(make, X, y, repeat):
+    best, est = np.inf, None
+    for _ in range(repeat):
+        est = make()
+        t = time.perf_counter()
+        est.fit(X, y)
+        best = min(best, time.perf_counter() - t)
+    return best, est
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=list(FILES))
+    parser.add_argument("--C", type=float, default=1.0)
+    parser.add_argument("--tol", type=float, default=1e-4)
+    parser.add_argument("--max-iter", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    print(f"C={args.C:g} tol={args.tol:g} max_iter={args.max_iter}")
+    print(f"{'data':10s} {'ours s':>8s} {'sklearn s':>10s} {'sk/ours':>8s} {'iters':>11s}"
+          f" {'rel. obj. diff':>15s}")
+    for name in args.datasets:
+        data = load(name)
+        if data is None:
+            continue
+        X, y = data
+        kw = {"C": args.C, "tol": args.tol, "max_iter": args.max_iter}
+        ours_t, ours = best_time(lambda kw=kw: LogisticRegression(**kw), X, y, args.repeat)
+        sk_t, sk = best_time(lambda kw=kw: SkLogisticRegression(**kw), X, y, args.repeat)
+        J_ours = c_objective(ours.coef_[0], ours.intercept_[0], X, y, args.C)
+        J_sk = c_objective(sk.coef_[0], sk.intercept_[0], X, y, args.C)
+        iters = f"{ours.n_iter_}/{int(np.max(sk.n_iter_))}"
+        print(f"{name:10s} {ours_t:8.3f} {sk_t:10.3f} {sk_t / ours_t:7.2f}x {iters:>11s}"
+              f" {(J_ours - J_sk) / J_sk:15.2e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Raw text: ``label<TAB>text`` files and the featurizer that turns text into vectors.
+
+A model trained on raw text must keep its featurizer, so that ``predict`` and ``score``
+take raw text too. The natural object is a scikit-learn :class:`~sklearn.pipeline.Pipeline`
+of a vectorizer and one of our estimators, built by :func:`make_text_pipeline`:
+
+- ``vectorizer="hashing"`` (default): :class:`~sklearn.feature_extraction.text.
+  HashingVectorizer`, stateless (no vocabulary to learn), so it streams: ``partial_fit``
+  the pipeline's last step on ``vectorizer.transform(batch)`` batch after batch;
+- ``vectorizer="tfidf"``: :class:`~sklearn.feature_extraction.text.TfidfVectorizer`, which
+  learns a vocabulary and idf weights in ``fit`` (a batch method).
+
+Both pipelines save and load with :func:`halfspaces.persistence.save` /
+:func:`halfspaces.load` (the vectorizer's parameters, and for tf-idf its vocabulary and
+idf weights, as arrays and JSON).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+from sklearn.pipeline import Pipeline
+
+from ._io import DataFormatError, open_binary
+
+__all__ = ["load_text_tsv", "make_text_pipeline"]
+
+
+def load_text_tsv(
+    path: str | os.PathLike, *, encoding: str = "utf-8"
+) -> tuple[list[str], NDArray[np.str_]]:
+    """Read a ``label<TAB>text`` file (one example per line) as texts and labels.
+
+    The label is everything before the first tab, the text everything after it (it may
+    hold more tabs). Blank lines are skipped; ``\\r\\n`` line ends are accepted. ``.gz``,
+    ``.bz2`` and ``.xz`` files are decompressed by extension.
+
+    Parameters
+    ----------
+    path : str or path-like
+    encoding : str, default="utf-8"
+
+    Returns
+    -------
+    texts : list of str
+    labels : ndarray of str, one per text
+
+    Raises
+    ------
+    DataFormatError
+        A line without a tab, or with an empty label, or bytes that are not ``encoding``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "sms.tsv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("ham\\tsee you at 5\\nspam\\tWIN a prize\\ttoday\\n")
+    >>> texts, labels = load_text_tsv(path)
+    >>> texts, labels.tolist()
+    (['see you at 5', 'WIN a prize\\ttoday'], ['ham', 'spam'])
+    """
+    with open_binary(path) as f:
+        raw = f.read()
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataFormatError(path, line, f"bytes that are not {encoding} text"
+                              f" ({exc.reason}); pass the file's encoding=") from None
+    texts: list[str] = []
+    labels: list[str] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):  # once per file, not a fast path
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        label, tab, body = line.partition("\t")
+        if not tab:
+            raise DataFormatError(path, lineno, f"expected 'label<TAB>text', found no tab in"
+                                  f" {line[:40]!r}")
+        if not label.strip():
+            raise DataFormatError(path, lineno, "empty label before the tab")
+        labels.append(label)
+        texts.append(body)
+    return texts, np.array(labels, dtype=str)
+
+
+def make_text_pipeline(estimator, vectorizer: str = "hashing", **vectorizer_params) -> Pipeline:
+    """A Pipeline ``(vectorizer, estimator)`` that learns from and predicts on raw text.
+
+    Parameters
+    ----------
+    estimator : a halfspaces estimator (any scikit-learn classifier works)
+    vectorizer : {"hashing", "tfidf"}, default="hashing"
+        ``"hashing"``: ``HashingVectorizer(n_features=2**18, alternate_sign=False)``
+        (stateless, streams); ``"tfidf"``: ``TfidfVectorizer()`` (learns a vocabulary).
+    **vectorizer_params
+        Passed to the vectorizer, e.g. ``ngram_range=(1, 2)`` or ``n_features=2**20``.
+        A callable (``tokenizer=...``) works but makes the pipeline impossible to save.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline with steps ``"vectorizer"`` and ``"classifier"``
+
+    Examples
+    --------
+    >>> from halfspaces import Perceptron
+    >>> texts = ["win cash now", "lunch at noon", "cash prize win", "see you at noon"]
+    >>> model = make_text_pipeline(Perceptron()).fit(texts, ["spam", "ham", "spam", "ham"])
+    >>> model.predict(["win a cash prize", "noon lunch"]).tolist()
+    ['spam', 'ham']
+    """
+    if vectorizer == "hashing":
+        params = {"n_features": 2**18, "alternate_sign": False, **vectorizer_params}
+        vec = HashingVectorizer(**params)
+    elif vectorizer == "tfidf":
+        vec = TfidfVectorizer(**vectorizer_params)
+    else:
+        raise ValueError(f"make_text_pipeline: 'vectorizer' must be one of 'hashing',"
+                         f" 'tfidf'; got {vectorizer!r}.")
+    return Pipeline([("vectorizer", vec), ("classifier", estimator)])

@@ -1,0 +1,316 @@
+"""Read the Vowpal Wabbit text format into CSR matrices.
+
+One example per line::
+
+    <label> [<importance> [<base>]] ['<tag>] |<namespace>[:<weight>] <feature>[:<value>] ... |...
+
+- ``label`` is kept as a float, whatever its coding (-1/+1 or 0/1); ``importance`` is the
+  example's weight (default 1; returned with ``return_weights=True``); ``base`` and the
+  tag are read and ignored.
+- Each ``|`` opens a namespace: its name follows the bar with no space (``|f``); a bar
+  followed by a blank opens the default namespace ``""``. ``:weight`` after the name scales
+  every value of that namespace.
+- A feature without ``:value`` has value 1.
+
+Feature names become column indices in one of two ways:
+
+``hash_features=True`` (default)
+    column = ``murmurhash3_32(namespace + "^" + name, seed, positive=True) % n_features``
+    (scikit-learn's MurmurHash3, 32-bit). This is *not* Vowpal Wabbit's own hashing, so the
+    columns differ from VW's internal indices; models trained here cannot be swapped with
+    VW's. Colliding features are summed, as in scikit-learn's ``FeatureHasher``.
+``hash_features=False``
+    names must be integers, used as indices directly (the namespace is ignored), with the
+    same ``zero_based`` rule as :func:`~halfspaces.datasets.load_svmlight`: then a VW file and
+    its svmlight conversion load to the same matrix. Repeated indices in a line are summed.
+
+The reader is line-by-line Python (string splits and a cache of hashed names), roughly
+1 MB/s-10 MB/s; convert large VW files to svmlight once (``dump_svmlight``) for the compiled
+reader. Malformed lines raise :class:`~halfspaces.datasets.DataFormatError` naming the file
+and line.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections.abc import Iterator
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import murmurhash3_32
+
+from ._io import DataFormatError, open_binary
+
+__all__ = ["load_vw", "iter_vw"]
+
+
+class _Reader:
+    """Turns VW lines into (indices, values) rows; keeps the hash cache between chunks."""
+
+    def __init__(self, path, n_features, hash_features, seed):
+        self.path = path
+        self.n_features = n_features
+        self.hash_features = hash_features
+        self.seed = seed
+        self.cache: dict[str, int] = {}
+
+    def _number(self, text: str, lineno: int, what: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise DataFormatError(self.path, lineno, f"expected {what} (a number), got"
+                                  f" {text!r}") from None
+        if math.isnan(value) or "_" in text:
+            raise DataFormatError(self.path, lineno, f"expected {what} (a number), got"
+                                  f" {text!r}")
+        return value
+
+    def _column(self, namespace: str, name: str, lineno: int) -> int:
+        if self.hash_features:
+            key = namespace + "^" + name
+            col = self.cache.get(key)
+            if col is None:
+                col = murmurhash3_32(key, seed=self.seed, positive=True) % self.n_features
+                self.cache[key] = col
+            return col
+        if not name.isdigit() or not name.isascii():
+            raise DataFormatError(self.path, lineno, f"feature name {name!r} is not a"
+                                  " non-negative integer; with hash_features=False names are"
+                                  " column indices. Use hash_features=True for named features")
+        return int(name)
+
+    def parse(self, line: str, lineno: int):
+        """(label, importance, columns, values) of one line, or None for a blank line."""
+        if not line.strip():
+            return None
+        bar = line.find("|")
+        if bar < 0:
+            raise DataFormatError(self.path, lineno, "expected '|namespace features' after"
+                                  f" the label, got {line.strip()[:40]!r}")
+        head = [t for t in line[:bar].split() if not t.startswith("'")]
+        if not head:
+            raise DataFormatError(self.path, lineno, "missing label before '|'; every line"
+                                  " needs a label such as 1 or -1")
+        if len(head) > 3:
+            raise DataFormatError(self.path, lineno, f"expected 'label [importance [base]]"
+                                  f" ['tag]' before '|', got {line[:bar].strip()[:40]!r}")
+        label = self._number(head[0], lineno, "a label")
+        importance = self._number(head[1], lineno, "an importance weight") \
+            if len(head) > 1 else 1.0
+        if len(head) > 2:
+            self._number(head[2], lineno, "a base prediction")
+        cols: list[int] = []
+        vals: list[float] = []
+        for segment in line[bar + 1 :].split("|"):
+            tokens = segment.split()
+            scale = 1.0
+            namespace = ""
+            if segment and not segment[0].isspace() and tokens:
+                namespace, _, weight = tokens[0].partition(":")
+                if weight:
+                    scale = self._number(weight, lineno, f"a weight of namespace {namespace!r}")
+                tokens = tokens[1:]
+            for tok in tokens:
+                name, colon, value = tok.partition(":")
+                if not name:
+                    raise DataFormatError(self.path, lineno, f"expected 'name[:value]', got"
+                                          f" {tok!r}")
+                v = self._number(value, lineno, f"a value in {tok!r}") if colon else 1.0
+                cols.append(self._column(namespace, name, lineno))
+                vals.append(v * scale)
+        return label, importance, cols, vals
+
+
+def _lines(path) -> Iterator[tuple[int, str]]:
+    with open_binary(path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+        try:
+            yield from enumerate(text, start=1)
+        except UnicodeDecodeError as exc:
+            raise DataFormatError(path, None, f"not UTF-8 text ({exc.reason})") from None
+
+
+def _rows(reader: _Reader, path) -> Iterator[tuple[int, tuple]]:
+    for lineno, line in _lines(path):
+        row = reader.parse(line, lineno)
+        if row is not None:
+            yield lineno, row
+
+
+def _check_common(n_features, hash_features, zero_based, dtype):
+    if not isinstance(hash_features, (bool, np.bool_)):
+        raise ValueError(f"vw: 'hash_features' must be a bool; got {hash_features!r}.")
+    if hash_features and (n_features is None or isinstance(n_features, bool)
+                          or not isinstance(n_features, (int, np.integer)) or n_features < 1):
+        raise ValueError(f"vw: 'n_features' must be an int >= 1 when hashing (the number of"
+                         f" hash buckets); got {n_features!r}. Try 2**18.")
+    if not (zero_based is True or zero_based is False or zero_based == "auto"):
+        raise ValueError(f"vw: 'zero_based' must be True, False or 'auto'; got {zero_based!r}.")
+    dt = np.dtype(dtype)
+    if dt not in (np.float64, np.float32):
+        raise ValueError(f"vw: 'dtype' must be float64 or float32; got {dt}.")
+    return dt
+
+
+def _build(rows, n_cols, dt, shift):
+    labels = np.array([r[0] for r in rows], dtype=np.float64)
+    weights = np.array([r[1] for r in rows], dtype=np.float64)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r[2]) for r in rows], out=indptr[1:])
+    indices = np.fromiter((c for r in rows for c in r[2]), dtype=np.int64, count=indptr[-1])
+    data = np.fromiter((v for r in rows for v in r[3]), dtype=np.float64, count=indptr[-1])
+    if shift:
+        indices -= 1
+    X = sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_cols))
+    X.sum_duplicates()  # sorts the indices and adds repeated (or colliding) features
+    with np.errstate(over="ignore"):
+        X = X.astype(dt, copy=False)
+    return X, labels, weights
+
+
+def load_vw(
+    path: str | os.PathLike,
+    n_features: int | None = 2**18,
+    *,
+    hash_features: bool = True,
+    seed: int = 0,
+    zero_based: bool | str = "auto",
+    dtype=np.float64,
+    return_weights: bool = False,
+):
+    """Load a Vowpal Wabbit text file as a CSR matrix and a label vector.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file (``.gz``, ``.bz2``, ``.xz`` by extension), UTF-8.
+    n_features : int or None, default=2**18
+        Hash buckets when ``hash_features=True``; with ``hash_features=False`` the number of
+        columns (None: the largest index + 1).
+    hash_features : bool, default=True
+        Hash ``namespace^name`` with MurmurHash3 (not VW's hash); False uses integer names
+        as column indices.
+    seed : int, default=0
+        Seed of the hash.
+    zero_based : bool or "auto", default="auto"
+        With ``hash_features=False``: as in :func:`~halfspaces.datasets.load_svmlight`.
+    dtype : float64 or float32, default=float64
+    return_weights : bool, default=False
+        Also return the importance weight of every example (1 when absent).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+    y : ndarray of float64
+    sample_weight : ndarray of float64, only with ``return_weights=True``
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.vw")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 2.0 'doc1 |words the:2 cat |meta n:0.5\\n-1 |words the dog\\n")
+    >>> X, y, w = load_vw(path, n_features=2**10, return_weights=True)
+    >>> X.shape, y.tolist(), w.tolist(), X.sum(axis=1).A1.tolist()
+    ((2, 1024), [1.0, -1.0], [2.0, 1.0], [3.5, 2.0])
+    """
+    dt = _check_common(n_features, hash_features, zero_based, dtype)
+    reader = _Reader(path, n_features, hash_features, seed)
+    rows = [row for _, row in _rows(reader, path)]
+    shift, n_cols = _columns(rows, n_features, hash_features, zero_based, path)
+    X, y, w = _build(rows, n_cols, dt, shift)
+    return (X, y, w) if return_weights else (X, y)
+
+
+def _columns(rows, n_features, hash_features, zero_based, path):
+    """(shift by one?, number of columns) for rows parsed without hashing."""
+    if hash_features:
+        return False, int(n_features)
+    cols = [c for r in rows for c in r[2]]
+    lo, hi = (min(cols), max(cols)) if cols else (None, -1)
+    if zero_based is False and lo == 0:
+        raise DataFormatError(path, None, "feature index 0 but zero_based=False; pass"
+                              " zero_based=True or 'auto'")
+    shift = zero_based is False or (zero_based == "auto" and lo is not None and lo > 0)
+    needed = (hi - int(shift) if cols else 0) + 1
+    if n_features is None:
+        return shift, needed
+    if n_features < needed:
+        raise DataFormatError(path, None, f"n_features={n_features} but the file has feature"
+                              f" index {needed - 1} (0-based), so it needs at least"
+                              f" n_features={needed}")
+    return shift, int(n_features)
+
+
+def iter_vw(
+    path: str | os.PathLike,
+    chunk_rows: int = 10000,
+    n_features: int | None = 2**18,
+    *,
+    hash_features: bool = True,
+    seed: int = 0,
+    zero_based: bool | str = "auto",
+    dtype=np.float64,
+    return_weights: bool = False,
+) -> Iterator[tuple]:
+    """Stream a Vowpal Wabbit file as ``(X, y[, sample_weight])`` chunks of ``chunk_rows``.
+
+    The chunks stacked are exactly :func:`load_vw` with the same arguments. With hashing,
+    the file is read once. With ``hash_features=False`` and ``n_features=None`` (or
+    ``zero_based="auto"``) a first pass over the file finds the largest and smallest index.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.vw")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("1 |f a b\\n-1 |f c\\n1 |f a\\n")
+    >>> [X.shape for X, y in iter_vw(path, chunk_rows=2, n_features=16)]
+    [(2, 16), (1, 16)]
+    """
+    dt = _check_common(n_features, hash_features, zero_based, dtype)
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
+            or chunk_rows < 1:
+        raise ValueError(f"iter_vw: 'chunk_rows' must be an int >= 1; got {chunk_rows!r}.")
+    shift, n_cols = False, n_features
+    if not hash_features:
+        if n_features is None or zero_based == "auto":
+            lo, hi, seen = None, -1, False
+            scan = _Reader(path, n_features, False, seed)
+            for _, row in _rows(scan, path):
+                if row[2]:
+                    seen = True
+                    lo = min(row[2]) if lo is None else min(lo, min(row[2]))
+                    hi = max(hi, max(row[2]))
+            fake = [(0.0, 1.0, [lo, hi], [])] if seen else []
+            shift, n_cols = _columns(fake, n_features, False, zero_based, path)
+        else:
+            shift = zero_based is False
+            n_cols = int(n_features)
+    return _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, zero_based, shift, dt,
+                      return_weights)
+
+
+def _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, zero_based, shift, dt,
+               return_weights):
+    reader = _Reader(path, n_cols, hash_features, seed)
+    rows: list[tuple] = []
+    for lineno, row in _rows(reader, path):
+        if not hash_features and row[2]:
+            lo, hi = min(row[2]), max(row[2])
+            if shift and lo == 0:
+                raise DataFormatError(path, lineno, "feature index 0 in a file read as"
+                                      " 1-based; pass zero_based=True")
+            if hi - int(shift) >= n_cols:
+                raise DataFormatError(path, lineno, f"feature index {hi - int(shift)}"
+                                      f" (0-based) does not fit n_features={n_cols}")
+        rows.append(row)
+        if len(rows) == chunk_rows:
+            X, y, w = _build(rows, n_cols, dt, shift)
+            yield (X, y, w) if return_weights else (X, y)
+            rows = []
+    if rows:
+        X, y, w = _build(rows, n_cols, dt, shift)
+        yield (X, y, w) if return_weights else (X, y)

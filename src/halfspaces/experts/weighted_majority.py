@@ -1,0 +1,249 @@
+"""Weighted Majority (Littlestone & Warmuth 1994) and its randomized form (WMR / Hedge).
+
+Experts h_1..h_N, labels in {-1,+1}, weights w_{1,i} = 1, 0 <= beta < 1 (beta = e^{-eta}).
+
+    Vote        W_t^+ = sum_{i: h_i(x_t)=+1} w_{t,i},  W_t^- likewise,  W_t = W_t^+ + W_t^-
+                score_t = (W_t^+ - W_t^-) / W_t  in [-1, 1]
+    Predict     deterministic:  y_hat_t = +1 if score_t >= 0   (mistake if y_t score_t <= 0)
+                randomized:     y_hat_t = +1 with probability p_t = W_t^+ / W_t
+    Update      w_{t+1,i} = beta * w_{t,i}  if h_i(x_t) != y_t   (every round, every expert)
+                so  log w_{t,i} = m_{t,i} log beta,  m_{t,i} = mistakes of expert i so far.
+    Bounds      m* = min_i m_{T,i}:
+                deterministic  M    <= (ln N + m* ln(1/beta)) / ln(2 / (1 + beta))
+                randomized     E[M] <= (ln N + m* ln(1/beta)) / (1 - beta)
+                              = (ln N + eta m*) / (1 - e^{-eta})   with beta = e^{-eta}.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+from sklearn.utils import check_random_state
+
+from .._validation import check_scalar, param_error
+from ._hypotheses import ExpertsClassifier
+
+# Powers beta^k are tabulated up to this k (or up to the first that underflows to 0).
+_TABLE_SIZE = 2**16
+
+
+@njit(cache=True)
+def _powers(beta, size):
+    """table[k] = beta**k for k < size, cut after the first 0.0 (underflow)."""
+    table = np.empty(size)
+    for k in range(size):
+        table[k] = beta**k
+        if table[k] == 0.0:
+            return table[: k + 1]
+    return table
+
+
+@njit(cache=True)
+def _weighted_majority_pass(P, y, expert_mistakes, beta, table, u, randomized, scores,
+                            wrong_mass):
+    """One pass over the rows of P; updates ``expert_mistakes`` in place; returns mistakes.
+
+    P : int8[n, N] in {-1,+1}; y : float64[n] in {-1,+1}; expert_mistakes : int64[N];
+    table : float64[K], table[k] = beta**k (from ``_powers``); u : float64[n] uniform draws
+    in [0, 1) (used only when ``randomized``); scores, wrong_mass : float64[n] receive the
+    vote margin and the weight fraction on the wrong label (the probability of a randomized
+    mistake), before each update.
+    """
+    N = P.shape[1]
+    K = table.shape[0]
+    underflows = table[K - 1] == 0.0
+    n_mistakes = 0
+    for t in range(P.shape[0]):
+        m_min = expert_mistakes[0]
+        for i in range(1, N):
+            m_min = min(m_min, expert_mistakes[i])
+        total = 0.0
+        positive = 0.0
+        for i in range(N):
+            # w_i / max_j w_j = beta^(m_i - m_min): no underflow of every weight at once
+            k = expert_mistakes[i] - m_min
+            if k < K:
+                w = table[k]
+            elif underflows:
+                w = 0.0
+            else:
+                w = beta**k
+            total += w
+            if P[t, i] > 0:
+                positive += w
+        score = (2.0 * positive - total) / total
+        scores[t] = score
+        wrong_mass[t] = (total - positive) / total if y[t] > 0 else positive / total
+        if randomized:
+            y_hat = 1.0 if u[t] < positive / total else -1.0
+            if y_hat != y[t]:
+                n_mistakes += 1
+        elif y[t] * score <= 0.0:  # mistake (a tie counts)
+            n_mistakes += 1
+        for i in range(N):
+            if P[t, i] != y[t]:
+                expert_mistakes[i] += 1  # w_i <- beta w_i
+    return n_mistakes
+
+
+class WeightedMajorityClassifier(ExpertsClassifier):
+    """Weighted Majority over a finite set of experts; Hedge-style randomized with ``randomized``.
+
+    Parameters
+    ----------
+    hypotheses : array of shape (N, d), list of N callables, or "precomputed"
+        The experts, in the forms :class:`~halfspaces.experts.HalvingClassifier` accepts.
+    beta : float in [0, 1), default=0.5
+        Multiplier of an expert's weight on each of its mistakes. ``beta=0`` is Halving.
+    randomized : bool, default=False
+        Predict ``+1`` with probability equal to the weight fraction voting ``+1`` (WMR,
+        Hedge on the 0-1 loss). The draws come from ``random_state``.
+    eta : float > 0 or None, default=None
+        Hedge's learning rate; when given the multiplier is ``exp(-eta)`` (``beta`` is the
+        same parameter, so leave it at its default).
+    random_state : int, RandomState or None, default=None
+        Seed of the randomized predictions (unused when ``randomized=False``).
+    offsets : array of shape (N,) or None, default=None
+        Offsets of halfspace experts.
+
+    Attributes
+    ----------
+    expert_mistakes_ : ndarray of int64, shape (N,), mistakes ``m_i`` of each expert
+    log_weights_ : ndarray of float64, shape (N,), ``m_i log(beta)`` (weights start at 1)
+    weights_ : ndarray of float64, shape (N,), the normalized weights (summing to 1)
+    beta_ : float, the multiplier used; n_hypotheses_ : int, ``N``
+    n_mistakes_ : int
+        Mistakes of the learner: ``y_t score_t <= 0`` (deterministic), or the realized
+        mistakes of the random predictions (randomized).
+    expected_mistakes_ : float
+        Sum over rounds of the weight fraction on the wrong label, the expected mistakes of
+        the randomized prediction (what the randomized bound bounds).
+    classes_, t_, n_iter_, mistakes_per_epoch_ : as in every online learner
+
+    Notes
+    -----
+    .. math::
+
+        w_{t+1,i} = \\beta^{[h_i(x_t) \\ne y_t]} w_{t,i}, \\qquad
+        M \\le \\frac{\\ln N + m^\\ast \\ln(1/\\beta)}{\\ln\\frac{2}{1+\\beta}}, \\qquad
+        \\mathbb{E}[M_{\\text{rand}}] \\le \\frac{\\ln N + m^\\ast \\ln(1/\\beta)}{1-\\beta}
+        = \\frac{\\ln N + \\eta m^\\ast}{1 - e^{-\\eta}}
+
+    where ``m*`` is the fewest mistakes of any expert. The first bound is Littlestone and
+    Warmuth's (a counted mistake, a tie included, leaves at most ``(1+beta)/2`` of the total
+    weight); the second is their WMR bound, the 0-1-loss case of Freund and Schapire's
+    Hedge. Weights are kept as integer mistake counts, ``log w_i = m_i log beta``, and the
+    vote uses ``beta^(m_i - min_j m_j)`` (from a table of powers), so long sequences never
+    underflow.
+    ``decision_function`` is the deterministic vote margin ``(W^+ - W^-)/W``; ``predict``
+    is the weighted majority (the randomization is applied only to the rounds of the online
+    pass). ``fit`` makes one online pass in the given order, from weights 1.
+
+    References
+    ----------
+    Littlestone & Warmuth (1994), "The weighted majority algorithm"; Freund & Schapire
+    (1997), "A decision-theoretic generalization of on-line learning".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> P = np.where(rng.random((200, 8)) < 0.5, -1.0, 1.0)   # 8 experts' predictions
+    >>> y = P[:, 3].copy(); y[::10] *= -1                     # expert 3 errs on 10% of rounds
+    >>> clf = WeightedMajorityClassifier("precomputed").fit(P, y)
+    >>> int(clf.expert_mistakes_.min()), int(np.argmax(clf.weights_))
+    (20, 3)
+    >>> clf.n_mistakes_ <= clf.mistake_bound()
+    True
+    """
+
+    def __init__(self, hypotheses, beta: float = 0.5, randomized: bool = False, eta=None,
+                 random_state=None, offsets=None):
+        self.hypotheses = hypotheses
+        self.beta = beta
+        self.randomized = randomized
+        self.eta = eta
+        self.random_state = random_state
+        self.offsets = offsets
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = type(self).__name__
+        check_scalar(name, "beta", self.beta, low=0.0, high=1.0, high_inclusive=False,
+                     meaning="weight multiplier on an expert's mistake",
+                     hint="Try beta=0.5.")
+        check_scalar(name, "randomized", self.randomized, kind=(bool, np.bool_))
+        check_scalar(name, "eta", self.eta, low=0.0, low_inclusive=False, allow_none=True,
+                     meaning="Hedge learning rate, beta = exp(-eta)", hint="Try eta=0.5.")
+        if self.eta is not None and self.beta != 0.5:
+            raise param_error(name, "beta", "left at its default 0.5 when eta is given",
+                              self.beta, f"beta = exp(-eta); pass only one of them, e.g."
+                              f" eta={-math.log(self.beta) if self.beta > 0 else 'None'}.")
+        if not isinstance(self.random_state, (type(None), numbers.Integral,
+                                              np.random.RandomState)):
+            raise param_error(name, "random_state", "None, an int or a RandomState",
+                              self.random_state)
+
+    # A cache recomputed on demand, not model state.
+    _persist_exclude = ("_powers",)
+
+    def _init_experts(self, n_hypotheses: int) -> None:
+        self._powers = None
+        self.beta_ = math.exp(-self.eta) if self.eta is not None else float(self.beta)
+        self.expert_mistakes_ = np.zeros(n_hypotheses, dtype=np.int64)
+        self.expected_mistakes_ = 0.0
+        self._rng = check_random_state(self.random_state)
+        self._set_weights()
+
+    def _set_weights(self) -> None:
+        m = self.expert_mistakes_
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_beta = math.log(self.beta_) if self.beta_ > 0 else -np.inf
+            # 0 * log(0) would be nan: an expert without mistakes keeps log-weight 0.
+            self.log_weights_ = np.where(m > 0, m * log_beta, 0.0)
+        rel = self.beta_ ** (m - m.min()).astype(np.float64)
+        self.weights_ = rel / rel.sum()
+
+    def _learn_block(self, P, y, scores, start: int, mistakes_before: int) -> int:
+        u = self._rng.random(P.shape[0]) if self.randomized else np.empty(0)
+        wrong = np.empty(P.shape[0], dtype=np.float64)
+        table = getattr(self, "_powers", None)
+        if table is None:
+            table = self._powers = _powers(self.beta_, _TABLE_SIZE)
+        mistakes = _weighted_majority_pass(P, y, self.expert_mistakes_, self.beta_, table, u,
+                                           bool(self.randomized), scores, wrong)
+        self.expected_mistakes_ += float(wrong.sum())
+        self._set_weights()
+        return mistakes
+
+    def _vote(self, P) -> NDArray[np.float64]:
+        return P @ self.weights_
+
+    def mistake_bound(self) -> float:
+        """The bound for the mistakes so far, with ``m*`` the best expert's mistakes so far.
+
+        Deterministic: ``(ln N + m* ln(1/beta)) / ln(2/(1+beta))``; randomized (a bound on
+        ``expected_mistakes_``): ``(ln N + m* ln(1/beta)) / (1 - beta)``.
+        """
+        if not hasattr(self, "expert_mistakes_"):
+            raise ValueError(f"{type(self).__name__}.mistake_bound: m* is known only after"
+                             " fit; call fit first.")
+        N, m_star, beta = self.n_hypotheses_, int(self.expert_mistakes_.min()), self.beta_
+        if beta == 0.0:
+            if m_star > 0:
+                return math.inf
+            numerator = math.log(N)
+        else:
+            numerator = math.log(N) + m_star * math.log(1.0 / beta)
+        if self.randomized:
+            return numerator / (1.0 - beta)
+        return numerator / math.log(2.0 / (1.0 + beta))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = bool(self.randomized)
+        return tags

@@ -1,0 +1,324 @@
+"""Kernel perceptron (Aizerman, Braverman & Rozonoer 1964): the perceptron in dual form.
+
+Labels y_t in {-1,+1}; alpha_i = 0, b = 0 at the start; k(x, z) a kernel.
+
+    Score      f_t(x) = sum_{i in S} alpha_i y_i k(x_i, x) + b      (S: the support set)
+    Mistake    y_t f_t(x_t) <= 0                                   (a tie counts as a mistake)
+    Update     alpha_t <- alpha_t + 1  (x_t joins S),   b <- b + y_t  (only with fit_intercept)
+
+With k(x, z) = <x, z> this is the primal perceptron w = sum_i alpha_i y_i x_i, b = sum of the
+y_t of the mistakes: it makes the same mistakes in the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from numpy.typing import NDArray
+from sklearn.utils.validation import column_or_1d
+
+from .._online import OnlineClassifier
+from .._validation import check_scalar
+from ..kernels import check_kernel_params, gram, resolve_gamma
+
+# Most bytes of Gram values held at once (fit's full Gram, or one block of rows).
+_GRAM_BYTES = 256 * 2**20
+
+
+@njit(cache=True)
+def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_intercept,
+                            scores):
+    """One pass over the points j = 0..len(rows)-1; updates coef, support and b in place.
+
+    K : float64[*, m], C-contiguous; row ``rows[j]`` holds k(x_j, x_i) for every slot i.
+    slots : int64[n], the slot i of point j (where its alpha_j y_j is stored).
+    y : float64[n] in {-1,+1}; coef : float64[m], coef[i] = alpha_i y_i;
+    support : int64[m], the slots with alpha_i > 0 in the order they joined, n_support[0]
+    of them; b : float64[1]; scores : float64[n] receives f(x_j) before its update.
+    Returns the number of mistakes.
+    """
+    n_mistakes = 0
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        score = b[0]
+        for p in range(n_support[0]):
+            i = support[p]
+            score += coef[i] * K[r, i]
+        scores[j] = score
+        if y[j] * score <= 0.0:  # mistake (a tie counts)
+            s = slots[j]
+            if coef[s] == 0.0:  # x_j joins the support set
+                support[n_support[0]] = s
+                n_support[0] += 1
+            coef[s] += y[j]  # alpha_j <- alpha_j + 1
+            if fit_intercept:
+                b[0] += y[j]  # b <- b + y_j
+            n_mistakes += 1
+    return n_mistakes
+
+
+def _rows_per_block(n: int, width: int) -> int:
+    """Rows of a Gram block of ``width`` columns that fit in ``_GRAM_BYTES``."""
+    return int(max(1, min(n, _GRAM_BYTES // (8 * max(1, width)))))
+
+
+def _append_rows(A, B):
+    """Stack support vectors, keeping dense rows dense (CSR once any sparse row arrives)."""
+    if A.shape[0] == 0:
+        return B.copy() if not sp.issparse(B) else sp.csr_matrix(B)
+    if sp.issparse(A) or sp.issparse(B):
+        return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
+    return np.vstack([A, B])
+
+
+class KernelPerceptron(OnlineClassifier):
+    """The kernel perceptron: mistake-driven updates of a dual expansion over support vectors.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
+        ``k(x, z)`` as scikit-learn's SVC names it; a callable maps ``(X, Z)`` to the
+        ``(n_X, n_Z)`` Gram matrix.
+    gamma : float > 0, "scale" or "auto", default="scale"
+        Width of "rbf" and scale of "poly". "scale" is ``1 / (n_features * X.var())`` of
+        the data of the first call (fit's ``X`` or the first ``partial_fit`` batch),
+        stored in ``gamma_``.
+    degree : int, default=3
+        Degree of "poly".
+    coef0 : float, default=1.0
+        The constant of "poly", ``(gamma <x, z> + coef0)^degree``. The default is 1, not
+        scikit-learn's 0, so that "poly" holds every monomial up to ``degree`` (the
+        textbook kernel ``(1 + <x, z>)^d``; with 0 an odd degree cannot even fit XOR).
+    fit_intercept : bool, default=True
+        Learn an offset ``b <- b + y_t`` on each mistake, as the primal Perceptron does.
+    max_iter : int, default=100
+        Most passes ``fit`` makes; it stops after a pass with no mistake.
+    shuffle : bool, default=False
+        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
+    random_state : int, RandomState or None, default=None
+        Seed of the shuffling.
+
+    Attributes
+    ----------
+    support_vectors_ : ndarray or CSR matrix of shape (n_SV, n_features)
+        The points ``x_i`` with ``alpha_i > 0`` for at least one binary problem.
+    support_ : ndarray of int64, shape (n_SV,)
+        Their row numbers: for ``fit``, rows of its ``X``; rows learned later by
+        ``partial_fit``/``learn_one`` are numbered on, in arrival order (``n_rows_seen_``).
+    dual_coef_ : ndarray of shape (n_models, n_SV)
+        ``alpha_i y_i`` as in scikit-learn (``n_models`` is 1, or one per class for OvR).
+    alpha_ : ndarray of int64, shape (n_models, n_SV), the mistake counts ``alpha_i``.
+    intercept_ : ndarray of shape (n_models,)
+    gamma_ : float, the resolved kernel width
+    classes_, n_mistakes_, mistakes_per_epoch_, converged_, n_iter_, t_ : as Perceptron.
+
+    Notes
+    -----
+    .. math::
+
+        f(x) = \\sum_{i \\in S} \\alpha_i y_i\\, k(x_i, x) + b, \\qquad
+        y_t f(x_t) \\le 0 \\Rightarrow \\alpha_t \\leftarrow \\alpha_t + 1,\\;
+        b \\leftarrow b + y_t .
+
+    The offset is the primal perceptron's ``b`` (not a constant feature inside ``k``), so
+    with ``kernel="linear"`` the mistakes are the same, round by round, as those of
+    :class:`~halfspaces.Perceptron` with the same ``fit_intercept``.
+
+    Memory. ``fit`` computes the ``n x n`` Gram matrix of the training rows once and runs
+    every pass (and every OvR problem) over it when it fits in 256 MiB (``n <= 5792``);
+    otherwise each pass computes Gram rows ``k(x_t, X)`` in blocks of 256 MiB, ``n^2``
+    kernel evaluations per pass. In ``fit`` the support set is indexed by training row,
+    so a point that errs again raises its count ``alpha_i``. ``partial_fit``/``learn_one``
+    grow the support set with the rows they err on, using blocks of ``k(x_t, S)`` and
+    ``k(x_t, batch)`` within the same budget; ``decision_function`` uses blocks of
+    ``k(x, S)``.
+
+    References
+    ----------
+    Aizerman, Braverman & Rozonoer (1964); Freund & Schapire (1999), "Large margin
+    classification using the perceptron algorithm".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    >>> y = np.array([1, 1, -1, -1])                          # XOR: not linearly separable
+    >>> clf = KernelPerceptron(kernel="poly", degree=2).fit(X, y)
+    >>> bool(clf.converged_), clf.score(X, y)
+    (True, 1.0)
+    >>> clf.dual_coef_.shape[1] == clf.support_vectors_.shape[0] == clf.alpha_.shape[1]
+    True
+    """
+
+    def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
+                 fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
+                 random_state=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = type(self).__name__
+        check_kernel_params(name, self.kernel, self.gamma, self.degree, self.coef0)
+        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
+        check_scalar(name, "shuffle", self.shuffle, kind=(bool, np.bool_))
+
+    # -- Gram blocks -------------------------------------------------------------------------
+    def _gram(self, A, B) -> NDArray[np.float64]:
+        K = gram(A, B, self.kernel, self.gamma_, self.degree, float(self.coef0))
+        if K.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(
+                f"KernelPerceptron: the kernel callable must return the ({A.shape[0]},"
+                f" {B.shape[0]}) Gram matrix of its two inputs; got shape {K.shape}."
+            )
+        return K
+
+    def _ensure_gamma(self, X) -> None:
+        if self.gamma_ is None and X.shape[0] > 0:
+            self.gamma_ = resolve_gamma(self.gamma, X)
+
+    # -- hooks -------------------------------------------------------------------------------
+    def _init_state(self, X, n_models: int) -> None:
+        self.gamma_ = None
+        self._ensure_gamma(X)
+        d = X.shape[1]
+        self.support_vectors_ = sp.csr_matrix((0, d)) if sp.issparse(X) else np.zeros((0, d))
+        self.support_ = np.zeros(0, dtype=np.int64)
+        self.dual_coef_ = np.zeros((n_models, 0))
+        self.alpha_ = np.zeros((n_models, 0), dtype=np.int64)
+        self.intercept_ = np.zeros(n_models)
+        self.n_rows_seen_ = 0
+        if getattr(self, "_fitting", False):
+            n = X.shape[0]
+            self._X_fit = X
+            self._coef_fit = np.zeros((n_models, n))
+            self._support_fit = np.zeros((n_models, n), dtype=np.int64)
+            self._n_support_fit = np.zeros((n_models, 1), dtype=np.int64)
+            self._K_fit = None
+
+    def fit(self, X, y):
+        """Run passes until one makes no mistake (or ``max_iter``), from alpha = 0, b = 0."""
+        if len(getattr(y, "shape", ())) == 2:
+            y = column_or_1d(y, warn=True)  # sklearn's DataConversionWarning for (n, 1) y
+        self._fitting = True
+        try:
+            super().fit(X, y)
+            self._store_fit()
+        finally:  # fit's scratch state (and the Gram matrix) is not part of the model
+            for name in ("_fitting", "_X_fit", "_coef_fit", "_support_fit", "_n_support_fit",
+                         "_K_fit"):
+                self.__dict__.pop(name, None)
+        return self
+
+    def _store_fit(self) -> None:
+        """Turn fit's per-training-row state into the support-vector form."""
+        coef = self._coef_fit
+        rows = np.flatnonzero(np.any(coef != 0.0, axis=0)).astype(np.int64)
+        self.support_ = rows
+        X = self._X_fit
+        self.support_vectors_ = X[rows] if sp.issparse(X) else np.array(X[rows], np.float64)
+        self.dual_coef_ = np.ascontiguousarray(coef[:, rows])
+        self.alpha_ = np.abs(self.dual_coef_).astype(np.int64)
+        self.n_rows_seen_ = X.shape[0]
+
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        if getattr(self, "_fitting", False):
+            return self._fit_pass(k, X, y, order, scores)
+        if self.dual_coef_.shape[0] != 1:  # pragma: no cover - only the binary game calls this
+            raise RuntimeError("KernelPerceptron._pass: one-vs-rest goes through _run_pass.")
+        mistakes = self._grow_pass(X, y[None, :], order, scores)
+        return mistakes
+
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+        if getattr(self, "_fitting", False):
+            return super()._run_pass(X, y_pm, order)
+        Y = y_pm[None, :] if y_pm.ndim == 1 else y_pm
+        mistakes = self._grow_pass(X, Y, order, np.empty(X.shape[0]))
+        self.t_ += order.size
+        return mistakes
+
+    def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        """A pass of fit: slots are the training rows, over the cached Gram or its blocks."""
+        n = X.shape[0]
+        coef, support = self._coef_fit[k], self._support_fit[k]
+        n_support, b = self._n_support_fit[k], self.intercept_[k : k + 1]
+        fit_b = bool(self.fit_intercept)
+        order = order.astype(np.int64)
+        if self._K_fit is None and 8 * n * n <= _GRAM_BYTES:
+            self._K_fit = self._gram(X, X)
+        if self._K_fit is not None:
+            block_scores = np.empty(n)
+            mistakes = _kernel_perceptron_pass(self._K_fit, order, order, y[order], coef,
+                                               support, n_support, b, fit_b, block_scores)
+            scores[order] = block_scores
+            return mistakes
+        mistakes = 0
+        step = _rows_per_block(n, n)
+        for start in range(0, n, step):
+            rows = order[start : start + step]
+            K = self._gram(X[rows], X)
+            block_scores = np.empty(rows.size)
+            mistakes += _kernel_perceptron_pass(K, np.arange(rows.size), rows, y[rows], coef,
+                                                support, n_support, b, fit_b, block_scores)
+            scores[rows] = block_scores
+        return mistakes
+
+    def _grow_pass(self, X, Y: NDArray, order: NDArray, scores: NDArray) -> int:
+        """A progressive pass of partial_fit: the rows that err join the support set."""
+        self._ensure_gamma(X)
+        n, fit_b = order.size, bool(self.fit_intercept)
+        mistakes = 0
+        start = 0
+        while start < n:
+            m = self.support_vectors_.shape[0]
+            step = 1
+            while step < n - start and 8 * (2 * step) * (m + 2 * step) <= _GRAM_BYTES:
+                step *= 2
+            step = min(step, n - start)
+            rows = order[start : start + step]
+            Z = X[rows]
+            K = self._gram(Z, Z)
+            if m:
+                K = np.ascontiguousarray(np.hstack([self._gram(Z, self.support_vectors_), K]))
+            slots = np.arange(m, m + step, dtype=np.int64)
+            new_coef = np.zeros((Y.shape[0], step))
+            block_scores = np.empty(step)
+            for k in range(Y.shape[0]):
+                coef = np.concatenate([self.dual_coef_[k], np.zeros(step)])
+                support = np.zeros(m + step, dtype=np.int64)
+                old = np.flatnonzero(self.dual_coef_[k])
+                support[: old.size] = old
+                n_support = np.array([old.size], dtype=np.int64)
+                mistakes += _kernel_perceptron_pass(
+                    K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
+                    coef, support, n_support, self.intercept_[k : k + 1], fit_b, block_scores)
+                new_coef[k] = coef[m:]
+            scores[rows] = block_scores
+            joined = np.flatnonzero(np.any(new_coef != 0.0, axis=0))
+            if joined.size:
+                self.support_vectors_ = _append_rows(self.support_vectors_, Z[joined])
+                self.dual_coef_ = np.ascontiguousarray(
+                    np.hstack([self.dual_coef_, new_coef[:, joined]]))
+                self.alpha_ = np.abs(self.dual_coef_).astype(np.int64)
+                self.support_ = np.concatenate(
+                    [self.support_, self.n_rows_seen_ + start + joined]).astype(np.int64)
+            start += step
+        self.n_rows_seen_ += n
+        return mistakes
+
+    def _decision(self, X) -> NDArray[np.float64]:
+        n, m = X.shape[0], self.support_vectors_.shape[0]
+        scores = np.tile(self.intercept_, (n, 1))
+        if m:
+            step = _rows_per_block(n, m)
+            for start in range(0, n, step):
+                K = self._gram(X[start : start + step], self.support_vectors_)
+                scores[start : start + step] += K @ self.dual_coef_.T
+        return scores.ravel() if scores.shape[1] == 1 else scores

@@ -1,0 +1,353 @@
+"""Logistic regression: the smooth convex surrogate of the zero-one loss.
+
+Labels y_i in {-1,+1}, score z_i = <w, x_i> + b, agreement y_i z_i. Objective (lam form):
+
+    J(w, b) = 1/n sum_i log(1 + exp(-y_i z_i)) + lam/2 ||w||^2,       lam = 1/(C n)
+
+equivalently the C form 1/2 ||w||^2 + C sum_i log(1 + exp(-y_i z_i)); b is not regularized.
+Gradient (sigma the logistic function):
+
+    g_i = -y_i sigma(-y_i z_i),   grad_w J = 1/n X^T g + lam w,   grad_b J = 1/n sum_i g_i
+
+``fit`` minimizes J with L-BFGS-B (two sparse mat-vecs per evaluation). ``partial_fit`` runs
+one pass of online SGD:
+
+    eta_t = eta0 / (1 + lam eta0 t)
+    w_{t+1} = (1 - eta_t lam) w_t - eta_t g_t x_t,   b_{t+1} = b_t - eta_t g_t
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted
+
+from .._labels import check_classes, encode_pm
+from .._online import OnlineClassifier
+from .._validation import check_choice, check_scalar, validate_X_y
+from ..losses import logistic_objective
+from .pegasos import _warn_if_column
+
+
+@njit(cache=True)
+def _neg_sigmoid_grad(margin):
+    """sigma(-m) = 1 / (1 + exp(m)), without overflow."""
+    if margin > 0.0:
+        e = math.exp(-margin)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(margin))
+
+
+@njit(cache=True)
+def _logistic_sgd_epoch(X, y, w, state, order, t, hp, scores):
+    """One pass of SGD on rows ``X[order]``; w (float64[d]) is updated in place.
+
+    state : float64[2] = (b, unused); hp : float64[4] = (lam, eta0, fit_intercept, -);
+    scores : float64[n] receives each score before its update. Returns the mistakes.
+    """
+    d = X.shape[1]
+    lam, eta0, fit_b = hp[0], hp[1], hp[2]
+    mistakes = 0
+    for i in order:
+        t += 1
+        z = state[0]
+        for j in range(d):
+            z += w[j] * X[i, j]
+        scores[i] = z
+        if y[i] * z <= 0.0:
+            mistakes += 1
+        g = -y[i] * _neg_sigmoid_grad(y[i] * z)
+        eta = eta0 / (1.0 + lam * eta0 * t)
+        shrink = 1.0 - eta * lam
+        for j in range(d):
+            w[j] = shrink * w[j] - eta * g * X[i, j]
+        if fit_b != 0.0:
+            state[0] -= eta * g
+    return mistakes
+
+
+@njit(cache=True)
+def _logistic_sgd_epoch_csr(data, indices, indptr, y, v, state, order, t, hp, scores):
+    """The same pass for CSR input with w = a v (state = (b, a)): O(nnz) per step."""
+    lam, eta0, fit_b = hp[0], hp[1], hp[2]
+    mistakes = 0
+    for i in order:
+        t += 1
+        dot = 0.0
+        for q in range(indptr[i], indptr[i + 1]):
+            dot += v[indices[q]] * data[q]
+        z = state[1] * dot + state[0]
+        scores[i] = z
+        if y[i] * z <= 0.0:
+            mistakes += 1
+        g = -y[i] * _neg_sigmoid_grad(y[i] * z)
+        eta = eta0 / (1.0 + lam * eta0 * t)
+        state[1] *= 1.0 - eta * lam
+        if abs(state[1]) < 1e-9:  # fold the scale into v (w = a v unchanged)
+            for j in range(v.shape[0]):
+                v[j] *= state[1]
+            state[1] = 1.0
+        c = eta * g / state[1]
+        for q in range(indptr[i], indptr[i + 1]):
+            v[indices[q]] -= c * data[q]
+        if fit_b != 0.0:
+            state[0] -= eta * g
+    return mistakes
+
+
+@njit(cache=True)
+def _loss_and_slope(margin):
+    """(log(1 + exp(-m)), sigma(-m)) with one exp and one log1p, without overflow."""
+    e = math.exp(-abs(margin))
+    if margin > 0.0:
+        return math.log1p(e), e / (1.0 + e)
+    return math.log1p(e) - margin, 1.0 / (1.0 + e)
+
+
+@njit(cache=True)
+def _loss_and_coef(z, y, g):
+    """Sum of log(1 + exp(-y_i z_i)); writes g_i = -y_i sigma(-y_i z_i). Dense helper."""
+    total = 0.0
+    for i in range(z.shape[0]):
+        loss, slope = _loss_and_slope(y[i] * z[i])
+        total += loss
+        g[i] = -y[i] * slope
+    return total
+
+
+@njit(cache=True)
+def _loss_and_grad_csr(data, indices, indptr, y, w, b, grad_w):
+    """One pass over the CSR rows: returns (sum of losses, sum_i g_i) and adds X^T g to
+    grad_w, so that X is read once per evaluation (both mat-vecs fused)."""
+    total = 0.0
+    g_sum = 0.0
+    for i in range(y.shape[0]):
+        z = b
+        for q in range(indptr[i], indptr[i + 1]):
+            z += w[indices[q]] * data[q]
+        loss, slope = _loss_and_slope(y[i] * z)
+        total += loss
+        g = -y[i] * slope
+        g_sum += g
+        for q in range(indptr[i], indptr[i + 1]):
+            grad_w[indices[q]] += g * data[q]
+    return total, g_sum
+
+
+def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool):
+    """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept)."""
+    d = X.shape[1]
+    n = y.shape[0]
+    w = theta[:d]
+    b = float(theta[d]) if fit_intercept else 0.0
+    grad = np.zeros_like(theta)
+    if sp.issparse(X):
+        total, g_sum = _loss_and_grad_csr(X.data, X.indices, X.indptr, y, w, b, grad[:d])
+        grad[:d] /= n
+    else:
+        g = np.empty(n)
+        total = _loss_and_coef(X @ w + b, y, g)
+        g_sum = float(g.sum())
+        grad[:d] = X.T @ g / n
+    grad[:d] += lam * w
+    if fit_intercept:
+        grad[d] = g_sum / n
+    return total / n + 0.5 * lam * float(w @ w), grad
+
+
+class LogisticRegression(OnlineClassifier):
+    """L2-regularized logistic regression: L-BFGS-B for ``fit``, online SGD for ``partial_fit``.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        The C form's constant (as scikit-learn's ``C``): ``1/2 ||w||^2 + C sum_i logloss_i``.
+    lam : float or None, default=None
+        lambda of the lam form ``1/n sum_i logloss_i + lam/2 ||w||^2``; overrides ``C`` when
+        given. Both forms have the same minimizer when ``C = 1/(lam n)``.
+    fit_intercept : bool, default=True
+        Learn an unregularized offset ``b`` (as scikit-learn does with lbfgs).
+    max_iter : int, default=100
+        Most L-BFGS-B iterations per binary problem.
+    tol : float, default=1e-4
+        L-BFGS-B stops when the largest gradient entry of ``J`` (lam form) is below ``tol``.
+    solver : {"lbfgs"}, default="lbfgs"
+    eta0 : float or "auto", default="auto"
+        First step of ``partial_fit``'s SGD; ``"auto"`` is ``1 / mean ||x||^2`` of the first
+        batch (the logistic loss is ``||x||^2/4``-smooth).
+    warm_start : bool, default=False
+        ``fit`` starts L-BFGS-B from the current ``coef_``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of labels
+    objective_ : float (binary) or ndarray of shape (n_classes,)
+        ``J`` (lam form) at the solution of ``fit``, per one-vs-rest problem.
+    n_iter_ : int, L-BFGS-B iterations (largest over the problems), plus passes of
+        ``partial_fit``.
+    t_ : int, examples seen by ``partial_fit``
+
+    Notes
+    -----
+    .. math::
+
+        J(w, b) = \\frac1n \\sum_{i=1}^n \\log\\big(1 + e^{-y_i(\\langle w, x_i\\rangle + b)}\\big)
+        + \\frac\\lambda2 \\|w\\|^2, \\qquad \\lambda = \\frac{1}{Cn}
+
+    where :math:`\\lambda` is ``lam``. ``partial_fit`` takes SGD steps with
+    :math:`\\eta_t = \\eta_0/(1 + \\lambda\\eta_0 t)` on the same objective; when only ``C`` is
+    given it uses :math:`\\lambda = 1/(C m)`, ``m`` the examples seen so far including the
+    batch, which is the lam form of the C-form objective on those examples. More than two
+    classes: one-vs-rest, ``predict_proba`` normalising the per-class sigmoids.
+
+    References
+    ----------
+    Cox (1958), "The regression analysis of binary sequences"; Liu & Nocedal (1989), "On the
+    limited memory BFGS method for large scale optimization".
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    >>> clf = LogisticRegression(C=1.0).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    >>> clf.predict_proba(X[:2]).sum(axis=1)
+    array([1., 1.])
+    """
+
+    def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
+                 max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
+                 eta0="auto", warm_start: bool = False):
+        self.C = C
+        self.lam = lam
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.eta0 = eta0
+        self.warm_start = warm_start
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = "LogisticRegression"
+        check_scalar(name, "C", self.C, low=0, low_inclusive=False,
+                     meaning="inverse regularization strength",
+                     hint="Try C=1.0; smaller C regularizes more.")
+        check_scalar(name, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
+                     meaning="lambda of the lam-form objective",
+                     hint="Try a small positive value such as 1e-4, or leave it None to use C.")
+        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
+        check_scalar(name, "warm_start", self.warm_start, kind=(bool, np.bool_))
+        check_scalar(name, "tol", self.tol, low=0, low_inclusive=False,
+                     meaning="gradient tolerance")
+        check_choice(name, "solver", self.solver, ("lbfgs",))
+        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
+            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
+                         meaning="first SGD step of partial_fit, or 'auto'")
+
+    def _lam(self, n: int) -> float:
+        return float(self.lam) if self.lam is not None else 1.0 / (float(self.C) * n)
+
+    # -- hooks of OnlineClassifier (partial_fit, the online game) ---------------------------
+    def _init_state(self, X, n_models: int) -> None:
+        self.coef_ = np.zeros((n_models, X.shape[1]))
+        self.intercept_ = np.zeros(n_models)
+
+    def _start(self, X, classes: NDArray) -> None:
+        self.__dict__.pop("eta0_", None)
+        super()._start(X, classes)
+
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        if not hasattr(self, "eta0_"):
+            if isinstance(self.eta0, str):
+                sq = X.multiply(X).sum() if sp.issparse(X) else float((X * X).sum())
+                mean_sq = float(sq) / max(X.shape[0], 1)
+                self.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
+            else:
+                self.eta0_ = float(self.eta0)
+        hp = np.array([self._lam(self.t_ + order.size), self.eta0_,
+                       float(bool(self.fit_intercept)), 0.0])
+        w = self.coef_[k]
+        if sp.issparse(X):
+            state = np.array([self.intercept_[k], 1.0])
+            mistakes = _logistic_sgd_epoch_csr(X.data, X.indices, X.indptr, y, w, state,
+                                               order, self.t_, hp, scores)
+            w *= state[1]
+        else:
+            state = np.array([self.intercept_[k], 0.0])
+            mistakes = _logistic_sgd_epoch(X, y, w, state, order, self.t_, hp, scores)
+        self.intercept_[k] = state[0]
+        return mistakes
+
+    def _decision(self, X) -> NDArray[np.float64]:
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    # -- batch fit ---------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Minimize ``J`` with L-BFGS-B, one binary problem per class beyond two (OvR)."""
+        self._check_params()
+        _warn_if_column("LogisticRegression", y)
+        warm = bool(self.warm_start) and hasattr(self, "coef_")
+        X, y = validate_X_y(self, X, y, reset=not warm)
+        classes = check_classes("LogisticRegression", y, None)
+        d = X.shape[1]
+        if not (warm and np.array_equal(classes, self.classes_) and self.coef_.shape[1] == d):
+            self._start(X, classes)
+        y_pm = encode_pm(y, self.classes_)
+        lam = self._lam(X.shape[0])
+        fit_b = bool(self.fit_intercept)
+        objectives, n_iter = [], 0
+        for k, y_k in enumerate(self._y_rows(y_pm)):
+            theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
+            res = minimize(_objective_and_grad, theta0, args=(X, y_k, lam, fit_b), jac=True,
+                           method="L-BFGS-B",
+                           options={"maxiter": int(self.max_iter), "gtol": float(self.tol),
+                                    "ftol": 64 * np.finfo(float).eps, "maxls": 50})
+            if res.status == 1:
+                warnings.warn(
+                    f"LogisticRegression: L-BFGS-B stopped after max_iter={self.max_iter}"
+                    f" iterations before the gradient fell below tol={self.tol}. Increase"
+                    " max_iter or scale the features.", ConvergenceWarning, stacklevel=2)
+            self.coef_[k] = res.x[:d]
+            self.intercept_[k] = res.x[d] if fit_b else 0.0
+            objectives.append(logistic_objective(self.coef_[k], self.intercept_[k], X, y_k,
+                                                 lam=lam))
+            n_iter = max(n_iter, int(res.nit))
+        self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
+        self.n_iter_ = max(n_iter, 1)
+        return self
+
+    # -- probabilities -----------------------------------------------------------------------
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``P(y = classes_[k] | x)``: sigmoid of the score (binary), normalised OvR sigmoids."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            p = expit(scores)
+            return np.column_stack([1.0 - p, p])
+        p = expit(scores)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Logarithm of :meth:`predict_proba`."""
+        check_is_fitted(self)
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return np.column_stack([log_expit(-scores), log_expit(scores)])
+        log_p = log_expit(scores)
+        return log_p - np.logaddexp.reduce(log_p, axis=1, keepdims=True)
+
+
+__all__ = ["LogisticRegression"]

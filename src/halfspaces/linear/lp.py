@@ -1,0 +1,175 @@
+"""ERM for halfspaces by linear programming (the realizable case). Labels y_i in {-1,+1}.
+
+    Separating LP  min ||w||_1  s.t.  y_i (<w, x_i> + b) >= 1 for all i   (b: fit_intercept)
+    Farkas         exactly one holds: such (w, b) exists, or some alpha >= 0, alpha != 0 has
+                   sum_i alpha_i y_i x_i = 0  (and sum_i alpha_i y_i = 0 with an offset)
+    Relaxation     min sum_i xi_i  s.t.  y_i (<w, x_i> + b) >= 1 - xi_i, xi_i >= 0
+                   (on_infeasible="least_violation")
+
+Any strictly separating (w, b) can be rescaled to meet the margin-1 constraints, so the LP is
+feasible exactly when the data is separable, and then its solution has zero training error
+(the ERM of the 0-1 loss over halfspaces). The LPs are solved by HiGHS
+(:mod:`halfspaces.solvers.lp`); there is no compiled kernel in this module because the
+solver is the kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .._base import SaveMixin
+from .._labels import check_classes, decode_scores, encode_pm
+from .._validation import check_choice, check_scalar, validate_X, validate_X_y
+from ..exceptions import NotSeparableError
+from ..solvers.lp import least_violation_hyperplane, separate_or_certify
+
+_HINT = ("Use LPSeparator(on_infeasible='least_violation') to minimise the total margin"
+         " violation instead, or a soft-margin learner such as SVC or PegasosSVC.")
+
+
+class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
+    """A separating halfspace found by linear programming, or a proof that none exists.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an offset ``b`` (free, not in the objective). With ``fit_intercept=False`` the
+        halfspace goes through the origin.
+    on_infeasible : {"raise", "least_violation"}, default="raise"
+        What to do when a binary problem is not linearly separable. ``"raise"`` raises
+        :class:`~halfspaces.NotSeparableError` carrying the Farkas certificate (the
+        problem is ERM in the realizable case, and the data is not realizable).
+        ``"least_violation"`` solves the LP relaxation of ERM instead: minimise the sum of
+        the slacks ``xi_i`` (the unregularised sum of hinge losses); on separable data both
+        choices give the same separator, because the separating LP is always tried first.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of labels
+    n_features_in_ : int
+    separable_ : ndarray of bool, shape (1,) or (n_classes,)
+        Whether each binary problem (one per class for one-vs-rest) was separable. Always
+        all true with ``on_infeasible="raise"``.
+
+    Notes
+    -----
+    With labels :math:`y_i \\in \\{-1, +1\\}` (``classes_[1]`` is :math:`+1`), ``fit`` solves
+
+    .. math::
+
+        \\min_{w, b} \\; \\|w\\|_1 \\quad\\text{s.t.}\\quad
+        y_i(\\langle w, x_i\\rangle + b) \\ge 1, \\quad i = 1, \\dots, n,
+
+    with :math:`w = u - v`, :math:`u, v \\ge 0`. The L1 objective keeps the LP bounded
+    and picks a sparse separator among the many feasible ones (a zero objective would make
+    the answer whatever vertex the solver reaches first). Scores are
+    :math:`\\langle w, x\\rangle + b`; the positive class is predicted when the score is
+    :math:`\\ge 0`. When the LP is infeasible the Farkas alternative
+
+    .. math::
+
+        \\alpha \\ge 0,\\; \\sum_i \\alpha_i = 1,\\;
+        \\sum_i \\alpha_i y_i x_i = 0 \\; \\Big(\\text{and } \\sum_i \\alpha_i y_i = 0\\Big)
+
+    is solved as an LP of its own; the certificate is verified (relative residual at most
+    ``1e-8`` of the data scale) before it is raised: for every :math:`(w, b)`,
+    :math:`\\sum_i \\alpha_i y_i(\\langle w, x_i\\rangle + b) = 0`, so some row with
+    :math:`\\alpha_i > 0` has :math:`y_i(\\langle w, x_i\\rangle + b) \\le 0`, a mistake.
+    More than two classes: one-vs-rest, and with ``"raise"`` every class-vs-rest problem
+    must be separable (the error names the class). Sparse ``X`` (CSR) gives a sparse LP.
+
+    References
+    ----------
+    Farkas (1902); Shalev-Shwartz and Ben-David (2014), *Understanding Machine Learning*,
+    section 9.1.1 (ERM for halfspaces as a linear program).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> clf = LPSeparator().fit(X[:3], [1, 1, -1])
+    >>> clf.score(X[:3], [1, 1, -1])
+    1.0
+    >>> from halfspaces import NotSeparableError
+    >>> try:
+    ...     LPSeparator().fit(X, [1, 1, -1, -1])     # XOR
+    ... except NotSeparableError as err:
+    ...     print(err.rows, err.certificate)
+    [0 1 2 3] [0.25 0.25 0.25 0.25]
+    """
+
+    def __init__(self, *, fit_intercept: bool = True, on_infeasible: str = "raise"):
+        self.fit_intercept = fit_intercept
+        self.on_infeasible = on_infeasible
+
+    def _check_params(self) -> None:
+        check_scalar("LPSeparator", "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
+        check_choice("LPSeparator", "on_infeasible", self.on_infeasible,
+                     ("raise", "least_violation"))
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Solve the separating LP of each binary problem (one-vs-rest for more classes).
+
+        Raises
+        ------
+        NotSeparableError
+            With ``on_infeasible="raise"``, when some binary problem has no separator; its
+            ``certificate`` is the Farkas vector over the rows of ``X``.
+        """
+        self._check_params()
+        if y is not None:
+            y = np.asarray(y)
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = column_or_1d(y, warn=True)  # sklearn's DataConversionWarning
+        X, y = validate_X_y(self, X, y, reset=True)
+        self.classes_ = check_classes("LPSeparator", y, None)
+        y_pm = encode_pm(y, self.classes_)
+        X = X.astype(np.float64, copy=False)
+        fit_b = bool(self.fit_intercept)
+        problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+        coef = np.zeros((len(problems), X.shape[1]))
+        intercept = np.zeros(len(problems))
+        separable = np.ones(len(problems), dtype=bool)
+        for k, y_k in enumerate(problems):
+            if len(problems) == 1:
+                problem = "the data"
+            else:
+                label = self.classes_[k]
+                label = label.item() if hasattr(label, "item") else label
+                problem = f"class {label!r} vs the rest"
+            hint = _HINT if self.on_infeasible == "raise" else ""
+            try:
+                coef[k], intercept[k] = separate_or_certify(
+                    X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=hint)
+            except NotSeparableError:
+                if self.on_infeasible == "raise":
+                    raise
+                coef[k], intercept[k], _ = least_violation_hyperplane(X, y_k, fit_b)
+                separable[k] = False
+        self.coef_, self.intercept_, self.separable_ = coef, intercept, separable
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Scores ``<w, x> + b``: ``(n,)`` for two classes, ``(n, n_classes)`` for OvR."""
+        check_is_fitted(self)
+        X = validate_X(self, X, reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Labels: ``classes_[1]`` when the score is ``>= 0`` (binary), argmax (OvR)."""
+        return decode_scores(self.decision_function(X), self.classes_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+__all__ = ["LPSeparator"]

@@ -1,0 +1,655 @@
+"""Pegasos: primal estimated sub-gradient solver for the SVM (Shalev-Shwartz et al. 2007, 2011).
+
+Labels y_t in {-1,+1}. Objective (the lam form of the notes):
+
+    J(w, b) = lam/2 ||w||^2 + 1/n sum_i max(0, 1 - y_i (<w, x_i> + b))
+
+Step t (batch A_t of k examples drawn from the data; k = 1 is plain Pegasos):
+
+    A_t^+     = {i in A_t : y_i (<w_t, x_i> + b_t) < 1}                (margin violators)
+    eta_t     = 1/(lam t)  ("pegasos"),  1/t ("notes"),  eta0 ("constant"),
+                1/(lam (t + t0))  ("offset", Bottou's schedule)
+    w_{t+1/2} = (1 - eta_t lam) w_t + eta_t/k sum_{i in A_t^+} y_i x_i
+    b_{t+1}   = b_t + eta_t/k sum_{i in A_t^+} y_i                    (only with fit_intercept)
+    w_{t+1}   = min(1, 1/(sqrt(lam) ||w_{t+1/2}||)) w_{t+1/2}        (only with projection)
+
+The kernels store w = a v: the shrink (1 - eta lam) and the projection multiply the scalar a
+(O(1)), a violator adds (eta y / (k a)) x to v (O(nnz(x))), and ||w||^2 is tracked with the
+update (so the projection is O(1) too). When |a| < 1e-6 (or a = 0: the first step of the
+"pegasos" schedule zeroes w), v is rescaled to a v and a reset to 1.
+
+Averaging (uniform weights c_s = 1, or c_s = s) keeps sum_s c_s w_s = S v - u without touching
+all of w each step: S is the running sum of c_s a_s and u += S_{t-1} dv_t for each sparse
+change dv_t of v (renormalising folds S v into u and restarts S at 0).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from numpy.typing import ArrayLike, NDArray
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import column_or_1d
+
+from .._labels import check_classes, encode_pm
+from .._online import OnlineClassifier
+from .._validation import check_choice, check_scalar, validate_X_y
+from ..losses import svm_objective
+
+# Indices into the per-problem state vector ``st`` (float64[6]).
+_A, _SQNORM, _B, _S, _BSUM, _NAVG = range(6)
+# Indices into the hyper-parameter vector ``hp`` (float64[8]).
+_LAM, _ETA0, _T0, _SCHEDULE, _FIT_B, _PROJECT, _AVG_START, _AVG_WEIGHTED = range(8)
+_SCHEDULES = {"pegasos": 0, "notes": 1, "constant": 2, "offset": 3}
+_RENORM_BELOW = 1e-6  # averaging loses about eps / a of relative precision
+
+
+@njit(cache=True)
+def _step_size(hp, t):
+    """eta_t of the schedule coded in hp[_SCHEDULE]."""
+    schedule = hp[_SCHEDULE]
+    if schedule == 0.0:
+        return 1.0 / (hp[_LAM] * t)
+    if schedule == 1.0:
+        return 1.0 / t
+    if schedule == 2.0:
+        return hp[_ETA0]
+    return 1.0 / (hp[_LAM] * (t + hp[_T0]))
+
+
+@njit(cache=True)
+def _renormalize(v, u, st):
+    """Fold the scale a into v (w = a v unchanged), keeping sum_s w_s = S v - u unchanged."""
+    if u.shape[0] > 0:
+        for j in range(v.shape[0]):
+            u[j] -= st[_S] * v[j]
+    sq = 0.0
+    for j in range(v.shape[0]):
+        v[j] *= st[_A]
+        sq += v[j] * v[j]
+    st[_A] = 1.0
+    st[_S] = 0.0
+    st[_SQNORM] = sq
+
+
+@njit(cache=True)
+def _end_step(hp, st, t):
+    """Projection onto the ball of radius 1/sqrt(lam), then the averaging sums."""
+    lam = hp[_LAM]
+    if hp[_PROJECT] != 0.0 and st[_SQNORM] * lam > 1.0:
+        factor = 1.0 / math.sqrt(lam * st[_SQNORM])
+        st[_A] *= factor
+        st[_SQNORM] *= factor * factor
+    if t > hp[_AVG_START]:
+        # Uniform weights, or weights t - t_start (later iterates count more).
+        weight = t - hp[_AVG_START] if hp[_AVG_WEIGHTED] != 0.0 else 1.0
+        st[_S] += weight * st[_A]
+        st[_BSUM] += weight * st[_B]
+        st[_NAVG] += weight
+
+
+@njit(cache=True)
+def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
+    """One pass of mini-batch Pegasos over rows ``X[order]`` in batches of ``k``.
+
+    X : float[n, d] C-contiguous; y : float64[n] in {-1,+1}; v, u : float64[d] (u empty
+    without averaging); st : float64[6] state (a, ||w||^2, b, S, sum b, #averaged);
+    order : int64[m]; t : steps done before this pass; hp : float64[7] hyper-parameters;
+    scores : float64[n] receives each row's score before its step. Returns the mistakes.
+    """
+    d = X.shape[1]
+    m = order.shape[0]
+    lam = hp[_LAM]
+    averaging = u.shape[0] > 0
+    violators = np.empty(k, dtype=np.int64)
+    mistakes = 0
+    for lo in range(0, m, k):
+        hi = min(lo + k, m)
+        t += 1
+        n_viol = 0
+        for p in range(lo, hi):
+            i = order[p]
+            dot = 0.0
+            for j in range(d):
+                dot += v[j] * X[i, j]
+            score = st[_A] * dot + st[_B]
+            scores[i] = score
+            if y[i] * score <= 0.0:  # a tie counts as a mistake
+                mistakes += 1
+            if y[i] * score < 1.0:
+                violators[n_viol] = i
+                n_viol += 1
+        eta = _step_size(hp, t)
+        shrink = 1.0 - eta * lam
+        st[_A] *= shrink
+        st[_SQNORM] *= shrink * shrink
+        if abs(st[_A]) < _RENORM_BELOW:
+            _renormalize(v, u, st)
+        step = eta / (hi - lo)
+        for q in range(n_viol):
+            i = violators[q]
+            c = step * y[i] / st[_A]  # w += step y x  <=>  v += (step y / a) x
+            dsq = 0.0
+            for j in range(d):
+                delta = c * X[i, j]
+                dsq += delta * (2.0 * v[j] + delta)
+                v[j] += delta
+                if averaging:
+                    u[j] += st[_S] * delta
+            st[_SQNORM] += st[_A] * st[_A] * dsq
+            if hp[_FIT_B] != 0.0:
+                st[_B] += step * y[i]
+        _end_step(hp, st, t)
+    return mistakes
+
+
+@njit(cache=True)
+def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, scores):
+    """The same pass for CSR input (data, indices, indptr): O(nnz) per step."""
+    m = order.shape[0]
+    lam = hp[_LAM]
+    averaging = u.shape[0] > 0
+    violators = np.empty(k, dtype=np.int64)
+    mistakes = 0
+    for lo in range(0, m, k):
+        hi = min(lo + k, m)
+        t += 1
+        n_viol = 0
+        for p in range(lo, hi):
+            i = order[p]
+            dot = 0.0
+            for q in range(indptr[i], indptr[i + 1]):
+                dot += v[indices[q]] * data[q]
+            score = st[_A] * dot + st[_B]
+            scores[i] = score
+            if y[i] * score <= 0.0:  # a tie counts as a mistake
+                mistakes += 1
+            if y[i] * score < 1.0:
+                violators[n_viol] = i
+                n_viol += 1
+        eta = _step_size(hp, t)
+        shrink = 1.0 - eta * lam
+        st[_A] *= shrink
+        st[_SQNORM] *= shrink * shrink
+        if abs(st[_A]) < _RENORM_BELOW:
+            _renormalize(v, u, st)
+        step = eta / (hi - lo)
+        for r in range(n_viol):
+            i = violators[r]
+            c = step * y[i] / st[_A]
+            dsq = 0.0
+            for q in range(indptr[i], indptr[i + 1]):
+                j = indices[q]
+                delta = c * data[q]
+                dsq += delta * (2.0 * v[j] + delta)
+                v[j] += delta
+                if averaging:
+                    u[j] += st[_S] * delta
+            st[_SQNORM] += st[_A] * st[_A] * dsq
+            if hp[_FIT_B] != 0.0:
+                st[_B] += step * y[i]
+        _end_step(hp, st, t)
+    return mistakes
+
+
+_ETA0_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # multiples of 1 / mean ||x||^2
+_CALIBRATION_SIZE = 1000
+
+
+def _calibrate_eta0(X, y: NDArray, hp: NDArray, k: int, sample: NDArray, t0_auto: bool,
+                    averaging: bool) -> float:
+    """Pick eta0 by one pass over a small sample for each candidate (Bottou's heuristic).
+
+    Candidates are ``c / mean ||x||^2`` for ``c`` in ``_ETA0_GRID``; the one with the lowest
+    objective J on the sample wins and half of it is returned (a sample favours slightly
+    larger steps than the full data, where more steps follow).
+    """
+    Xs, ys = X[sample], y[sample]
+    sq_norms = Xs.multiply(Xs).sum(axis=1) if sp.issparse(Xs) else (Xs * Xs).sum(axis=1)
+    r2 = float(np.mean(sq_norms))
+    if not r2 > 0:
+        return 1.0
+    order = np.arange(sample.size, dtype=np.int64)
+    scores = np.empty(sample.size)
+    best, best_eta0 = np.inf, 1.0 / r2
+    for c in _ETA0_GRID:
+        eta0 = c / r2
+        hp_c = hp.copy()
+        hp_c[_ETA0] = eta0
+        if t0_auto:
+            hp_c[_T0] = 1.0 / (hp[_LAM] * eta0)
+        v, st = np.zeros((1, X.shape[1])), np.zeros((1, 6))
+        u = np.zeros((1, X.shape[1] if averaging else 0))
+        st[0, _A] = 1.0
+        if sp.issparse(Xs):
+            _pegasos_epoch_csr(Xs.data, Xs.indices, Xs.indptr, ys, v[0], u[0], st[0], order, 0,
+                               k, hp_c, scores)
+        else:
+            _pegasos_epoch(Xs, ys, v[0], u[0], st[0], order, 0, k, hp_c, scores)
+        w, b = _predictor(v, u, st, averaging)
+        J = svm_objective(w[0], b[0], Xs, ys, lam=hp[_LAM])
+        if J < best:
+            best, best_eta0 = J, eta0
+    return best_eta0 / 2.0
+
+
+def _predictor(v: NDArray, u: NDArray, st: NDArray, averaging: bool) -> tuple[NDArray, NDArray]:
+    """The predictor (w, b) of every problem from the state: averaged or last iterate.
+
+    ``v, u`` : (n_models, dim); ``st`` : (n_models, 6). Used by the primal and the kernel
+    form (where ``dim`` is the number of training examples and w is in the dual).
+    """
+    last_w = st[:, _A, None] * v
+    if not averaging:
+        return last_w, st[:, _B].copy()
+    navg = st[:, _NAVG]
+    started = navg > 0
+    safe = np.where(started, navg, 1.0)
+    avg_w = (st[:, _S, None] * v - u) / safe[:, None]
+    w = np.where(started[:, None], avg_w, last_w)
+    b = np.where(started, st[:, _BSUM] / safe, st[:, _B])
+    return w, b
+
+
+def _warn_if_column(owner: str, y) -> None:
+    """scikit-learn's convention: a column vector y works but warns (DataConversionWarning).
+
+    (``_validation.validate_X_y`` ravels it silently; remove this once it warns itself.)
+    """
+    shape = getattr(y, "shape", ())
+    if len(shape) == 2 and shape[1] == 1:
+        column_or_1d(y, warn=True)
+
+
+def _primal_only(est) -> bool:
+    """``partial_fit`` exists only for the primal model (a kernel model is fitted at once)."""
+    if est.kernel is not None:
+        raise AttributeError(
+            "PegasosSVC.partial_fit: a kernel model keeps one coefficient per training"
+            f" example and is fitted in one call; got kernel={est.kernel!r}. Use fit, or"
+            " kernel=None for streams."
+        )
+    return True
+
+
+class PegasosSVC(OnlineClassifier):
+    """Linear (or kernel) SVM trained by Pegasos stochastic sub-gradient steps.
+
+    Minimizes the lam form of the soft-margin SVM objective
+    ``J(w, b) = lam/2 ||w||^2 + 1/n sum_i max(0, 1 - y_i (<w, x_i> + b))``
+    with one (mini-batch) sub-gradient step per sampled batch, in O(nnz) per example on
+    sparse input.
+
+    Parameters
+    ----------
+    lam : float, default=1e-4
+        lambda, the regularization of the objective (``C = 1/(lam n)`` in the C form).
+    max_iter : int, default=10
+        Epochs of ``fit``: each is ``ceil(n / batch_size)`` steps.
+    n_iter : int or None, default=None
+        Number of steps ``T`` of ``fit``, as in the paper; overrides ``max_iter``.
+    batch_size : int, default=1
+        ``k`` of mini-batch Pegasos: the sub-gradient is averaged over ``k`` examples whose
+        margins are all computed with ``w_t``. The last batch of an epoch may be smaller.
+    learning_rate : {"offset", "pegasos", "notes", "constant"}, default="offset"
+        The step size: ``"pegasos"`` is the paper's ``1/(lam t)``; ``"notes"`` is ``1/t`` (the
+        6.036 lecture notes); ``"constant"`` is ``eta0``; ``"offset"`` is
+        ``1/(lam (t + t0)) = eta0 / (1 + lam eta0 t)`` (Bottou 2010): about ``eta0`` for the
+        first ``t0`` steps, then the paper's ``1/(lam t)``.
+    eta0 : float or "auto", default="auto"
+        The first step of ``"offset"`` and the step of ``"constant"``. ``"auto"`` calibrates
+        it on a sample of 1000 examples (drawn with ``random_state``): one pass for each of
+        ``c / mean ||x||^2``, ``c`` in (0.1, 0.3, 1, 3, 10); the candidate with the lowest
+        objective on the sample, halved, is used (``eta0_``). Kernel models use
+        ``1 / (2 mean k(x, x))`` instead.
+    t0 : float or "auto", default="auto"
+        The offset of ``"offset"``; ``"auto"`` is ``1 / (lam eta0)``.
+    projection : bool, default=True
+        Project ``w`` onto the ball of radius ``1/sqrt(lam)`` (which contains the optimum)
+        after each step. ``b`` is not projected.
+    fit_intercept : bool, default=True
+        Learn an unregularized offset ``b`` updated with the same step as ``w``:
+        ``b <- b + eta_t/k sum_{A_t^+} y_i``. The paper's analysis has no offset; use
+        ``fit_intercept=False`` for it.
+    average : bool, int or "weighted", default="weighted"
+        Return an average of the iterates ``w_{t+1}`` (and ``b_{t+1}``) instead of the last
+        iterate: ``True`` is the uniform (Polyak-Ruppert) average over every step, an int
+        ``s`` the uniform average over the steps ``t > s``, ``"weighted"`` the average with
+        weights ``t`` (Lacoste-Julien, Schmidt and Bach 2012), which forgets the poor early
+        iterates at rate ``1/T^2``.
+    kernel : None, "linear", "poly", "rbf" or callable, default=None
+        ``None`` runs the primal algorithm above. Any kernel runs kernelized Pegasos (see
+        :mod:`halfspaces.kernel.kernel_pegasos`): ``w = sum_j beta_j phi(x_j)``, the same steps
+        in the dual. It stores the ``n x n`` Gram matrix, so it is meant for small ``n``.
+    gamma : float, "scale" or "auto", default="scale"
+        Width of the "rbf" and "poly" kernels (as scikit-learn's SVC).
+    degree : int, default=3
+    coef0 : float, default=0.0
+    sampling : {"permutation", "uniform", "cyclic"}, default="permutation"
+        How ``fit`` picks the examples: a fresh random permutation each epoch (the practical
+        variant: every example once per epoch), i.i.d. uniform draws with replacement (the
+        paper's ``i_t``), or the data order (deterministic). ``partial_fit`` always uses the
+        given order.
+    random_state : int, RandomState or None, default=None
+        Seed of the sampling.
+    tol : float or None, default=None
+        When set, ``fit`` evaluates ``J`` after each epoch and stops once it fails to decrease
+        by ``tol * J`` below the best value so far.
+    record_objective : bool, default=False
+        Record ``J`` of the returned predictor after each ``fit`` epoch in
+        ``objective_history_``.
+    warm_start : bool, default=False
+        ``fit`` continues from the current state and step counter ``t_``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The (averaged) weights; not set for a kernel model.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of labels
+    t_ : int, steps taken (the ``t`` of the schedule)
+    eta0_ : float, the ``eta0`` used (calibrated when ``eta0="auto"``)
+    n_iter_ : int, epochs run (``fit``) plus ``partial_fit`` calls
+    n_mistakes_ : int, examples with ``y score <= 0`` before their step
+    objective_history_ : ndarray of shape (n_epochs,) or (n_epochs, n_classes)
+        Only with ``record_objective=True`` or ``tol``.
+    support_, support_vectors_, dual_coef_, alpha_ : kernel models only
+        ``w_k = sum_j dual_coef_[k, j] phi(support_vectors_[j])``; ``alpha_[k, i]`` counts the
+        steps in which example ``i`` violated the margin (the paper's alpha).
+
+    Notes
+    -----
+    .. math::
+
+        w_{t+1} = \\Pi_{B(1/\\sqrt\\lambda)}\\Big[(1 - \\eta_t\\lambda) w_t
+        + \\frac{\\eta_t}{k} \\sum_{i \\in A_t,\\; y_i(\\langle w_t, x_i\\rangle + b_t) < 1}
+        y_i x_i\\Big]
+
+    where :math:`\\lambda` is ``lam``, :math:`k` is ``batch_size`` and :math:`\\eta_t` is
+    given by ``learning_rate``.
+
+    Why the defaults (``benchmarks/bench_pegasos.py``, lam = 1e-4, time to reach 1% of the
+    optimal objective): the paper's ``1/(lam t)`` takes steps of length ``1/lam`` at first and
+    its last iterate needs tens of epochs (50 on a9a, where scikit-learn's
+    ``SGDClassifier(learning_rate="optimal")`` needs 41). A nearly constant step
+    (``"offset"`` with a calibrated ``eta0``, hence a large ``t0``) with the ``t``-weighted
+    average of the iterates gets there in a few epochs (4 on a9a). Mini-batches do not reduce
+    the number of examples processed. ``learning_rate="pegasos", average=False`` is the
+    paper's algorithm.
+
+    References
+    ----------
+    Shalev-Shwartz, Singer, Srebro, Cotter (2011), "Pegasos: primal estimated sub-gradient
+    solver for SVM", Math. Programming 127(1). Bottou (2010), "Large-scale machine learning
+    with stochastic gradient descent". Lacoste-Julien, Schmidt, Bach (2012), "A simpler
+    approach to obtaining an O(1/t) convergence rate for the projected stochastic subgradient
+    method".
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    >>> clf = PegasosSVC(lam=0.01, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    >>> paper = PegasosSVC(lam=0.01, learning_rate="pegasos", average=False, n_iter=500,
+    ...                    fit_intercept=False, random_state=0).fit(X, y)
+    >>> paper.t_, bool(np.linalg.norm(paper.coef_) <= 1 / np.sqrt(0.01))
+    (500, True)
+    """
+
+    def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,
+                 batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
+                 t0="auto", projection: bool = True, fit_intercept: bool = True,
+                 average="weighted", kernel=None, gamma="scale", degree: int = 3,
+                 coef0: float = 0.0, sampling: str = "permutation", random_state=None,
+                 tol: float | None = None, record_objective: bool = False,
+                 warm_start: bool = False):
+        self.lam = lam
+        self.max_iter = max_iter
+        self.n_iter = n_iter
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.t0 = t0
+        self.projection = projection
+        self.fit_intercept = fit_intercept
+        self.average = average
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.sampling = sampling
+        self.random_state = random_state
+        self.tol = tol
+        self.record_objective = record_objective
+        self.warm_start = warm_start
+
+    # -- parameters ------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        super()._check_params()
+        name = "PegasosSVC"
+        check_scalar(name, "lam", self.lam, low=0, low_inclusive=False,
+                     meaning="lambda in the Pegasos objective",
+                     hint="Try a small positive value such as 1e-4.")
+        check_scalar(name, "n_iter", self.n_iter, kind=numbers.Integral, low=1,
+                     allow_none=True, meaning="number of steps T",
+                     hint="Leave it None to run max_iter epochs.")
+        check_scalar(name, "batch_size", self.batch_size, kind=numbers.Integral, low=1,
+                     meaning="k of mini-batch Pegasos", hint="Use 1 for plain Pegasos.")
+        check_choice(name, "learning_rate", self.learning_rate, tuple(_SCHEDULES))
+        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
+            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
+                         meaning="first step size, or 'auto'")
+        if not (isinstance(self.t0, str) and self.t0 == "auto"):
+            check_scalar(name, "t0", self.t0, low=0, meaning="offset of the schedule, or 'auto'")
+        for flag in ("projection", "fit_intercept", "record_objective", "warm_start"):
+            check_scalar(name, flag, getattr(self, flag), kind=(bool, np.bool_))
+        if not isinstance(self.average, (bool, np.bool_, str)) or (
+                isinstance(self.average, str) and self.average != "weighted"):
+            check_scalar(name, "average", self.average, kind=numbers.Integral, low=0,
+                         meaning="True/False, or the step after which to average")
+        check_choice(name, "sampling", self.sampling, ("permutation", "uniform", "cyclic"))
+        check_scalar(name, "tol", self.tol, low=0, allow_none=True)
+        if self.kernel is not None:
+            from ..kernels import check_kernel_params
+
+            check_kernel_params(name, self.kernel, self.gamma, self.degree, self.coef0)
+
+    def _hyper(self, eta0: float) -> NDArray[np.float64]:
+        lam = float(self.lam)
+        t0 = 1.0 / (lam * eta0) if isinstance(self.t0, str) else float(self.t0)
+        weighted = isinstance(self.average, str)
+        if self.average is False:
+            avg_start = np.inf
+        elif self.average is True or weighted:
+            avg_start = 0.0
+        else:
+            avg_start = float(self.average)
+        return np.array([lam, eta0, t0, float(_SCHEDULES[self.learning_rate]),
+                         float(bool(self.fit_intercept)), float(bool(self.projection)),
+                         avg_start, float(weighted)])
+
+    def _resolve_eta0(self, X, y_rows: list, rng) -> float:
+        """``eta0`` as given, or calibrated on a sample when ``eta0="auto"`` needs it."""
+        if not (isinstance(self.eta0, str)):
+            return float(self.eta0)
+        uses_eta0 = self.learning_rate == "constant" or (
+            self.learning_rate == "offset" and isinstance(self.t0, str))
+        if not uses_eta0 or X.shape[0] == 0:
+            return 1.0
+        n = X.shape[0]
+        sample = np.sort(rng.choice(n, size=min(n, _CALIBRATION_SIZE), replace=False))
+        hp = self._hyper(1.0)
+        return _calibrate_eta0(X, y_rows[0], hp, int(self.batch_size), sample,
+                               isinstance(self.t0, str), self._averaging)
+
+    @property
+    def _averaging(self) -> bool:
+        return self.average is not False
+
+    # -- hooks of OnlineClassifier ---------------------------------------------------------
+    def _init_state(self, X, n_models: int) -> None:
+        d = X.shape[1]
+        self._v = np.zeros((n_models, d))
+        self._u = np.zeros((n_models, d if self._averaging else 0))
+        self._st = np.zeros((n_models, 6))
+        self._st[:, _A] = 1.0
+        self.coef_ = np.zeros((n_models, d))
+        self.intercept_ = np.zeros(n_models)
+
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        args = (self._v[k], self._u[k], self._st[k], order, self.t_, int(self.batch_size),
+                self._hp, scores)
+        if sp.issparse(X):
+            mistakes = _pegasos_epoch_csr(X.data, X.indices, X.indptr, y, *args)
+        else:
+            mistakes = _pegasos_epoch(X, y, *args)
+        # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)).
+        self._st[k, _SQNORM] = self._st[k, _A] ** 2 * float(self._v[k] @ self._v[k])
+        return mistakes
+
+    def _start(self, X, classes: NDArray) -> None:
+        self.__dict__.pop("eta0_", None)
+        super()._start(X, classes)
+
+    def _ensure_schedule(self, X, y_pm: NDArray, rng=None) -> None:
+        """Resolve ``eta0_`` on the first data seen, then the compiled hyper-parameters."""
+        if not hasattr(self, "eta0_"):
+            rng = check_random_state(self.random_state) if rng is None else rng
+            self.eta0_ = self._resolve_eta0(X, self._y_rows(y_pm), rng)
+        self._hp = self._hyper(self.eta0_)
+
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+        self._ensure_schedule(X, y_pm)
+        scores = np.empty(X.shape[0], dtype=np.float64)
+        mistakes = 0
+        for k, y_k in enumerate(self._y_rows(y_pm)):
+            mistakes += self._pass(k, X, y_k, order, scores)
+        self.t_ += -(-order.size // int(self.batch_size))
+        return mistakes
+
+    def _sync(self) -> None:
+        self.coef_, self.intercept_ = _predictor(self._v, self._u, self._st, self._averaging)
+
+    def _decision(self, X) -> NDArray[np.float64]:
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+        self._ensure_schedule(X, y_pm)
+        scores = np.empty(X.shape[0], dtype=np.float64)
+        order = np.arange(X.shape[0])
+        mistakes = self._pass(0, X, y_pm, order, scores)
+        self.t_ += -(-order.size // int(self.batch_size))
+        self.n_mistakes_ += mistakes
+        self._sync()
+        return scores
+
+    # -- sampling --------------------------------------------------------------------------
+    def _orders(self, rng, n: int):
+        """The index sequences of ``fit``, one array per kernel call (about one epoch each).
+
+        With ``n_iter`` the epochs (permutations, uniform draws or the data order) are
+        concatenated into one stream of ``n_iter * batch_size`` indices, cut into calls of a
+        whole number of batches.
+        """
+        if self.n_iter is None:
+            for _ in range(self.max_iter):
+                yield self._draw(rng, n)
+            return
+        k = int(self.batch_size)
+        remaining = int(self.n_iter) * k
+        chunk = -(-n // k) * k
+        buffer = np.empty(0, dtype=np.int64)
+        while remaining > 0:
+            while buffer.size < min(chunk, remaining):
+                buffer = np.concatenate([buffer, self._draw(rng, n)])
+            size = min(chunk, remaining)
+            yield buffer[:size]
+            buffer = buffer[size:]
+            remaining -= size
+
+    def _draw(self, rng, n: int) -> NDArray[np.int64]:
+        """One epoch of indices."""
+        if self.sampling == "uniform":
+            return rng.randint(0, n, size=n).astype(np.int64)
+        if self.sampling == "cyclic":
+            return np.arange(n, dtype=np.int64)
+        return rng.permutation(n).astype(np.int64)
+
+    # -- objective -------------------------------------------------------------------------
+    def _objectives(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+        """J(w_k, b_k) = 1/n sum hinge + lam/2 ||w_k||^2 of each binary problem k."""
+        return np.array([svm_objective(self.coef_[k], self.intercept_[k], X, y_k,
+                                       lam=float(self.lam))
+                         for k, y_k in enumerate(self._y_rows(y_pm))])
+
+    # -- scikit-learn API ------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run ``max_iter`` epochs (or ``n_iter`` steps) of Pegasos on ``(X, y)``."""
+        self._check_params()
+        _warn_if_column("PegasosSVC", y)
+        if self.kernel is not None:
+            from ..kernel.kernel_pegasos import fit_kernel_pegasos
+
+            return fit_kernel_pegasos(self, X, y)
+        warm = bool(self.warm_start) and hasattr(self, "classes_") and hasattr(self, "_v")
+        X, y = validate_X_y(self, X, y, reset=not warm)
+        classes = check_classes("PegasosSVC", y, None)
+        if not (warm and np.array_equal(classes, self.classes_)
+                and self._v.shape[1] == X.shape[1]):
+            self._start(X, classes)
+        y_pm = encode_pm(y, self.classes_)
+        rng = check_random_state(self.random_state)
+        self._ensure_schedule(X, y_pm, rng)
+        track = self.record_objective or self.tol is not None
+        history = []
+        best = np.inf
+        for order in self._orders(rng, X.shape[0]):
+            mistakes = self._run_pass(X, y_pm, order)
+            self.mistakes_per_epoch_.append(mistakes)
+            self.n_mistakes_ += mistakes
+            self.n_iter_ += 1
+            if track:
+                self._sync()
+                J = self._objectives(X, y_pm)
+                history.append(J[0] if J.size == 1 else J)
+                total = float(J.sum())
+                if self.tol is not None and total > best - self.tol * abs(best):
+                    break
+                best = min(best, total)
+        self._sync()
+        if track:
+            self.objective_history_ = np.array(history)
+        return self
+
+    @property
+    def partial_fit(self):
+        """One pass over ``X`` in the given order, continuing the schedule at ``t_``.
+
+        ``partial_fit(X, y, classes=None)``: ``classes`` is required on the first call. Only
+        for ``kernel=None`` (``hasattr(est, "partial_fit")`` is False for a kernel model).
+        """
+        _primal_only(self)
+        return self._partial_fit
+
+    def _partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+        if not hasattr(self, "classes_"):
+            self._check_params()
+        super().partial_fit(X, y, classes=classes)
+        self._sync()
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Scores ``<w, x> + b``: ``(n,)`` for two classes, ``(n, n_classes)`` for OvR."""
+        if self.kernel is not None and hasattr(self, "dual_coef_"):
+            from ..kernel.kernel_pegasos import kernel_decision
+
+            return kernel_decision(self, X)
+        return super().decision_function(X)

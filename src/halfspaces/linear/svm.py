@@ -1,0 +1,400 @@
+"""The support vector machine: soft and hard margin, primal and dual, linear and kernel.
+
+Labels ``y_i in {-1, +1}``, offset ``theta_0`` unregularized, ``C = 1/(lam n)``::
+
+    min_{theta, theta_0}  1/2 ||theta||^2 + C sum_i max(0, 1 - y_i (theta.x_i + theta_0))
+                        = (1/lam) [ 1/n sum_i hinge(y_i (theta.x_i + theta_0)) + lam/2 ||theta||^2 ]
+
+Hard margin (``C = inf``): ``min 1/2 ||theta||^2  s.t.  y_i (theta.x_i + theta_0) >= 1``; the
+geometric margin of the solution is ``1 / ||theta||``. Dual, ``Q_ij = y_i y_j k(x_i, x_j)``::
+
+    max_alpha  sum_i alpha_i - 1/2 alpha^T Q alpha,   0 <= alpha_i <= C,   sum_i alpha_i y_i = 0
+    theta = sum_i alpha_i y_i x_i,   support vectors: alpha_i > 0
+
+Solvers: ``"qp"`` (Clarabel interior point, :mod:`halfspaces.solvers.qp`; the primal for the
+linear kernel, the dual for the others) and ``"dcd"`` (dual coordinate descent,
+:mod:`halfspaces.solvers.dcd`, linear kernel, large sparse data). Both solve the same problem,
+with the same unregularized offset.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .._base import SaveMixin
+from .._labels import check_classes, decode_scores, encode_pm
+from .._validation import check_choice, check_scalar, param_error, validate_X, validate_X_y
+from ..exceptions import NotSeparableError
+from ..kernels import check_kernel_params, gram, resolve_gamma
+from ..losses import hinge, squared_hinge
+from ..solvers.dcd import dcd_svm
+from ..solvers.qp import svm_dual_qp, svm_primal_qp
+
+__all__ = ["SVC"]
+
+_AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this go to DCD
+_SV_RELATIVE_THRESHOLD = 1e-6  # interior-point alphas below this fraction of max are zero
+
+
+def _feasible_dual(alpha: NDArray, y: NDArray, U: float, fit_intercept: bool) -> NDArray:
+    """Project ``alpha`` onto ``{0 <= alpha <= U, sum alpha_i y_i = 0}`` by scaling one class.
+
+    Solvers satisfy the constraints only to their tolerance; the projected point gives a dual
+    value that is a true lower bound of the primal optimum (weak duality).
+    """
+    a = np.clip(alpha, 0.0, U)
+    if fit_intercept:
+        pos, neg = a[y > 0].sum(), a[y < 0].sum()
+        if pos > neg:
+            a[y > 0] *= neg / pos
+        elif neg > pos:
+            a[y < 0] *= pos / neg
+    return a
+
+
+class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
+    """Support vector classifier: the SVM quadratic program, solved exactly.
+
+    Parameters
+    ----------
+    C : float > 0 or ``np.inf``, default=1.0
+        The SVM constant of ``1/2 ||theta||^2 + C sum_i loss_i``. ``np.inf`` is the hard-margin
+        SVM (the maximum-margin separator; :class:`~halfspaces.NotSeparableError` if the data
+        is not separable).
+    lam : float > 0, optional
+        lambda of the objective ``1/n sum_i loss_i + lam/2 ||theta||^2``; when given, ``fit``
+        uses ``C = 1/(lam n)``. Give ``C`` or ``lam``, not both (``lam`` with a ``C`` other than
+        the default 1.0 is an error).
+    kernel : {"linear", "poly", "rbf"} or callable, default="linear"
+        As scikit-learn's SVC: ``<x, z>``, ``(gamma <x, z> + coef0)^degree``,
+        ``exp(-gamma ||x - z||^2)``, or ``kernel(X, Z) -> Gram matrix``.
+    gamma : float or {"scale", "auto"}, default="scale"
+    degree : int, default=3
+    coef0 : float, default=0.0
+    fit_intercept : bool, default=True
+        Learn the unregularized offset ``theta_0`` (both solvers); ``False`` fits
+        ``theta_0 = 0`` and drops the constraint ``sum_i alpha_i y_i = 0`` from the dual.
+    solver : {"auto", "qp", "dcd"}, default="auto"
+        ``"qp"``: interior point (Clarabel) on the primal QP (linear kernel) or the dual QP
+        (other kernels). ``"dcd"``: dual coordinate descent (linear kernel only).
+        ``"auto"``: ``"qp"`` for non-linear kernels, ``C = inf`` and small dense data,
+        ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+    tol : float > 0, default=1e-4
+        DCD stops when ``max PG - min PG < tol`` (projected gradients of the dual, as in
+        LIBLINEAR) and ``rho |sum_i alpha_i y_i| < tol``. The QP is always solved to Clarabel's
+        accuracy (1e-9 gap and feasibility).
+    max_iter : int, default=1000
+        DCD outer iterations (passes over the active rows), or interior-point iterations.
+    shrinking : bool, default=True
+        DCD shrinking (Hsieh et al. 2008, section 3.2).
+    random_state : int, RandomState or None, default=None
+        Seed of the DCD row permutations.
+    verbose : bool, default=False
+        Print the solver chosen and the DCD progress.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``theta``; only with ``kernel="linear"`` (AttributeError otherwise, as scikit-learn).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    support_ : ndarray of int, indices of the support vectors (``alpha_i > 0`` in any problem)
+    support_vectors_ : the rows ``X[support_]``
+    dual_coef_ : ndarray of shape (1 or n_classes, n_SV), ``alpha_i y_i`` on the support
+    margin_ : float (ndarray per class for one-vs-rest), ``1/||theta||``; with a kernel
+        ``1/sqrt(alpha^T Q alpha)``, the norm of ``theta`` in feature space
+    objective_ : float (or ndarray), the C-form primal objective at the solution
+    duality_gap_ : float (or ndarray), primal objective minus the dual objective at the
+        solver's ``alpha`` made exactly feasible; >= 0 by weak duality (rounding below 0 is
+        reported as 0)
+    C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
+    solver_ : str, the solver used ("qp" or "dcd")
+    n_iter_ : int, iterations of the solver (the largest over one-vs-rest problems)
+    classes_, n_features_in_
+
+    Notes
+    -----
+    .. math::
+
+        \\min_{\\theta,\\theta_0} \\frac12\\|\\theta\\|^2
+        + C\\sum_{i=1}^n \\max\\bigl(0, 1 - y_i(\\theta\\cdot x_i + \\theta_0)\\bigr),
+        \\qquad C = \\frac{1}{\\lambda n},
+
+    with dual :math:`\\max_\\alpha \\sum_i\\alpha_i - \\frac12\\alpha^\\top Q\\alpha`,
+    :math:`0\\le\\alpha_i\\le C`, :math:`\\sum_i\\alpha_i y_i = 0`. The offset is never
+    regularized: the QP has it as a free variable, and DCD handles the constraint
+    :math:`\\sum_i\\alpha_i y_i = 0` by the method of multipliers (see
+    :mod:`halfspaces.solvers.dcd`), so both solvers reach the same optimum. LIBLINEAR (and
+    scikit-learn's LinearSVC) instead regularize the bias as a constant feature.
+
+    References
+    ----------
+    Cortes and Vapnik (1995), "Support-vector networks". Hsieh, Chang, Lin, Keerthi and
+    Sundararajan (2008), "A dual coordinate descent method for large-scale linear SVM".
+    Goulart and Chen (2024), "Clarabel: an interior-point solver for conic programs".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, 0.0], [2.0, 1.0]])
+    >>> y = np.array([-1, -1, 1, 1])
+    >>> clf = SVC(C=np.inf).fit(X, y)
+    >>> np.round(clf.coef_, 6) + 0.0, np.round(clf.intercept_, 6) + 0.0, round(clf.margin_, 6)
+    (array([[1., 0.]]), array([-1.]), 1.0)
+    >>> clf.predict([[3.0, 0.5]]).tolist(), clf.solver_
+    ([1], 'qp')
+    """
+
+    def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
+                 gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
+                 solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
+                 max_iter: int = 1000, shrinking: bool = True, random_state=None,
+                 verbose: bool = False):
+        self.C = C
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.loss = loss
+        self.tol = tol
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # -- parameters ------------------------------------------------------------------------
+    def _check_params(self) -> None:
+        owner = "SVC"
+        check_scalar(owner, "C", self.C, low=0, low_inclusive=False,
+                     meaning="the SVM constant; np.inf for the hard margin",
+                     hint="Try C=1.0, or lam=... for the lambda form.")
+        check_scalar(owner, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
+                     meaning="lambda of 1/n sum loss + lam/2 ||theta||^2",
+                     hint="Try a small positive value such as 1e-4.")
+        if self.lam is not None and np.isinf(self.lam):
+            raise param_error(owner, "lam", "a finite float > 0", self.lam)
+        if self.lam is not None and self.C != 1.0:
+            raise ValueError(
+                f"SVC: give either C or lam, not both; got C={self.C!r} and lam={self.lam!r}."
+                " C = 1/(lam n) is computed from lam at fit time; leave C at its default."
+            )
+        check_kernel_params(owner, self.kernel, self.gamma, self.degree, self.coef0)
+        check_choice(owner, "solver", self.solver, ("auto", "qp", "dcd"))
+        check_choice(owner, "loss", self.loss, ("hinge", "squared_hinge"))
+        check_scalar(owner, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
+        check_scalar(owner, "tol", self.tol, low=0, low_inclusive=False,
+                     meaning="stopping tolerance", hint="Try tol=1e-4.")
+        check_scalar(owner, "max_iter", self.max_iter, kind=numbers.Integral, low=1,
+                     meaning="solver iterations", hint="Try max_iter=1000.")
+        check_scalar(owner, "shrinking", self.shrinking, kind=(bool, np.bool_))
+        if self.solver == "dcd" and (callable(self.kernel) or self.kernel != "linear"):
+            raise param_error(owner, "solver", "'qp' or 'auto' for a non-linear kernel",
+                              self.solver,
+                              "Dual coordinate descent keeps theta explicitly, so it needs"
+                              " kernel='linear'.")
+        if self.solver == "dcd" and np.isinf(self.C):
+            raise param_error(owner, "solver", "'qp' or 'auto' for the hard margin (C=inf)",
+                              self.solver,
+                              "Dual coordinate descent needs a finite C; the QP solves the"
+                              " hard-margin SVM and certifies non-separable data.")
+
+    def _is_linear(self) -> bool:
+        return not callable(self.kernel) and self.kernel == "linear"
+
+    def _pick_solver(self, X) -> str:
+        if self.solver != "auto":
+            return self.solver
+        if not self._is_linear() or np.isinf(self.C_):
+            return "qp"
+        if sp.issparse(X) or X.shape[0] > _AUTO_DCD_MIN_SAMPLES:
+            return "dcd"
+        return "qp"
+
+    # -- fit -------------------------------------------------------------------------------
+    def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
+        """Solve the SVM on ``(X, y)``; one-vs-rest with more than two classes."""
+        self._check_params()
+        if y is not None and np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
+            y = column_or_1d(np.asarray(y), warn=True)  # DataConversionWarning, as sklearn
+        X, y = validate_X_y(self, X, y, reset=True)
+        self.classes_ = check_classes("SVC", y, None)
+        n = X.shape[0]
+        self.C_ = float(self.C) if self.lam is None else 1.0 / (float(self.lam) * n)
+        self.solver_ = self._pick_solver(X)
+        if self.verbose:
+            print(f"SVC: solver={self.solver!r} -> {self.solver_!r} (kernel={self.kernel!r},"
+                  f" n_samples={n}, {'sparse' if sp.issparse(X) else 'dense'})")
+        for stale in ("coef_", "gamma_"):  # from an earlier fit with another kernel
+            if stale in self.__dict__:
+                delattr(self, stale)
+        y_pm = encode_pm(y, self.classes_)
+        problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+        if self._is_linear():
+            self._fit_linear(X, problems)
+        else:
+            self._fit_kernel(X, problems)
+        return self
+
+    def _solve_linear(self, X, y: NDArray, k: int, rng):
+        C, fit_b = self.C_, bool(self.fit_intercept)
+        if self.solver_ == "dcd":
+            res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
+                          max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=rng,
+                          verbose=bool(self.verbose))
+            if not res.converged:
+                warnings.warn(
+                    f"SVC: dual coordinate descent did not reach tol={self.tol:g} in"
+                    f" max_iter={self.max_iter} passes; increase max_iter or tol.",
+                    ConvergenceWarning, stacklevel=3)
+            return res.theta, res.theta_0, res.alpha, res.n_iter
+        res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
+                            max_iter=self.max_iter, verbose=bool(self.verbose))
+        if np.isinf(C) and res.status not in ("solved", "infeasible"):
+            # The interior point neither solved nor certified: let the separability LP decide.
+            from ..theory import is_linearly_separable
+
+            lp = is_linearly_separable(X, y, fit_intercept=fit_b)
+            if not lp.separable:
+                res.status, res.certificate = "infeasible", lp.certificate
+        self._check_qp(res, k)
+        return res.theta, res.theta_0, res.alpha, res.n_iter
+
+    def _check_qp(self, res, k: int) -> None:
+        if res.status == "infeasible":
+            which = "" if len(self.classes_) == 2 else (
+                f" (class {self.classes_[k]!r} against the rest)")
+            raise NotSeparableError(
+                f"SVC: the hard-margin SVM (C=inf) has no solution: the data{which} is not"
+                f" linearly separable{' in feature space' if not self._is_linear() else ''};"
+                f" rows {np.flatnonzero(res.certificate > 0)[:10].tolist()} carry the"
+                " certificate. Use a finite C for the soft-margin SVM.",
+                certificate=res.certificate)
+        if res.status != "solved":
+            warnings.warn(f"SVC: the interior-point solver stopped with status {res.status!r};"
+                          " the solution may be inaccurate. Rescale the features or raise"
+                          " max_iter.", ConvergenceWarning, stacklevel=4)
+
+    def _fit_linear(self, X, problems: list[NDArray]) -> None:
+        rng = check_random_state(self.random_state)
+        C, U = self.C_, (self.C_ if self.loss == "hinge" else np.inf)
+        n_models, d = len(problems), X.shape[1]
+        self.coef_ = np.zeros((n_models, d))
+        self.intercept_ = np.zeros(n_models)
+        alphas = np.zeros((n_models, X.shape[0]))
+        zs = np.zeros_like(alphas)
+        margins, objectives, gaps, iters = [], [], [], []
+        for k, y in enumerate(problems):
+            theta, theta_0, alpha, n_iter = self._solve_linear(X, y, k, rng)
+            self.coef_[k], self.intercept_[k] = theta, theta_0
+            alphas[k] = alpha
+            zs[k] = y * (np.asarray(X @ theta).ravel() + theta_0)
+            iters.append(n_iter)
+            norm = float(np.linalg.norm(theta))
+            margins.append(1.0 / norm if norm > 0 else np.inf)
+            if np.isinf(C):  # feasible to the QP's tolerance: the objective is 1/2 ||theta||^2
+                primal = 0.5 * norm**2
+            else:  # svm_objective from the agreements z already at hand
+                losses = hinge(zs[k]) if self.loss == "hinge" else squared_hinge(zs[k])
+                primal = 0.5 * norm**2 + C * float(losses.sum())
+            a = _feasible_dual(alpha, y, U, bool(self.fit_intercept))
+            w_a = np.asarray(X.T @ (a * y)).ravel()
+            dual = a.sum() - 0.5 * float(w_a @ w_a)
+            if self.loss == "squared_hinge" and np.isfinite(C):
+                dual -= float(a @ a) / (4.0 * C)
+            objectives.append(primal)
+            gaps.append(max(primal - dual, 0.0) if np.isfinite(primal) else np.inf)
+        self._set_support(X, problems, alphas, zs)
+        self._set_summaries(margins, objectives, gaps, iters)
+
+    def _fit_kernel(self, X, problems: list[NDArray]) -> None:
+        self.gamma_ = resolve_gamma(self.gamma, X)
+        K = gram(X, X, self.kernel, self.gamma_, self.degree, self.coef0)
+        C = self.C_
+        U = C if self.loss == "hinge" else np.inf
+        n_models = len(problems)
+        self.intercept_ = np.zeros(n_models)
+        alphas = np.zeros((n_models, X.shape[0]))
+        zs = np.zeros_like(alphas)
+        margins, objectives, gaps, iters = [], [], [], []
+        for k, y in enumerate(problems):
+            res = svm_dual_qp(K, y, C, fit_intercept=bool(self.fit_intercept), loss=self.loss,
+                              max_iter=self.max_iter, verbose=bool(self.verbose))
+            self._check_qp(res, k)
+            alpha = res.alpha
+            alphas[k], self.intercept_[k] = alpha, res.theta_0
+            iters.append(res.n_iter)
+            ay = alpha * y
+            sq_norm = max(float(ay @ K @ ay), 0.0)  # ||theta||^2 in feature space
+            margins.append(1.0 / np.sqrt(sq_norm) if sq_norm > 0 else np.inf)
+            z = zs[k] = y * (K @ ay + res.theta_0)
+            if np.isinf(C):  # feasible to the QP's tolerance: the objective is 1/2 ||theta||^2
+                primal = 0.5 * sq_norm
+            else:
+                losses = hinge(z) if self.loss == "hinge" else squared_hinge(z)
+                primal = 0.5 * sq_norm + C * float(losses.sum())
+            a = _feasible_dual(alpha, y, U, bool(self.fit_intercept))
+            dual = a.sum() - 0.5 * float((a * y) @ K @ (a * y))
+            if self.loss == "squared_hinge" and np.isfinite(C):
+                dual -= float(a @ a) / (4.0 * C)
+            objectives.append(primal)
+            gaps.append(max(primal - dual, 0.0) if np.isfinite(primal) else np.inf)
+        self._set_support(X, problems, alphas, zs)
+        self._set_summaries(margins, objectives, gaps, iters)
+
+    def _set_support(self, X, problems: list[NDArray], alphas: NDArray, z: NDArray) -> None:
+        # alpha_i > 0 needs z_i = y_i f(x_i) <= 1 (KKT); an interior-point alpha is only
+        # complementary to its tolerance, so a tiny alpha on a point outside the margin is 0.
+        top = alphas.max(axis=1, keepdims=True)
+        slack = self.tol if self.solver_ == "dcd" else 1e-6
+        is_sv = ((alphas > _SV_RELATIVE_THRESHOLD * np.maximum(top, np.finfo(float).tiny))
+                 & (z <= 1.0 + slack))
+        self.support_ = np.flatnonzero(is_sv.any(axis=0))
+        self.support_vectors_ = X[self.support_]
+        signed = alphas * np.vstack(problems)
+        signed[~is_sv] = 0.0
+        self.dual_coef_ = signed[:, self.support_]
+
+    def _set_summaries(self, margins, objectives, gaps, iters) -> None:
+        one = len(margins) == 1
+        self.margin_ = float(margins[0]) if one else np.asarray(margins)
+        self.objective_ = float(objectives[0]) if one else np.asarray(objectives)
+        self.duality_gap_ = float(gaps[0]) if one else np.asarray(gaps)
+        self.n_iter_ = int(max(iters))
+
+    # -- predict ---------------------------------------------------------------------------
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """``theta.x + theta_0`` (linear) or ``sum_i alpha_i y_i k(x_i, x) + theta_0``.
+
+        Shape ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
+        """
+        check_is_fitted(self, "intercept_")
+        X = validate_X(self, X, reset=False)
+        if hasattr(self, "coef_"):
+            scores = np.asarray(X @ self.coef_.T)
+        else:
+            K = gram(X, self.support_vectors_, self.kernel, self.gamma_, self.degree,
+                     self.coef0)
+            scores = K @ self.dual_coef_.T
+        scores = scores + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """``classes_[1]`` where the score is ``>= 0`` (binary), the argmax (one-vs-rest)."""
+        return decode_scores(self.decision_function(X), self.classes_)

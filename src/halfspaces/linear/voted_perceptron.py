@@ -1,0 +1,327 @@
+"""Voted perceptron (Freund & Schapire 1999). Labels y_t in {-1,+1}.
+
+    The perceptron runs as usual (w_1 = 0, b_1 = 0; mistake if y_t (<w_t, x_t> + b_t) <= 0,
+    then w <- w + y_t x_t, b <- b + y_t) and keeps every prediction vector it passes through:
+        v_1 = 0, v_{k+1} = v_k + y_{m_k} x_{m_k}     (m_k = the round of the k-th mistake)
+        c_k = number of rounds after which v_k was the current vector (its survival count)
+    Prediction by weighted vote:   yhat(x) = sign( sum_k c_k sign(<v_k, x> + b_k) )
+
+Storage: not the vectors v_k (a dense d-vector per mistake would not fit when d is huge)
+but the mistake rows x_{m_k} themselves (CSR, O(nnz) per mistake) with their labels. The
+scores of all v_k on a new x come from one prefix sum:
+        <v_{k+1}, x> = <v_k, x> + y_{m_k} <x_{m_k}, x>
+so one prediction costs O(nnz of the stored mistakes), what storing dense v_k would cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from numpy.typing import NDArray
+
+from .perceptron import Perceptron, _dot_csr, _dot_dense, perceptron_pass
+
+
+@njit(cache=True)
+def _vote(xw, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, c_lo):
+    """Vote of the vectors v_1..v_{M+1} made by stored mistakes lo..hi-1 on the dense x = xw.
+
+    ``counts[c_lo + i]`` is the count of v_{i+1}. Each vector votes, with its count, for
+    the label it predicts (+1 when its score is >= 0). Returns (vote, score of v_{M+1}
+    without b, b_{M+1}) so a caller can continue the prefix sum over further mistakes.
+    """
+    s = 0.0  # <v_1, x> = 0 and b_1 = 0: v_1 votes +1
+    b = 0.0
+    vote = counts[c_lo]
+    for j in range(lo, hi):
+        g = 0.0
+        for p in range(m_indptr[j], m_indptr[j + 1]):
+            g += m_data[p] * xw[np.uint64(m_indices[p])]
+        s += m_y[j] * g  # <v_{k+1}, x> = <v_k, x> + y_{m_k} <x_{m_k}, x>
+        b += m_b[j]
+        c = counts[c_lo + 1 + (j - lo)]
+        vote += c if s + b >= 0.0 else -c
+    return vote, s, b
+
+
+@njit(cache=True)
+def _vote_scores(X, m_data, m_indices, m_indptr, m_y, m_b, ptr, counts, out):
+    """out[i, k] = vote of binary model k on the dense row X[i]. Model k owns the stored
+    mistakes ptr[k]..ptr[k+1]-1 and the counts ptr[k]+k .. ptr[k+1]+k."""
+    for i in range(X.shape[0]):
+        for k in range(ptr.shape[0] - 1):
+            out[i, k] = _vote(X[i], m_data, m_indices, m_indptr, m_y, m_b, ptr[k], ptr[k + 1],
+                              counts, ptr[k] + k)[0]
+
+
+@njit(cache=True)
+def _vote_scores_csr(data, indices, indptr, m_data, m_indices, m_indptr, m_y, m_b, ptr,
+                     counts, work, out):
+    """``_vote_scores`` for CSR rows, each scattered into the zeroed work vector work[d]."""
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            work[np.uint64(indices[p])] = data[p]
+        for k in range(ptr.shape[0] - 1):
+            out[i, k] = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, ptr[k], ptr[k + 1],
+                              counts, ptr[k] + k)[0]
+        for p in range(indptr[i], indptr[i + 1]):
+            work[np.uint64(indices[p])] = 0.0
+
+
+@njit(cache=True)
+def _count_survivals(y, scores, order, counts, mistake_rows):
+    """After a perceptron pass that recorded ``scores``: counts[0] (in: the current vector's
+    count) and counts[1..m] become the counts of the vectors made in the pass, and
+    mistake_rows[:m] their rows. Returns m."""
+    m = 0
+    for t in order:
+        if y[t] * scores[t] <= 0.0:  # the pass updated here: a new vector, counting this round
+            mistake_rows[m] = t
+            m += 1
+            counts[m] = 1.0
+        else:
+            counts[m] += 1.0
+    return m
+
+
+@njit(cache=True)
+def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b, lo, hi,
+                counts, new_rows, scores):
+    """The game on dense X in order. scores[t] = the vote before round t (what score_one
+    returns); the update is the running perceptron's. counts[0..M] are the stored counts
+    (M = hi - lo), counts[M+1..] receive the new vectors'. The pass's own mistake rows are
+    read from X, non-zeros in order: the very sums their stored copies give. Returns m."""
+    n_stored = hi - lo
+    m = 0
+    d = X.shape[1]
+    for t in range(X.shape[0]):
+        x_t, y_t = X[t], y[t]
+        vote, s, bk = _vote(x_t, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, 0)
+        for q in range(m):
+            r = new_rows[q]
+            g = 0.0
+            for j in range(d):
+                if X[r, j] != 0.0:
+                    g += np.float64(X[r, j]) * x_t[j]
+            s += y[r] * g
+            if fit_intercept:
+                bk += y[r]
+            c = counts[n_stored + 1 + q]
+            vote += c if s + bk >= 0.0 else -c
+        scores[t] = vote
+        if y_t * (_dot_dense(w, x_t) + b[0]) <= 0.0:  # the running perceptron's mistake
+            for j in range(d):
+                w[j] += y_t * x_t[j]
+            if fit_intercept:
+                b[0] += y_t
+            new_rows[m] = t
+            m += 1
+            counts[n_stored + m] = 1.0
+        else:
+            counts[n_stored + m] += 1.0
+    return m
+
+
+@njit(cache=True)
+def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_indices, m_indptr,
+                    m_y, m_b, lo, hi, counts, new_rows, work, scores):
+    """``_voted_play`` for CSR X (work: zeroed float64[d])."""
+    n_stored = hi - lo
+    m = 0
+    for t in range(indptr.shape[0] - 1):
+        start, end, y_t = indptr[t], indptr[t + 1], y[t]
+        for p in range(start, end):
+            work[np.uint64(indices[p])] = data[p]
+        vote, s, bk = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, 0)
+        for q in range(m):
+            r = new_rows[q]
+            g = 0.0
+            for p in range(indptr[r], indptr[r + 1]):
+                g += np.float64(data[p]) * work[np.uint64(indices[p])]
+            s += y[r] * g
+            if fit_intercept:
+                bk += y[r]
+            c = counts[n_stored + 1 + q]
+            vote += c if s + bk >= 0.0 else -c
+        for p in range(start, end):
+            work[np.uint64(indices[p])] = 0.0
+        scores[t] = vote
+        if y_t * (_dot_csr(w, data, indices, start, end) + b[0]) <= 0.0:
+            for p in range(start, end):
+                w[np.uint64(indices[p])] += y_t * data[p]
+            if fit_intercept:
+                b[0] += y_t
+            new_rows[m] = t
+            m += 1
+            counts[n_stored + m] = 1.0
+        else:
+            counts[n_stored + m] += 1.0
+    return m
+
+
+class VotedPerceptron(Perceptron):
+    """The voted perceptron: every vector the perceptron passes through votes, weighted by
+    the number of rounds it survived.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an offset: :math:`b_{k+1} = b_k + y_{m_k}` with each vector.
+    max_iter : int, default=100
+        Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
+        pass in which the running perceptron makes no mistake (``converged_`` is then True).
+    shuffle : bool, default=False
+        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
+    random_state : int, RandomState or None, default=None
+        Seed of the shuffling.
+    warm_start : bool, default=False
+        Continue ``fit`` from the current vectors instead of starting from zero.
+
+    Attributes
+    ----------
+    current_coef_, current_intercept_ : ndarray of shape (n_models, n_features), (n_models,)
+        The running perceptron :math:`v_{M+1}, b_{M+1}` (what the update rule tests).
+    vote_counts_ : ndarray of float64
+        Survival counts :math:`c_1..c_{M+1}` of each binary model, model after model (model
+        ``k`` owns ``vote_counts_[mistake_ptr_[k] + k : mistake_ptr_[k + 1] + k + 1]``).
+    mistake_ptr_ : ndarray of int64, shape (n_models + 1,)
+        Model ``k``'s mistakes are rows ``mistake_ptr_[k]:mistake_ptr_[k + 1]`` below.
+    mistake_data_, mistake_indices_, mistake_indptr_ : ndarray
+        The mistake rows :math:`x_{m_k}` in CSR form (float64 values).
+    mistake_y_, mistake_b_ : ndarray of float64
+        Their labels :math:`y_{m_k}` and the offset increments (``y`` or 0).
+    classes_, n_mistakes_, mistakes_per_epoch_, converged_, n_iter_, t_
+        As for :class:`~halfspaces.linear.Perceptron` (mistakes are the running
+        perceptron's).
+
+    Notes
+    -----
+    .. math::
+
+        \\hat y(x) = \\operatorname{sign}\\Big(\\sum_{k=1}^{M+1} c_k\\,
+            \\operatorname{sign}(\\langle v_k, x\\rangle + b_k)\\Big),
+        \\qquad \\langle v_{k+1}, x\\rangle = \\langle v_k, x\\rangle
+            + y_{m_k} \\langle x_{m_k}, x\\rangle
+
+    with :math:`\\operatorname{sign}(0) = +1`, the tie rule of ``predict``.
+    ``decision_function`` returns the vote sum (an integer-valued float). :math:`c_k` counts
+    the rounds after which :math:`v_k` was the current vector; a new vector counts the
+    round of the mistake that made it, so :math:`\\sum_k c_k = T` and the averaged
+    perceptron is :math:`\\frac1T\\sum_k c_k v_k`.
+
+    Memory is the mistake rows (``O(nnz)`` per mistake, float64 values), never a dense
+    d-vector per mistake; a prediction costs ``O(nnz of all mistake rows)`` per example
+    and class, as the paper's algorithm does.
+
+    **The online game** (:func:`halfspaces.online.play`, ``score_one``/``predict_one``) is
+    played by the *voted* predictor: the score of round :math:`t` is the vote of the
+    vectors so far, and the update is decided by the running perceptron. The compiled pass
+    and the one-example loop give bit-identical scores. A round of the game costs
+    ``O(nnz of the mistake rows so far)``.
+
+    References
+    ----------
+    Freund & Schapire (1999), "Large margin classification using the perceptron algorithm",
+    Machine Learning 37(3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> clf = VotedPerceptron(fit_intercept=False).partial_fit(X, y, classes=[-1, 1])
+    >>> clf.vote_counts_   # v_1 = 0, v_2 = [1, 0] (1 round), v_3 = [1, 1] (3 rounds)
+    array([0., 1., 3.])
+    >>> clf.decision_function(np.array([[1.0, -2.0], [2.0, 1.0]]))
+    array([-2.,  4.])
+    """
+
+    def _init_state(self, X, n_models: int) -> None:
+        d = X.shape[1]
+        self.current_coef_ = np.zeros((n_models, d), dtype=np.float64)
+        self.current_intercept_ = np.zeros(n_models, dtype=np.float64)
+        self.vote_counts_ = np.zeros(n_models, dtype=np.float64)
+        self.mistake_ptr_ = np.zeros(n_models + 1, dtype=np.int64)
+        index_dtype = np.int32 if d <= np.iinfo(np.int32).max else np.int64
+        self.mistake_data_ = np.zeros(0, dtype=np.float64)
+        self.mistake_indices_ = np.zeros(0, dtype=index_dtype)
+        self.mistake_indptr_ = np.zeros(1, dtype=np.int64)
+        self.mistake_y_ = np.zeros(0, dtype=np.float64)
+        self.mistake_b_ = np.zeros(0, dtype=np.float64)
+
+    # -- storage ---------------------------------------------------------------------------
+    def _mistake_arrays(self):
+        return (self.mistake_data_, self.mistake_indices_, self.mistake_indptr_,
+                self.mistake_y_, self.mistake_b_)
+
+    def _append(self, k: int, X, rows: NDArray, y: NDArray, counts: NDArray) -> None:
+        """Give model k the vectors made by mistakes on X[rows]; ``counts`` (len(rows) + 1)
+        replaces its current vector's count and adds the new ones."""
+        hi = int(self.mistake_ptr_[k + 1])
+        if rows.size == 0:
+            self.vote_counts_[hi + k] = counts[0]
+            return
+        if sp.issparse(X):
+            R = X[rows]
+        else:  # keep the non-zeros in index order: the play kernel sums exactly those
+            R = sp.csr_matrix(X[rows])
+        b = y * (1.0 if self.fit_intercept else 0.0)
+        c = self.vote_counts_
+        self.vote_counts_ = np.concatenate([c[: hi + k], counts, c[hi + k + 1 :]])
+        self.mistake_y_ = np.concatenate([self.mistake_y_[:hi], y, self.mistake_y_[hi:]])
+        self.mistake_b_ = np.concatenate([self.mistake_b_[:hi], b, self.mistake_b_[hi:]])
+        ip = self.mistake_indptr_
+        cut = int(ip[hi])
+        self.mistake_data_ = np.concatenate(
+            [self.mistake_data_[:cut], R.data.astype(np.float64), self.mistake_data_[cut:]])
+        self.mistake_indices_ = np.concatenate(
+            [self.mistake_indices_[:cut], R.indices.astype(self.mistake_indices_.dtype),
+             self.mistake_indices_[cut:]])
+        self.mistake_indptr_ = np.concatenate(
+            [ip[: hi + 1], cut + R.indptr[1:].astype(np.int64), ip[hi + 1 :] + R.nnz])
+        self.mistake_ptr_[k + 1 :] += rows.size
+
+    # -- hooks -----------------------------------------------------------------------------
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        w, b = self.current_coef_[k], self.current_intercept_[k : k + 1]
+        mistakes = perceptron_pass(X, y, w, b, bool(self.fit_intercept), order, scores)
+        counts = np.empty(order.size + 1, dtype=np.float64)
+        counts[0] = self.vote_counts_[self.mistake_ptr_[k + 1] + k]
+        rows = np.empty(mistakes, dtype=np.int64)
+        _count_survivals(y, scores, order, counts, rows)
+        self._append(k, X, rows, y[rows], counts[: mistakes + 1])
+        return mistakes
+
+    def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+        """The game in one compiled pass; scores are the vote (see Notes)."""
+        n = X.shape[0]
+        scores = np.empty(n, dtype=np.float64)
+        lo, hi = int(self.mistake_ptr_[0]), int(self.mistake_ptr_[1])
+        counts = np.empty(hi - lo + 1 + n, dtype=np.float64)
+        counts[: hi - lo + 1] = self.vote_counts_[lo : hi + 1]
+        new_rows = np.empty(n, dtype=np.int64)
+        w, b = self.current_coef_[0], self.current_intercept_[0:1]
+        fit_b = bool(self.fit_intercept)
+        if sp.issparse(X):
+            work = np.zeros(X.shape[1], dtype=np.float64)
+            m = _voted_play_csr(X.data, X.indices, X.indptr, y_pm, w, b, fit_b,
+                                *self._mistake_arrays(), lo, hi, counts, new_rows, work, scores)
+        else:
+            m = _voted_play(X, y_pm, w, b, fit_b, *self._mistake_arrays(), lo, hi, counts,
+                            new_rows, scores)
+        rows = new_rows[:m]
+        self._append(0, X, rows, y_pm[rows], counts[hi - lo : hi - lo + m + 1])
+        self.t_ += n
+        self.n_mistakes_ += m
+        return scores
+
+    def _decision(self, X) -> NDArray[np.float64]:
+        out = np.empty((X.shape[0], self.mistake_ptr_.size - 1), dtype=np.float64)
+        arrays = (*self._mistake_arrays(), self.mistake_ptr_, self.vote_counts_)
+        if sp.issparse(X):
+            work = np.zeros(X.shape[1], dtype=np.float64)
+            _vote_scores_csr(X.data, X.indices, X.indptr, *arrays, work, out)
+        else:
+            _vote_scores(X, *arrays, out)
+        return out.ravel() if out.shape[1] == 1 else out

@@ -1,0 +1,521 @@
+"""Pictures of the theory: margin boundaries, support vectors, updates, mistakes, objectives.
+
+Needs the optional dependency matplotlib (``pip install "halfspaces[plot]"``), imported inside
+each function. Nothing here calls ``plt.show()``: every function draws into ``ax`` (or
+``fig``) when given one, otherwise into a new pyplot figure, and returns the Axes (the Figure
+for multi-panel pictures), so the caller decides whether to show or save.
+
+The boundary pictures need 2-D data (two features); they draw, for a score
+``f(x) = <w, x> + b`` (or a kernel expansion),
+
+    decision boundary   f(x) = 0
+    margin boundaries   f(x) = +1 and f(x) = -1
+
+and circle every point with ``y f(x) <= 1``: the points on or inside the margin, the only
+ones with a non-zero hinge loss or a non-zero dual variable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "plot_decision_boundary",
+    "plot_regularization",
+    "plot_max_margin",
+    "plot_perceptron_update",
+    "plot_mistakes",
+    "plot_objective",
+    "pegasos_objective_history",
+]
+
+_NEG_STYLE = {"marker": "o", "color": "tab:blue"}
+_POS_STYLE = {"marker": "s", "color": "tab:red"}
+# Relative tolerance for "sits on the margin": solvers return margins equal to 1 up to ~1e-7.
+_ON_MARGIN_RTOL = 1e-6
+
+
+def _legend(ax, extra=()) -> None:
+    """Legend below the axes, so that it never hides a point; ``extra``: proxy handles."""
+    handles, _ = ax.get_legend_handles_labels()
+    ax.legend(handles=list(extra) + handles, loc="upper center", bbox_to_anchor=(0.5, -0.13),
+              ncol=2, fontsize="small", frameon=False)
+
+
+def _new_axes(ax):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(6, 6), layout="constrained")
+    return ax
+
+
+def _check_2d(owner: str, X: ArrayLike) -> NDArray[np.float64]:
+    """``X`` as a dense float array with exactly two columns, or a clear ValueError."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != 2:
+        got = X.shape[1] if X.ndim == 2 else f"an array of shape {X.shape}"
+        raise ValueError(
+            f"{owner}: X must have exactly 2 features to be drawn in the plane; got {got}."
+            " Pick two columns or project the data (e.g. with PCA) first."
+        )
+    return np.asarray(X, dtype=np.float64)
+
+
+def _encode(owner: str, y: ArrayLike, classes: ArrayLike | None = None):
+    y = np.asarray(y)
+    classes = np.unique(y) if classes is None else np.asarray(classes)
+    if classes.size != 2:
+        raise ValueError(
+            f"{owner}: needs exactly two classes; got {classes.size} ({classes[:5].tolist()})."
+            " Plot one class against the rest, e.g. y == k."
+        )
+    return np.where(y == classes[1], 1.0, -1.0), classes
+
+
+def _limits(X: NDArray, pad: float = 0.15) -> tuple[float, float, float, float]:
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.where(hi - lo > 0, hi - lo, 1.0)
+    lo, hi = lo - pad * span, hi + pad * span
+    return float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1])
+
+
+def _line_points(w: NDArray, level: float, box) -> NDArray | None:
+    """Two points of ``{x : <w, x> = level}`` spanning the box, or None when ``w = 0``."""
+    x0, x1, y0, y1 = box
+    if abs(w[1]) >= abs(w[0]):
+        if w[1] == 0.0:
+            return None
+        xs = np.array([x0, x1])
+        return np.column_stack([xs, (level - w[0] * xs) / w[1]])
+    ys = np.array([y0, y1])
+    return np.column_stack([(level - w[1] * ys) / w[0], ys])
+
+
+def _scatter_classes(ax, X: NDArray, y_pm: NDArray, classes) -> None:
+    for sign, style in ((-1.0, _NEG_STYLE), (1.0, _POS_STYLE)):
+        rows = y_pm == sign
+        label = classes[int(sign > 0)]
+        ax.scatter(X[rows, 0], X[rows, 1], s=28, marker=style["marker"], color=style["color"],
+                   edgecolors="white", linewidths=0.5, label=f"y = {_label_text(label)}",
+                   zorder=3)
+
+
+def _label_text(label: Any) -> str:
+    if isinstance(label, (float, np.floating)) and float(label).is_integer():
+        return str(int(label))
+    return str(label)
+
+
+def _circle(ax, X: NDArray, rows: NDArray, label: str) -> None:
+    if np.any(rows):
+        ax.scatter(X[rows, 0], X[rows, 1], s=150, facecolors="none", edgecolors="black",
+                   linewidths=1.2, label=label, zorder=4)
+
+
+def _draw_levels(ax, w: NDArray, b: float, levels, box, names) -> None:
+    styles = {0: dict(color="black", linestyle="-", linewidth=1.8)}
+    for level, name in zip(levels, names, strict=True):
+        points = _line_points(w, level - b, box)
+        if points is None:
+            continue
+        style = styles.get(0 if level == 0 else 1, dict(color="gray", linestyle="--",
+                                                         linewidth=1.2))
+        ax.plot(points[:, 0], points[:, 1], label=name, zorder=2, **style)
+
+
+def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: Any = None,
+                           margins: bool = True, grid_resolution: int = 200,
+                           title: str | None = None):
+    """Draw a fitted two-class estimator's decision boundary and margin boundaries (Figure 1).
+
+    Parameters
+    ----------
+    estimator : fitted two-class estimator with ``decision_function`` and ``classes_``
+        Linear models (``coef_`` of shape ``(1, 2)``) get exact lines; others (kernel models)
+        get the contours of ``decision_function`` on a grid.
+    X : array of shape (n_samples, 2)
+    y : array of shape (n_samples,), labels among ``estimator.classes_``
+    ax : matplotlib Axes, optional
+    margins : bool, default=True
+        Also draw the margin boundaries ``score = +1`` and ``score = -1`` and circle the
+        points with ``y * score <= 1`` (on or inside the margin).
+    grid_resolution : int, default=200
+        Grid size of the shading (and of the contours of non-linear models).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The lines are labelled ``"decision boundary (score = 0)"``, ``"margin (score = +1)"``
+        and ``"margin (score = -1)"``.
+
+    Notes
+    -----
+    .. math::
+
+        \\{x : \\langle w, x\\rangle + b = 0\\}, \\qquad
+        \\{x : \\langle w, x\\rangle + b = \\pm 1\\}, \\qquad
+        \\text{circled: } y_i(\\langle w, x_i\\rangle + b) \\le 1 .
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from matplotlib.figure import Figure
+    >>> from halfspaces import Perceptron
+    >>> X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 0.0], [3.0, 1.0]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> ax = Figure().add_subplot()
+    >>> ax = plot_decision_boundary(Perceptron().fit(X, y), X, y, ax=ax)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['decision boundary (score = 0)', 'margin (score = +1)', 'margin (score = -1)']
+    """
+    X = _check_2d("plot_decision_boundary", X)
+    ax = _new_axes(ax)
+    y_pm, classes = _encode("plot_decision_boundary", y, getattr(estimator, "classes_", None))
+    scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
+    if scores.ndim != 1:
+        raise ValueError("plot_decision_boundary: the estimator has more than two classes;"
+                         " fit it on two (one class against the rest) to draw its boundary.")
+    box = _limits(X)
+    xx, yy = np.meshgrid(np.linspace(box[0], box[1], grid_resolution),
+                         np.linspace(box[2], box[3], grid_resolution))
+    grid_scores = np.asarray(estimator.decision_function(np.column_stack([xx.ravel(),
+                                                                          yy.ravel()])))
+    grid_scores = grid_scores.reshape(xx.shape)
+    ax.contourf(xx, yy, np.sign(grid_scores), levels=[-2, 0, 2],
+                colors=[_NEG_STYLE["color"], _POS_STYLE["color"]], alpha=0.08, zorder=0)
+    levels = (0.0, 1.0, -1.0) if margins else (0.0,)
+    names = ("decision boundary (score = 0)", "margin (score = +1)",
+             "margin (score = -1)")[: len(levels)]
+    coef = getattr(estimator, "coef_", None)
+    proxies = []
+    if coef is not None and np.shape(coef) == (1, 2):
+        w = np.asarray(coef, dtype=np.float64)[0]
+        b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
+        _draw_levels(ax, w, b, levels, box, names)
+    else:
+        order = np.argsort(levels)
+        ax.contour(xx, yy, grid_scores, levels=[levels[i] for i in order],
+                   colors=["gray" if levels[i] else "black" for i in order],
+                   linestyles=["--" if levels[i] else "-" for i in order], zorder=2)
+        # Contours have no legend entries of their own: describe them with proxy lines.
+        from matplotlib.lines import Line2D
+
+        proxies = [Line2D([], [], color="gray" if level else "black",
+                          linestyle="--" if level else "-", label=name)
+                   for level, name in zip(levels, names, strict=True)]
+    _scatter_classes(ax, X, y_pm, classes)
+    if margins:
+        z = y_pm * scores
+        on_or_inside = (z < 1.0) | np.isclose(z, 1.0, rtol=_ON_MARGIN_RTOL, atol=1e-9)
+        _circle(ax, X, on_or_inside, "on or inside the margin")
+    ax.set_xlim(box[0], box[1])
+    ax.set_ylim(box[2], box[3])
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_title(title if title is not None else type(estimator).__name__)
+    _legend(ax, proxies)
+    return ax
+
+
+def plot_regularization(X: ArrayLike, y: ArrayLike, lams: tuple[float, float] = (1e-3, 1.0), *,
+                        estimator: Any = None, fig: Any = None):
+    """The same data fitted with a small and a large ``lam``, side by side (Figure 2).
+
+    A small lambda (large ``C = 1/(lam n)``) buys a narrow margin with few violations; a large
+    lambda a wide margin with many points inside it.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, 2)
+    y : array of shape (n_samples,), two classes
+    lams : sequence of floats, default=(1e-3, 1.0)
+        One panel per value of lambda.
+    estimator : unfitted estimator with a ``lam`` parameter, optional
+        Cloned for each panel with ``lam`` set; default ``SVC(kernel="linear")`` (the exact
+        minimizer of the objective).
+    fig : matplotlib Figure, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    .. math::
+
+        J(\\theta, \\theta_0) = \\frac1n\\sum_{i=1}^n
+        \\max(0, 1 - y_i(\\theta\\cdot x_i + \\theta_0)) + \\frac\\lambda2\\|\\theta\\|^2,
+        \\qquad \\text{margin width } 2/\\|\\theta\\| .
+    """
+    from sklearn.base import clone
+
+    X = _check_2d("plot_regularization", X)
+    if estimator is None:
+        from .linear.svm import SVC
+
+        estimator = SVC(kernel="linear")
+    if fig is None:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(5 * len(lams), 5.5), layout="constrained")
+    axes = fig.subplots(1, len(lams), squeeze=False)[0]
+    for ax, lam in zip(axes, lams, strict=True):
+        fitted = clone(estimator).set_params(lam=lam).fit(X, y)
+        w_norm = float(np.linalg.norm(np.ravel(fitted.coef_)))
+        width = 2.0 / w_norm if w_norm > 0 else np.inf
+        plot_decision_boundary(fitted, X, y, ax=ax,
+                               title=f"$\\lambda$ = {lam:g}: margin width 2/||θ|| = {width:.3g}")
+    return fig
+
+
+def plot_max_margin(X: ArrayLike, y: ArrayLike, *, ax: Any = None, fit_intercept: bool = True):
+    """The max-margin separator of separable 2-D data and its support vectors (Figure 3).
+
+    The separator comes from :func:`halfspaces.theory.max_margin_separator`. The margin lines
+    pass through the points of smallest functional margin, the support vectors, which are
+    circled; the title gives the geometric margin gamma.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, 2)
+    y : array of shape (n_samples,), two classes, linearly separable
+    ax : matplotlib Axes, optional
+    fit_intercept : bool, default=True
+        Allow an offset ``b``; with False the separator goes through the origin.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Notes
+    -----
+    .. math::
+
+        \\max_{w, b}\\; \\min_i \\frac{y_i(\\langle w, x_i\\rangle + b)}{\\|w\\|}
+        \\quad\\Longleftrightarrow\\quad
+        \\min \\tfrac12\\|w\\|^2 \\text{ s.t. } y_i(\\langle w, x_i\\rangle + b) \\ge 1 .
+    """
+    from .theory import max_margin_separator
+
+    X = _check_2d("plot_max_margin", X)
+    y_pm, classes = _encode("plot_max_margin", y)
+    w, b, margin = max_margin_separator(X, y_pm, fit_intercept=fit_intercept)
+    w = np.asarray(w, dtype=np.float64).ravel()
+    b = float(b)
+    ax = _new_axes(ax)
+    z = y_pm * (X @ w + b)
+    m = float(z.min())
+    box = _limits(X if fit_intercept else np.vstack([X, np.zeros((1, 2))]))
+    _draw_levels(ax, w, b, (0.0, m, -m),
+                 box, ("max-margin separator", "margin boundary", "margin boundary (other side)"))
+    _scatter_classes(ax, X, y_pm, classes)
+    support = np.isclose(z, m, rtol=_ON_MARGIN_RTOL, atol=1e-9)
+    _circle(ax, X, support, f"support vectors ({int(support.sum())})")
+    ax.set_xlim(box[0], box[1])
+    ax.set_ylim(box[2], box[3])
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_title(f"max-margin separator: $\\gamma$ = {float(margin):.4g}")
+    _legend(ax)
+    return ax
+
+
+def plot_perceptron_update(w: ArrayLike, x: ArrayLike, y: float, *, ax: Any = None):
+    """The geometry of one perceptron update ``w <- w + y x`` in the plane.
+
+    Draws ``w`` (before), ``y x``, ``w + y x`` (after), the point ``x`` with its label, and
+    the boundaries ``<w, v> = 0`` before (dashed) and after (solid) the update: the new
+    weight vector turns towards ``y x``, so ``y <w + y x, x> = y <w, x> + ||x||^2``.
+
+    Parameters
+    ----------
+    w : array of shape (2,), the weights before the update
+    x : array of shape (2,), the example (a mistake: ``y <w, x> <= 0``)
+    y : +1 or -1, its label
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Lines labelled ``"boundary before"`` and ``"boundary after"``.
+
+    Notes
+    -----
+    .. math::
+
+        y_t\\langle w_t, x_t\\rangle \\le 0 \\;\\Rightarrow\\; w_{t+1} = w_t + y_t x_t .
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from matplotlib.figure import Figure
+    >>> ax = plot_perceptron_update([1.0, 0.0], [-1.0, 1.0], 1, ax=Figure().add_subplot())
+    >>> [line.get_label() for line in ax.get_lines()][:2]
+    ['boundary before', 'boundary after']
+    """
+    w = np.asarray(w, dtype=np.float64).ravel()
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if w.shape != (2,) or x.shape != (2,):
+        raise ValueError(f"plot_perceptron_update: w and x must be vectors of 2 numbers; got"
+                         f" shapes {w.shape} and {x.shape}.")
+    if y not in (-1, 1):
+        raise ValueError(f"plot_perceptron_update: y must be -1 or +1; got {y!r}.")
+    ax = _new_axes(ax)
+    new = w + y * x
+    reach = 1.25 * max(np.abs(np.concatenate([w, x, new])).max(), 1e-12)
+    box = (-reach, reach, -reach, reach)
+    for vec, style, label in ((w, "before", "boundary before"), (new, "after",
+                                                                  "boundary after")):
+        points = _line_points(vec, 0.0, box)
+        if points is not None:
+            ax.plot(points[:, 0], points[:, 1], color="black" if style == "after" else "gray",
+                    linestyle="-" if style == "after" else "--", label=label, zorder=1)
+    arrow = dict(angles="xy", scale_units="xy", scale=1, width=0.008, zorder=3)
+    ax.quiver(0, 0, w[0], w[1], color="gray", label="$w_t$", **arrow)
+    ax.quiver(0, 0, y * x[0], y * x[1], color="tab:green", label="$y_t x_t$", **arrow)
+    ax.quiver(w[0], w[1], y * x[0], y * x[1], color="tab:green", alpha=0.4, **arrow)
+    ax.quiver(0, 0, new[0], new[1], color="black", label="$w_{t+1} = w_t + y_t x_t$", **arrow)
+    style = _POS_STYLE if y > 0 else _NEG_STYLE
+    ax.scatter([x[0]], [x[1]], s=80, marker=style["marker"], color=style["color"],
+               label=f"$x_t$ (y = {int(y):+d})", zorder=4)
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-reach, reach)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="lightgray", linewidth=0.6, zorder=0)
+    ax.axvline(0, color="lightgray", linewidth=0.6, zorder=0)
+    ax.set_title("perceptron update on a mistake")
+    _legend(ax)
+    return ax
+
+
+def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None,
+                  label: str | None = None):
+    """Cumulative mistakes over the rounds of the online game, against a mistake bound.
+
+    Parameters
+    ----------
+    transcript : :class:`halfspaces.online.Transcript` (or anything with ``mistakes``)
+    bound : float, optional
+        Drawn as a horizontal line, e.g. Novikoff's ``(R/gamma)^2``.
+    ax : matplotlib Axes, optional
+    label : str, optional
+        Legend entry of the mistake curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The curve's y-data is the cumulative number of mistakes after rounds 1, 2, ..., T.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from types import SimpleNamespace
+    >>> from matplotlib.figure import Figure
+    >>> t = SimpleNamespace(mistakes=np.array([True, False, True]))
+    >>> ax = plot_mistakes(t, bound=4.0, ax=Figure().add_subplot())
+    >>> ax.get_lines()[0].get_ydata().tolist()
+    [1, 1, 2]
+    """
+    mistakes = np.asarray(transcript.mistakes, dtype=bool)
+    cumulative = np.cumsum(mistakes)
+    rounds = np.arange(1, mistakes.size + 1)
+    ax = _new_axes(ax)
+    ax.plot(rounds, cumulative, drawstyle="steps-post", color="tab:blue",
+            label=label or f"mistakes ({int(cumulative[-1]) if cumulative.size else 0})")
+    if bound is not None:
+        ax.axhline(float(bound), color="tab:red", linestyle="--",
+                   label=f"bound = {float(bound):.4g}")
+    ax.set_xlabel("round t")
+    ax.set_ylabel("mistakes so far")
+    ax.set_title("online mistakes")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any = None,
+                   gap: bool = False, label: str = "Pegasos"):
+    """The objective ``J(theta_t)`` over iterations against the exact optimum ``J*``.
+
+    Parameters
+    ----------
+    history : array of shape (n_iterations,), objective after each iteration (epoch)
+    optimum : float, optional
+        The exact minimum, e.g. from ``SVC`` solved as a QP; drawn as a horizontal line.
+    ax : matplotlib Axes, optional
+    gap : bool, default=False
+        Plot the sub-optimality ``J(theta_t) - J*`` on a log scale instead (needs
+        ``optimum``).
+    label : str, default="Pegasos"
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from matplotlib.figure import Figure
+    >>> ax = plot_objective([3.0, 2.0, 1.5], 1.0, ax=Figure().add_subplot())
+    >>> [float(v) for v in ax.get_lines()[1].get_ydata()]
+    [1.0, 1.0]
+    """
+    history = np.asarray(history, dtype=np.float64).ravel()
+    iterations = np.arange(1, history.size + 1)
+    ax = _new_axes(ax)
+    if gap:
+        if optimum is None:
+            raise ValueError("plot_objective: gap=True needs the optimum; got optimum=None.")
+        # The floor keeps iterates that reach the optimum (to rounding) on the log scale.
+        ax.semilogy(iterations, np.maximum(history - float(optimum), 1e-16), color="tab:blue",
+                    label=f"{label}: $J(\\theta_t) - J^*$")
+        ax.set_ylabel("$J(\\theta_t) - J^*$")
+    else:
+        ax.plot(iterations, history, color="tab:blue", marker=".",
+                label=f"{label}: $J(\\theta_t)$")
+        if optimum is not None:
+            ax.axhline(float(optimum), color="black", linestyle="--",
+                       label=f"optimum $J^*$ = {float(optimum):.5g}")
+        ax.set_ylabel("objective $J(\\theta)$")
+    ax.set_xlabel("iteration")
+    ax.set_title("objective against the optimum")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def pegasos_objective_history(X: ArrayLike, y: ArrayLike, lam: float, *, max_iter: int = 50,
+                              random_state: Any = 0) -> tuple[NDArray[np.float64], float]:
+    """The data for :func:`plot_objective`: Pegasos's objective per epoch, and the optimum.
+
+    Runs ``PegasosSVC(lam=lam, record_objective=True)`` for ``max_iter`` epochs (its
+    ``objective_history_``, :func:`halfspaces.losses.svm_objective` after each epoch); the
+    optimum is the same objective at the exact minimizer, ``SVC(lam=lam)`` solved as a QP.
+
+    Returns
+    -------
+    history : array of shape (max_iter,)
+    optimum : float
+    """
+    from .linear.pegasos import PegasosSVC
+    from .linear.svm import SVC
+    from .losses import svm_objective
+
+    y_pm, _ = _encode("pegasos_objective_history", y)
+    learner = PegasosSVC(lam=lam, max_iter=max_iter, record_objective=True,
+                         random_state=random_state).fit(X, y)
+    history = np.asarray(learner.objective_history_, dtype=np.float64).ravel()
+    exact = SVC(lam=lam, kernel="linear").fit(X, y)
+    optimum = svm_objective(np.ravel(exact.coef_), float(np.ravel(exact.intercept_)[0]), X, y_pm,
+                            lam=lam)
+    return history, float(optimum)

@@ -1,0 +1,264 @@
+"""Linear programs of halfspace learning, solved by HiGHS through :func:`scipy.optimize.linprog`.
+
+Labels are ``y_i in {-1, +1}``; ``X`` is a dense float64 array or a CSR matrix. Three LPs:
+
+Separating LP (ERM in the realizable case; the L1 objective makes it bounded and the
+separator sparse)::
+
+    min  ||w||_1    s.t.  y_i (<w, x_i> + b) >= 1   for every i        (w = u - v, u, v >= 0)
+
+Farkas alternative (exactly one of the two systems has a solution)::
+
+    find alpha >= 0,  sum_i alpha_i = 1,  sum_i alpha_i y_i x_i = 0  [, sum_i alpha_i y_i = 0]
+
+Least violation (the LP relaxation of ERM: the sum of hinge losses, no regulariser)::
+
+    min  sum_i xi_i    s.t.  y_i (<w, x_i> + b) >= 1 - xi_i,  xi_i >= 0
+
+The bracketed offset parts are present when ``fit_intercept`` is true. Certificates come
+from solving the alternative LP explicitly (never from solver-internal rays), are polished
+on their support and verified numerically before anyone sees them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.optimize import linprog
+
+from ..exceptions import NotSeparableError
+
+#: Relative residual ``||sum_i alpha_i y_i x_i||_inf / (scale * sum_i alpha_i)`` (and the
+#: same for ``sum_i alpha_i y_i``) below which a certificate is accepted; ``scale`` is
+#: ``max_ij |x_ij|`` (at least 1 with an offset).
+CERTIFICATE_RTOL = 1e-8
+
+_STATUS = {
+    1: "iteration limit reached",
+    2: "the problem is infeasible",
+    3: "the problem is unbounded",
+    4: "numerical difficulties",
+}
+
+
+def _linprog(what: str, c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=None):
+    """Call HiGHS; return the solution vector, or None when HiGHS proves infeasibility.
+
+    Any other failure becomes a RuntimeError that names the LP and says what to try.
+    """
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                  method="highs")
+    if res.status == 0:
+        return res.x
+    if res.status == 2:
+        return None
+    reason = _STATUS.get(res.status, f"status {res.status}")
+    raise RuntimeError(
+        f"HiGHS could not solve the {what} ({reason}: {res.message.strip()}). Rescale the"
+        " features (e.g. sklearn's StandardScaler or MaxAbsScaler) and remove duplicate"
+        " or constant columns, then try again."
+    )
+
+
+def _signed_rows(X, y: NDArray[np.float64]):
+    """The matrix whose row i is ``y_i x_i`` (CSR for sparse ``X``)."""
+    if sp.issparse(X):
+        return sp.csr_matrix(sp.diags(y) @ X)
+    return X * y[:, None]
+
+
+def _scale(X, fit_intercept: bool) -> float:
+    """The data scale used to judge residuals: ``max |x_ij|`` (at least 1 with an offset)."""
+    data = X.data if sp.issparse(X) else X
+    s = float(np.max(np.abs(data))) if data.size else 0.0
+    if fit_intercept:
+        s = max(s, 1.0)
+    return s if s > 0.0 else 1.0
+
+
+def certificate_residual(X, y: NDArray[np.float64], alpha: NDArray[np.float64],
+                         fit_intercept: bool = True) -> float:
+    """Relative residual of a Farkas certificate; ``inf`` when ``alpha`` is not one.
+
+    .. math::
+
+        r(\\alpha) = \\frac{\\max\\big(\\|\\sum_i \\alpha_i y_i x_i\\|_\\infty,\\;
+        |\\sum_i \\alpha_i y_i|\\big)}{s \\sum_i \\alpha_i}
+
+    where ``s`` is the data scale (``max |x_ij|``, at least 1 with an offset) and the second
+    term is present only with ``fit_intercept``. ``alpha`` must be ``>= 0`` with a positive
+    sum, otherwise the residual is ``inf``.
+    """
+    alpha = np.asarray(alpha, dtype=np.float64)
+    total = float(alpha.sum())
+    if alpha.shape != y.shape or np.any(alpha < 0.0) or not total > 0.0:
+        return float("inf")
+    ay = alpha * y
+    v = np.asarray(X.T @ ay).ravel()
+    r = float(np.max(np.abs(v))) if v.size else 0.0
+    if fit_intercept:
+        r = max(r, abs(float(ay.sum())))
+    return r / (_scale(X, fit_intercept) * total)
+
+
+def separating_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = True):
+    """Solve the separating LP; return ``(w, b)`` with ``min_i y_i(<w,x_i>+b) = 1``, or None.
+
+    ``None`` means HiGHS proved the LP infeasible (the data is not strictly separable).
+    The returned ``(w, b)`` is rescaled so that the smallest functional margin is at least
+    one in floating point (HiGHS meets constraints to about 1e-7 only); ``b`` is 0.0
+    without an offset.
+    """
+    n, d = X.shape
+    YX = _signed_rows(X, y)
+    if sp.issparse(X):
+        blocks = [-YX, YX] + ([sp.csr_matrix(-y[:, None])] if fit_intercept else [])
+        A_ub = sp.hstack(blocks, format="csc")
+    else:
+        blocks = [-YX, YX] + ([-y[:, None]] if fit_intercept else [])
+        A_ub = np.hstack(blocks)
+    c = np.concatenate([np.ones(2 * d), np.zeros(int(fit_intercept))])
+    bounds = [(0.0, None)] * (2 * d) + [(None, None)] * int(fit_intercept)
+    sol = _linprog("separating LP", c, A_ub=A_ub, b_ub=-np.ones(n), bounds=bounds)
+    if sol is None:
+        return None
+    w = sol[:d] - sol[d : 2 * d]
+    b = float(sol[2 * d]) if fit_intercept else 0.0
+    margins = y * (np.asarray(X @ w).ravel() + b)
+    low = float(margins.min()) if n else 1.0
+    if not low > 0.0:
+        return None  # HiGHS' answer does not separate: let the Farkas LP decide
+    if low < 1.0:
+        w, b = w / low, b / low
+    return w, b
+
+
+def farkas_certificate(X, y: NDArray[np.float64], fit_intercept: bool = True):
+    """Solve the Farkas alternative LP; return a verified ``alpha`` (sum 1), or None.
+
+    The LP is solved by HiGHS' simplex, so ``alpha`` is a vertex: by Caratheodory it puts
+    weight on at most ``d + 2`` rows (``d + 1`` without an offset). It is then polished on
+    its support (the exact null vector of the support's columns, when that is positive),
+    tiny entries are zeroed, and it is returned only if :func:`certificate_residual` is at
+    most ``CERTIFICATE_RTOL``.
+    """
+    n, d = X.shape
+    YX = _signed_rows(X, y)
+    rows = [YX.T] + ([y[None, :]] if fit_intercept else [])
+    if sp.issparse(X):
+        M = sp.vstack([sp.csr_matrix(r) for r in rows], format="csr")
+        A_eq = sp.vstack([M, sp.csr_matrix(np.ones((1, n)))], format="csc")
+    else:
+        M = np.vstack(rows)
+        A_eq = np.vstack([M, np.ones((1, n))])
+    b_eq = np.zeros(A_eq.shape[0])
+    b_eq[-1] = 1.0
+    alpha = _linprog("Farkas certificate LP", np.zeros(n), A_eq=A_eq, b_eq=b_eq,
+                     bounds=[(0.0, None)] * n)
+    if alpha is None:
+        return None
+    alpha = _clean(alpha)
+    if alpha is None:
+        return None
+    alpha = _polish(M, alpha, X, y, fit_intercept)
+    if certificate_residual(X, y, alpha, fit_intercept) > CERTIFICATE_RTOL:
+        return None
+    return alpha
+
+
+def _clean(alpha: NDArray[np.float64]):
+    """Zero the entries below 1e-12 of the largest (and any negative ones); sum to one."""
+    top = float(np.max(alpha)) if alpha.size else 0.0
+    if not top > 0.0:
+        return None
+    alpha = np.where(alpha > 1e-12 * top, alpha, 0.0)
+    return alpha / alpha.sum()
+
+
+def _polish(M, alpha, X, y, fit_intercept):
+    """Replace ``alpha`` on its support S by the null vector of ``M[:, S]`` if that is better.
+
+    At a simplex vertex the columns of ``[M; 1]`` on S are independent, so ``M[:, S]`` has a
+    one-dimensional null space; when its generator is positive it is the exact certificate.
+    """
+    S = np.flatnonzero(alpha)
+    if S.size * M.shape[0] > 5_000_000:
+        return alpha  # too large to densify; the LP answer is verified as it is
+    MS = M[:, S].toarray() if sp.issparse(M) else M[:, S]
+    _, _, vt = np.linalg.svd(MS, full_matrices=True)
+    v = vt[-1]
+    v = v if v.sum() > 0 else -v
+    if not np.all(v > 0):
+        return alpha
+    polished = np.zeros_like(alpha)
+    polished[S] = v / v.sum()
+    if (certificate_residual(X, y, polished, fit_intercept)
+            <= certificate_residual(X, y, alpha, fit_intercept)):
+        return polished
+    return alpha
+
+
+def least_violation_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = True):
+    """Solve the least-violation LP; return ``(w, b, xi)``.
+
+    Minimises the total slack ``sum_i xi_i`` (the sum of hinge losses
+    ``max(0, 1 - y_i(<w,x_i>+b))``, unregularised): zero exactly when the data is separable.
+    """
+    n, d = X.shape
+    YX = _signed_rows(X, y)
+    eye = sp.identity(n, format="csr")
+    off = [sp.csr_matrix(-y[:, None])] if fit_intercept else []
+    A_ub = sp.hstack([sp.csr_matrix(-YX), sp.csr_matrix(YX)] + off + [-eye], format="csc")
+    c = np.concatenate([np.zeros(2 * d + int(fit_intercept)), np.ones(n)])
+    bounds = ([(0.0, None)] * (2 * d) + [(None, None)] * int(fit_intercept)
+              + [(0.0, None)] * n)
+    sol = _linprog("least-violation LP", c, A_ub=A_ub, b_ub=-np.ones(n), bounds=bounds)
+    if sol is None:  # pragma: no cover - xi large enough is always feasible
+        raise RuntimeError("HiGHS reported the least-violation LP infeasible, which it is not.")
+    w = sol[:d] - sol[d : 2 * d]
+    b = float(sol[2 * d]) if fit_intercept else 0.0
+    xi = np.maximum(0.0, 1.0 - y * (np.asarray(X @ w).ravel() + b))
+    return w, b, xi
+
+
+def describe_rows(rows: NDArray[np.intp], first: int = 10) -> str:
+    """``'rows [0, 3, 5] (3 rows)'`` or ``'rows [0, 1, ...] and 12 more (22 rows)'``."""
+    shown = ", ".join(str(int(i)) for i in rows[:first])
+    more = f" and {rows.size - first} more" if rows.size > first else ""
+    return f"rows [{shown}]{more} ({rows.size} row{'s' if rows.size != 1 else ''})"
+
+
+def separate_or_certify(X, y: NDArray[np.float64], fit_intercept: bool = True, *,
+                        owner: str = "halfspaces", problem: str = "the data", hint: str = ""):
+    """Return ``(w, b)`` from the separating LP, or raise NotSeparableError with a certificate.
+
+    ``owner`` and ``problem`` name the caller and the binary problem in the message; ``hint``
+    is appended (how to fix it).
+    """
+    sep = separating_hyperplane(X, y, fit_intercept)
+    if sep is not None:
+        return sep
+    alpha = farkas_certificate(X, y, fit_intercept)
+    if alpha is None:
+        raise RuntimeError(
+            f"{owner}: HiGHS found no separator for {problem}, but the Farkas certificate LP"
+            " gave no verified certificate either (the data is numerically at the boundary"
+            " of separability). Rescale the features or remove near-duplicate rows."
+        )
+    raise not_separable_error(alpha, fit_intercept, owner=owner, problem=problem, hint=hint)
+
+
+def not_separable_error(alpha: NDArray[np.float64], fit_intercept: bool, *, owner: str,
+                        problem: str, hint: str = "") -> NotSeparableError:
+    """Build the NotSeparableError naming the rows of the certificate ``alpha``."""
+    rows = np.flatnonzero(alpha > 0)
+    offset = " with an offset" if fit_intercept else " through the origin"
+    sums = "sum_i alpha_i y_i x_i = 0" + (" and sum_i alpha_i y_i = 0" if fit_intercept else "")
+    message = (
+        f"{owner}: {problem} is not linearly separable{offset}: the Farkas certificate"
+        f" alpha >= 0 with {sums} puts weight on {describe_rows(rows)} (see .certificate)."
+    )
+    if hint:
+        message += f" {hint}"
+    return NotSeparableError(message, alpha)

@@ -1,0 +1,177 @@
+"""The SVM as a quadratic program, solved by the interior-point solver Clarabel.
+
+Labels ``y_i in {-1, +1}``, ``C = 1/(lam n)``, the offset ``theta_0`` unregularized.
+
+Primal (soft margin, hinge loss; hard margin: ``C = inf``, no slacks)::
+
+    min_{theta, theta_0, xi}  1/2 ||theta||^2 + C sum_i xi_i
+    s.t.  y_i (theta.x_i + theta_0) >= 1 - xi_i,   xi_i >= 0
+
+(squared hinge: ``C sum_i xi_i^2`` and no ``xi_i >= 0``, which is then never binding).
+
+Dual, with ``Q_ij = y_i y_j k(x_i, x_j)``::
+
+    max_alpha  sum_i alpha_i - 1/2 alpha^T Q alpha       (squared hinge: - sum_i alpha_i^2/(4C))
+    s.t.  0 <= alpha_i <= C   (hinge; no upper bound for squared hinge or C = inf)
+          sum_i alpha_i y_i = 0                           (only with an offset)
+
+The two are linked by ``theta = sum_i alpha_i y_i x_i``. Clarabel solves
+``min 1/2 x^T P x + q^T x  s.t.  A x + s = b, s in K`` and returns the multipliers ``z`` of
+the constraints: for the primal, ``z`` of the margin constraints *is* ``alpha``; for the dual,
+``z`` of the equality ``y^T alpha = 0`` *is* the offset ``theta_0``. When the hard-margin
+problem is infeasible Clarabel returns a Farkas certificate, which is the certificate of
+non-separability: ``alpha >= 0``, not all zero, ``sum_i alpha_i y_i x_i = 0`` (and
+``sum_i alpha_i y_i = 0`` with an offset).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clarabel
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+__all__ = ["QPResult", "svm_primal_qp", "svm_dual_qp"]
+
+
+@dataclass
+class QPResult:
+    """What a QP solve returns.
+
+    ``status`` is ``"solved"``, ``"infeasible"`` (hard margin on non-separable data; then
+    ``certificate`` holds the Farkas vector over the rows) or Clarabel's status name when it
+    stopped early. ``theta`` is ``None`` for the dual (kernel) problem.
+    """
+
+    status: str
+    alpha: NDArray[np.float64] | None
+    theta: NDArray[np.float64] | None
+    theta_0: float
+    n_iter: int
+    certificate: NDArray[np.float64] | None = None
+
+
+_SOLVED = ("Solved", "AlmostSolved")
+
+
+def _settings(max_iter: int, tol: float, verbose: bool) -> clarabel.DefaultSettings:
+    settings = clarabel.DefaultSettings()
+    settings.verbose = bool(verbose)
+    settings.max_iter = int(max_iter)
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = float(tol)
+    settings.presolve_enable = False  # keep a row-for-row map from constraints to duals
+    return settings
+
+
+def _clean_certificate(v: NDArray) -> NDArray[np.float64]:
+    """Scale a Farkas vector to max 1 and zero its numerically-zero entries."""
+    v = np.maximum(np.asarray(v, dtype=np.float64), 0.0)
+    top = v.max() if v.size else 0.0
+    if top <= 0:
+        return v
+    v = v / top
+    v[v < 1e-9] = 0.0
+    return v
+
+
+def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
+                  loss: str = "hinge", max_iter: int = 200, tol: float = 1e-9,
+                  verbose: bool = False) -> QPResult:
+    """Solve the primal SVM QP for a linear kernel (dense or sparse ``X``, ``y`` in {-1,+1}).
+
+    Variables ``x = (theta [d], theta_0 [1 if fit_intercept], xi [n unless C = inf])``.
+    Returns ``theta``, ``theta_0`` and ``alpha`` (the multipliers of the margin constraints).
+    """
+    n, d = X.shape
+    y = np.asarray(y, dtype=np.float64)
+    hard = np.isinf(C)
+    n_b = 1 if fit_intercept else 0
+    n_xi = 0 if hard else n
+    m = d + n_b + n_xi
+
+    p_diag = np.zeros(m)
+    p_diag[:d] = 1.0
+    q = np.zeros(m)
+    if not hard:
+        if loss == "hinge":
+            q[d + n_b:] = C
+        else:  # squared hinge: C xi^2 = 1/2 (2C) xi^2
+            p_diag[d + n_b:] = 2.0 * C
+    P = sp.diags(p_diag, format="csc")
+
+    # margin rows: -y_i (theta.x_i + theta_0) - xi_i <= -1
+    blocks = [-sp.diags(y) @ sp.csr_matrix(X)]
+    if fit_intercept:
+        blocks.append(sp.csr_matrix(-y[:, None]))
+    if not hard:
+        blocks.append(-sp.identity(n, format="csr"))
+    A_margin = sp.hstack(blocks, format="csr")
+    rows, rhs, cones = [A_margin], [-np.ones(n)], [clarabel.NonnegativeConeT(n)]
+    if not hard and loss == "hinge":  # -xi_i <= 0
+        rows.append(sp.hstack([sp.csr_matrix((n, d + n_b)), -sp.identity(n, format="csr")],
+                              format="csr"))
+        rhs.append(np.zeros(n))
+        cones.append(clarabel.NonnegativeConeT(n))
+    A = sp.vstack(rows, format="csc")
+    b = np.concatenate(rhs)
+
+    solver = clarabel.DefaultSolver(P, q, A, b, cones, _settings(max_iter, tol, verbose))
+    sol = solver.solve()
+    status = str(sol.status).split(".")[-1]
+    if status in ("PrimalInfeasible", "AlmostPrimalInfeasible"):
+        # Farkas: z >= 0, A^T z = 0, b^T z < 0, i.e. sum z_i y_i x_i = 0 (and sum z_i y_i = 0).
+        z = np.asarray(sol.z)[:n]
+        return QPResult("infeasible", None, None, 0.0, sol.iterations, _clean_certificate(z))
+    x = np.asarray(sol.x)
+    alpha = np.asarray(sol.z)[:n].copy()
+    theta = x[:d].copy()
+    theta_0 = float(x[d]) if fit_intercept else 0.0
+    return QPResult("solved" if status in _SOLVED else status, alpha, theta, theta_0,
+                    sol.iterations)
+
+
+def svm_dual_qp(K: NDArray, y: NDArray, C: float, *, fit_intercept: bool = True,
+                loss: str = "hinge", max_iter: int = 200, tol: float = 1e-9,
+                verbose: bool = False) -> QPResult:
+    """Solve the dual SVM QP from a Gram matrix ``K`` (``n x n``, float64) and ``y`` in {-1,+1}.
+
+    Returns ``alpha`` and ``theta_0`` (the multiplier of ``sum alpha_i y_i = 0``, or 0).
+    """
+    n = K.shape[0]
+    y = np.asarray(y, dtype=np.float64)
+    hard = np.isinf(C)
+    Q = (y[:, None] * K) * y[None, :]
+    if loss == "squared_hinge" and not hard:
+        Q[np.diag_indices(n)] += 1.0 / (2.0 * C)
+    P = sp.triu(sp.csc_matrix(Q), format="csc")
+    q = -np.ones(n)
+
+    rows, rhs, cones = [], [], []
+    if fit_intercept:
+        rows.append(sp.csr_matrix(y[None, :]))
+        rhs.append(np.zeros(1))
+        cones.append(clarabel.ZeroConeT(1))
+    rows.append(-sp.identity(n, format="csr"))
+    rhs.append(np.zeros(n))
+    cones.append(clarabel.NonnegativeConeT(n))
+    if loss == "hinge" and not hard:
+        rows.append(sp.identity(n, format="csr"))
+        rhs.append(np.full(n, float(C)))
+        cones.append(clarabel.NonnegativeConeT(n))
+    A = sp.vstack(rows, format="csc")
+    b = np.concatenate(rhs)
+
+    solver = clarabel.DefaultSolver(P, q, A, b, cones, _settings(max_iter, tol, verbose))
+    sol = solver.solve()
+    status = str(sol.status).split(".")[-1]
+    if status in ("DualInfeasible", "AlmostDualInfeasible"):
+        # An unbounded ray alpha >= 0 with Q alpha = 0, y^T alpha = 0, sum alpha > 0:
+        # sum alpha_i y_i phi(x_i) = 0, the certificate that no separator exists.
+        return QPResult("infeasible", None, None, 0.0, sol.iterations,
+                        _clean_certificate(np.asarray(sol.x)))
+    alpha = np.asarray(sol.x).copy()
+    theta_0 = float(np.asarray(sol.z)[0]) if fit_intercept else 0.0
+    return QPResult("solved" if status in _SOLVED else status, alpha, None, theta_0,
+                    sol.iterations)

@@ -1,0 +1,126 @@
+"""Kernelized Pegasos: the linear kernel against the primal, alpha counts against the paper's
+kernel algorithm in NumPy, and an RBF objective against scikit-learn's exact SVC."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification, make_moons
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.svm import SVC
+
+from halfspaces import PegasosSVC
+
+
+def _data(n=40, seed=0):
+    X, y = make_classification(n_samples=n, n_features=4, n_informative=3, n_redundant=0,
+                               flip_y=0.1, random_state=seed)
+    return X, y
+
+
+@pytest.mark.parametrize("params", [
+    {"learning_rate": "pegasos", "average": False},
+    {"learning_rate": "pegasos", "average": True, "fit_intercept": False},
+    {"learning_rate": "offset", "eta0": 0.2, "average": "weighted", "batch_size": 3},
+    {"learning_rate": "constant", "eta0": 0.05, "average": 10, "sampling": "uniform"},
+    {"learning_rate": "notes", "projection": False, "average": False, "n_iter": 70},
+])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_kernel_equals_primal(params, sparse):
+    X, y = _data()
+    Xf = sp.csr_matrix(X) if sparse else X
+    primal = PegasosSVC(0.05, max_iter=4, random_state=3, **params).fit(Xf, y)
+    dual = PegasosSVC(0.05, max_iter=4, random_state=3, kernel="linear", **params).fit(Xf, y)
+    np.testing.assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_array_equal(dual.predict(X), primal.predict(X))
+    np.testing.assert_allclose(dual.dual_coef_ @ dual.support_vectors_, primal.coef_,
+                               rtol=1e-10, atol=1e-10)
+    assert dual.t_ == primal.t_ and dual.n_mistakes_ == primal.n_mistakes_
+
+
+def reference_kernel_pegasos(K, y, order, lam):
+    """Kernelized Pegasos with alpha counts (Shalev-Shwartz et al. 2011, Fig. 3).
+
+    w_t = 1/(lam (t-1)) sum_j alpha_j y_j phi(x_j), which is the primal iterate of the
+    1/(lam t) schedule (Fig. 3 prints the scale as 1/(lam t)); w_1 = 0.
+    """
+    alpha = np.zeros(len(y), dtype=np.int64)
+    for t, i in enumerate(order, start=1):
+        score = 0.0 if t == 1 else (alpha * y) @ K[:, i] / (lam * (t - 1))
+        if y[i] * score < 1:
+            alpha[i] += 1
+    return alpha
+
+
+def test_alpha_counts_match_the_papers_algorithm():
+    X, y01 = _data(n=30, seed=1)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    lam, T = 0.1, 75
+    est = PegasosSVC(lam, n_iter=T, kernel="rbf", gamma=0.5, learning_rate="pegasos",
+                     projection=False, average=False, fit_intercept=False,
+                     sampling="uniform", random_state=4).fit(X, y)
+    order = np.random.RandomState(4).randint(0, 30, size=30 * 3)[:T]
+    alpha = reference_kernel_pegasos(rbf_kernel(X, gamma=0.5), y, order, lam)
+    np.testing.assert_array_equal(est.alpha_[0], alpha)
+    # w_{T+1} = 1/(lam T) sum_j alpha_j y_j phi(x_j)
+    expected = (alpha * y / (lam * T))[est.support_]
+    np.testing.assert_allclose(est.dual_coef_[0], expected, rtol=1e-12)
+    np.testing.assert_array_equal(est.support_, np.flatnonzero(alpha))
+
+
+def _svm_J_kernel(K, coef, b, y, lam):
+    f = K @ coef + b
+    return np.maximum(0, 1 - y * f).mean() + lam / 2 * coef @ K @ coef
+
+
+def test_rbf_objective_close_to_exact_svc():
+    X, y01 = make_moons(n_samples=150, noise=0.25, random_state=0)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    lam, gamma = 0.01, 1.0
+    K = rbf_kernel(X, gamma=gamma)
+    exact = SVC(C=1 / (lam * len(y)), kernel="rbf", gamma=gamma, tol=1e-8).fit(X, y)
+    coef = np.zeros(len(y))
+    coef[exact.support_] = exact.dual_coef_[0]
+    J_opt = _svm_J_kernel(K, coef, exact.intercept_[0], y, lam)
+    est = PegasosSVC(lam, max_iter=100, kernel="rbf", gamma=gamma, random_state=0,
+                     record_objective=True).fit(X, y)
+    coef = np.zeros(len(y))
+    coef[est.support_] = est.dual_coef_[0]
+    J = _svm_J_kernel(K, coef, est.intercept_[0], y, lam)
+    assert est.objective_history_[-1] == pytest.approx(J, rel=1e-10)
+    assert J_opt * (1 - 1e-6) <= J <= 1.02 * J_opt
+    assert (est.predict(X) == exact.predict(X)).mean() > 0.95
+
+
+def test_multiclass_kernel_one_vs_rest():
+    X, y = make_classification(n_samples=60, n_features=5, n_informative=4, n_redundant=0,
+                               n_classes=3,
+                               random_state=0)
+    est = PegasosSVC(0.05, kernel="poly", degree=2, max_iter=5, random_state=0).fit(X, y)
+    assert est.decision_function(X).shape == (60, 3)
+    assert est.dual_coef_.shape == (3, est.support_.size)
+    assert est.alpha_.shape == (3, 60)
+    assert est.score(X, y) > 0.6
+
+
+def test_callable_kernel_equals_named_kernel():
+    X, y = _data()
+    named = PegasosSVC(0.1, kernel="rbf", gamma=0.3, random_state=0).fit(X, y)
+    func = PegasosSVC(0.1, kernel=lambda A, B: rbf_kernel(A, B, gamma=0.3),
+                      random_state=0).fit(X, y)
+    np.testing.assert_allclose(func.decision_function(X), named.decision_function(X),
+                               rtol=1e-12)
+
+
+def test_kernel_model_has_no_partial_fit():
+    est = PegasosSVC(kernel="rbf")
+    assert not hasattr(est, "partial_fit")
+    with pytest.raises(AttributeError, match="a kernel model keeps one coefficient"):
+        est.partial_fit(*_data())
+
+
+def test_kernel_parameter_errors():
+    with pytest.raises(ValueError, match="'gamma' must be a float > 0"):
+        PegasosSVC(kernel="rbf", gamma=-1.0).fit(*_data())

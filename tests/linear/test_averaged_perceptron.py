@@ -1,0 +1,192 @@
+"""AveragedPerceptron against a naive reference that literally sums w_t every round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
+
+from halfspaces.linear.averaged_perceptron import AveragedPerceptron
+from halfspaces.linear.perceptron import Perceptron
+
+
+def reference_averaged(X, y, fit_intercept, max_iter, w=None, b=0.0, sums=None,
+                       stop_when_clean=True):
+    """Perceptron epochs; after *every* round add the current (w, b) to the running sums.
+
+    Returns the average over all rounds so far, the running (w, b), the sums and the
+    mistakes per epoch. ``sums`` = (sum_w, sum_b, T) continues an earlier run.
+    """
+    d = X.shape[1]
+    w = np.zeros(d) if w is None else w
+    sum_w, sum_b, T = sums if sums is not None else (np.zeros(d), 0.0, 0)
+    per_epoch = []
+    for _ in range(max_iter):
+        mistakes = 0
+        for t in range(len(y)):
+            if y[t] * (X[t] @ w + b) <= 0:
+                w = w + y[t] * X[t]
+                b = b + y[t] if fit_intercept else b
+                mistakes += 1
+            sum_w, sum_b, T = sum_w + w, sum_b + b, T + 1  # weights after round T
+        per_epoch.append(mistakes)
+        if mistakes == 0 and stop_when_clean:
+            break
+    return sum_w / T, sum_b / T, (w, b), (sum_w, sum_b, T), per_epoch
+
+
+def make_noisy(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.2 * rng.standard_normal(n) >= 0, 1, 0)
+    return X, y
+
+
+def pm(y, positive):
+    return np.where(y == positive, 1.0, -1.0)
+
+
+def dense64(X):
+    return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
+
+
+def close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_fit_equals_the_naive_average(fmt, fit_intercept):
+    X0, y = make_noisy(90, 7, seed=3)
+    X0[np.random.default_rng(0).random(X0.shape) < 0.3] = 0.0
+    X = as_format(X0, fmt)
+    clf = AveragedPerceptron(fit_intercept=fit_intercept, max_iter=6).fit(X, y)
+    avg_w, avg_b, (w, b), _, per_epoch = reference_averaged(dense64(X), pm(y, 1),
+                                                            fit_intercept, 6)
+    assert clf.mistakes_per_epoch_ == per_epoch and clf.t_ == 90 * len(per_epoch)
+    close(clf.coef_[0], avg_w)
+    close(clf.intercept_[0], avg_b)
+    close(clf.current_coef_[0], w)
+    close(clf.current_intercept_[0], b)
+
+
+def test_average_runs_over_partial_fit_calls_and_converged_epochs():
+    rng = np.random.default_rng(5)
+    X = rng.integers(-2, 3, size=(40, 4)).astype(float)
+    y = np.where(X @ np.array([1.0, -2.0, 0.5, 1.0]) + 0.25 >= 0, 1, -1)
+    clf = AveragedPerceptron()
+    sums, state = None, (None, 0.0)
+    for lo in (0, 15, 31):
+        part = slice(lo, lo + 15)
+        clf.partial_fit(X[part], y[part], classes=[-1, 1])
+        avg_w, avg_b, state, sums, _ = reference_averaged(X[part], y[part], True, 1, *state,
+                                                          sums=sums)
+        close(clf.coef_[0], avg_w)
+        close(clf.intercept_[0], avg_b)
+    # fit (from zero) keeps averaging through the final mistake-free epoch too
+    clf = AveragedPerceptron(max_iter=100).fit(X, y)
+    avg_w, avg_b, _, _, per_epoch = reference_averaged(X, y, True, 100)
+    assert clf.converged_ and per_epoch[-1] == 0
+    close(clf.coef_[0], avg_w)
+    close(clf.intercept_[0], avg_b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(labelled_data(integer_valued=True))
+def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
+    X, y = data
+    clf = AveragedPerceptron(max_iter=3).fit(X, y)
+    positives = clf.classes_[1:] if clf.classes_.size == 2 else clf.classes_
+    for k, label in enumerate(positives):
+        # one-vs-rest shares the epochs: a problem already separated keeps averaging
+        avg_w, avg_b, *_ = reference_averaged(X, pm(y, label), True, clf.n_iter_,
+                                              stop_when_clean=False)
+        close(clf.coef_[k], avg_w)
+        close(clf.intercept_[k], avg_b)
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
+def test_running_perceptron_is_the_perceptron(fmt):
+    X0, y = make_noisy(200, 6, seed=8)
+    X = as_format(X0, fmt)
+    avg = AveragedPerceptron(max_iter=4, shuffle=True, random_state=1).fit(X, y)
+    ref = Perceptron(max_iter=4, shuffle=True, random_state=1).fit(X, y)
+    np.testing.assert_array_equal(avg.current_coef_, ref.coef_)
+    np.testing.assert_array_equal(avg.current_intercept_, ref.intercept_)
+    assert avg.mistakes_per_epoch_ == ref.mistakes_per_epoch_
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f32-i64"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_game_is_played_by_the_average_in_both_paths(fmt, fit_intercept):
+    X0, y = make_noisy(50, 5, seed=4)
+    X = as_format(X0, fmt)
+    slow_scores, slow_preds = play_one_by_one(AveragedPerceptron(fit_intercept=fit_intercept),
+                                           X, y, [0, 1])
+    fast = AveragedPerceptron(fit_intercept=fit_intercept)
+    fast._prepare_online([0, 1], X.shape[1])
+    fast_scores = fast._play(X, pm(y, 1))
+    np.testing.assert_array_equal(fast_scores, slow_scores)  # bit for bit
+    np.testing.assert_array_equal(np.where(fast_scores >= 0, 1, 0), slow_preds)
+    # round t's score is the average of the weights after rounds 1..t-1 (0 at t = 1)
+    Xd, yd = dense64(X), pm(y, 1)
+    expected = [0.0]
+    for t in range(1, len(y)):
+        avg_w, avg_b, *_ = reference_averaged(Xd[:t], yd[:t], fit_intercept, 1)
+        expected.append(Xd[t] @ avg_w + avg_b)
+    np.testing.assert_allclose(fast_scores, expected, rtol=1e-10, atol=1e-12)
+    slow = AveragedPerceptron(fit_intercept=fit_intercept).partial_fit(X, y, classes=[0, 1])
+    np.testing.assert_array_equal(fast.coef_, slow.coef_)
+    assert fast.n_mistakes_ == slow.n_mistakes_ and fast.t_ == slow.t_ == len(y)
+
+
+def test_decision_uses_the_average():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    y = np.array([1, 1, -1, -1])
+    clf = AveragedPerceptron(fit_intercept=False).partial_fit(X, y, classes=[-1, 1])
+    # w after rounds 1..4: [1,0], [1,1], [1,1], [1,1] -> average [1, 0.75]
+    np.testing.assert_array_equal(clf.coef_, [[1.0, 0.75]])
+    np.testing.assert_array_equal(clf.decision_function(np.array([[0.0, 1.0], [-1.0, 1.0]])),
+                                  [0.75, -0.25])
+
+
+def test_bad_parameter_is_reported():
+    with pytest.raises(ValueError, match=r"AveragedPerceptron: 'warm_start' must be a bool; "
+                                         r"got 'no'"):
+        AveragedPerceptron(warm_start="no").fit(np.eye(2), [0, 1])
+    with pytest.raises(ValueError, match=r"AveragedPerceptron.partial_fit: 'classes' is "
+                                         r"required on the first call"):
+        AveragedPerceptron().partial_fit(np.eye(2), [0, 1])
+
+
+@parametrize_with_checks([AveragedPerceptron()])
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_save_load_round_trip_and_continue(tmp_path):
+    import halfspaces
+
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((90, 5)), rng.integers(0, 3, 90)
+    est = AveragedPerceptron(max_iter=2).fit(X, y)
+    est.save(tmp_path / "model.npz")
+    loaded = halfspaces.load(tmp_path / "model.npz")
+    np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
+    est.partial_fit(X, y)
+    loaded.partial_fit(X, y)
+    for name in ("coef_", "intercept_", "current_coef_", "weighted_coef_sum_"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(est, name))
+
+
+def test_warm_start_continues_the_epochs():
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((80, 4)), rng.integers(0, 2, 80)  # noise: never converges
+    once = AveragedPerceptron(max_iter=5).fit(X, y)
+    twice = AveragedPerceptron(max_iter=2, warm_start=True).fit(X, y)
+    twice.set_params(max_iter=3).fit(X, y)
+    assert twice.mistakes_per_epoch_ == once.mistakes_per_epoch_
+    np.testing.assert_array_equal(twice.decision_function(X), once.decision_function(X))

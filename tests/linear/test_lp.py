@@ -1,0 +1,188 @@
+"""LPSeparator: margins, L1 optimality (LP duality), certificates, OvR, errors, sklearn checks.
+
+References: the LP dual of each LP written here from the formulas and solved separately
+(strong duality gives the optimal value), and a certificate checker from the definition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from halfspaces import LPSeparator, NotSeparableError
+from halfspaces.solvers.lp import describe_rows
+
+XOR_X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+XOR_Y = np.array([1, 1, -1, -1])
+
+
+def assert_certificate(X, y, alpha, fit_intercept, rtol=1e-8):
+    """alpha >= 0, sum > 0, sum_i alpha_i y_i x_i = 0 (and sum_i alpha_i y_i = 0)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    assert np.all(alpha >= 0.0) and alpha.sum() > 0.0
+    scale = max(np.abs(X).max(), 1.0) * alpha.sum()
+    assert np.abs((alpha * y) @ X).max() <= rtol * scale
+    if fit_intercept:
+        assert abs((alpha * y).sum()) <= rtol * scale
+
+
+def separable(seed, n=120, d=5, gap=0.2, offset=0.4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    u = rng.normal(size=d)
+    s = X @ (u / np.linalg.norm(u)) + offset
+    keep = np.abs(s) > gap
+    return X[keep], np.sign(s[keep])
+
+
+def l1_dual_value(X, y, fit_intercept):
+    """Dual of min ||w||_1 s.t. y_i(<w,x_i>+b) >= 1:
+    max sum alpha  s.t.  -1 <= sum_i alpha_i y_i x_ij <= 1,  [sum alpha_i y_i = 0],  alpha >= 0."""
+    Z = (X * y[:, None]).T
+    res = linprog(-np.ones(len(y)), A_ub=np.vstack([Z, -Z]), b_ub=np.ones(2 * X.shape[1]),
+                  A_eq=y[None, :] if fit_intercept else None,
+                  b_eq=[0.0] if fit_intercept else None, bounds=(0, None), method="highs-ipm")
+    assert res.status == 0
+    return -res.fun
+
+
+@parametrize_with_checks([LPSeparator(on_infeasible="least_violation")])
+def test_sklearn_compatible(estimator, check):
+    # Most check data is not separable, so the checks run the "least_violation" mode;
+    # the default "raise" mode is tested below.
+    check(estimator)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_separates_with_margin_one_and_minimal_l1(fit_intercept, sparse):
+    X, y = separable(0, offset=0.4 if fit_intercept else 0.0)
+    clf = LPSeparator(fit_intercept=fit_intercept).fit(sp.csr_matrix(X) if sparse else X, y)
+    w, b = clf.coef_.ravel(), clf.intercept_[0]
+    assert np.min(y * (X @ w + b)) >= 1.0 - 1e-9
+    assert clf.score(X, y) == 1.0 and clf.separable_.all()
+    if not fit_intercept:
+        assert b == 0.0
+    # strong LP duality: ||w||_1 equals the optimum of the dual LP
+    assert np.abs(w).sum() == pytest.approx(l1_dual_value(X, y, fit_intercept), rel=1e-7)
+
+
+def test_dense_and_csr_agree():
+    X, y = separable(1, n=60, d=8)
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+    Xd = Xs.toarray()
+    a = LPSeparator().fit(Xd, y)
+    b = LPSeparator().fit(Xs, y)
+    np.testing.assert_allclose(a.decision_function(Xd), b.decision_function(Xs), atol=1e-8)
+
+
+def test_float32_input():
+    X, y = separable(2)
+    clf = LPSeparator().fit(X.astype(np.float32), y)
+    assert clf.coef_.dtype == np.float64
+    assert clf.score(X.astype(np.float32), y) == 1.0
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_xor_raises_with_verified_certificate(sparse, fit_intercept):
+    X = sp.csr_matrix(XOR_X) if sparse else XOR_X
+    offset = "with an offset" if fit_intercept else "through the origin"
+    with pytest.raises(NotSeparableError,
+                       match=rf"LPSeparator: the data is not linearly separable {offset}:"
+                             r" the Farkas certificate alpha >= 0 .* puts weight on rows"
+                             r" \[.*\] \(\d rows?\).*on_infeasible='least_violation'") as info:
+        LPSeparator(fit_intercept=fit_intercept).fit(X, XOR_Y)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert_certificate(XOR_X, XOR_Y, err.certificate, fit_intercept)
+    np.testing.assert_array_equal(err.rows, np.flatnonzero(err.certificate > 0))
+    assert str(err.rows.tolist())[1:-1] in str(err)
+
+
+def test_random_nonseparable_certificate_names_its_rows():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 12))
+    y = rng.choice([-1.0, 1.0], 200)
+    with pytest.raises(NotSeparableError) as info:
+        LPSeparator().fit(X, y)
+    err = info.value
+    assert_certificate(X, y, err.certificate, True)
+    assert 1 <= err.rows.size <= 12 + 2  # a vertex: Caratheodory
+    assert describe_rows(err.rows) in str(err)
+
+
+def test_describe_rows():
+    assert describe_rows(np.array([3])) == "rows [3] (1 row)"
+    assert describe_rows(np.array([0, 4, 9])) == "rows [0, 4, 9] (3 rows)"
+    assert (describe_rows(np.arange(14))
+            == "rows [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] and 4 more (14 rows)")
+
+
+def test_least_violation_is_the_hinge_lp_optimum():
+    """Dual of min sum xi: max sum alpha s.t. 0 <= alpha <= 1, sum alpha_i y_i x_i = 0,
+    sum alpha_i y_i = 0; the total hinge loss of the fit equals it (strong duality)."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(80, 3))
+    y = np.sign(X[:, 0] + 0.5 * rng.normal(size=80))
+    clf = LPSeparator(on_infeasible="least_violation").fit(X, y)
+    assert not clf.separable_[0]
+    hinge = np.maximum(0.0, 1.0 - y * clf.decision_function(X)).sum()
+    Z = (X * y[:, None]).T
+    dual = linprog(-np.ones(80), A_eq=np.vstack([Z, y]), b_eq=np.zeros(4), bounds=(0, 1),
+                   method="highs-ipm")
+    assert hinge == pytest.approx(-dual.fun, rel=1e-7)
+    assert clf.score(X, y) > 0.7
+
+
+def test_least_violation_equals_raise_on_separable_data():
+    X, y = separable(3)
+    a = LPSeparator().fit(X, y)
+    b = LPSeparator(on_infeasible="least_violation").fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert b.separable_.all()
+
+
+def test_one_vs_rest_separable():
+    centers = np.array([[0.0, 5.0], [5.0, -3.0], [-5.0, -3.0]])
+    rng = np.random.default_rng(0)
+    X = np.vstack([c + rng.normal(scale=0.7, size=(20, 2)) for c in centers])
+    y = np.repeat(np.array(["a", "b", "c"]), 20)
+    clf = LPSeparator().fit(X, y)
+    assert clf.coef_.shape == (3, 2) and clf.intercept_.shape == (3,)
+    scores = clf.decision_function(X)
+    for k, label in enumerate(clf.classes_):
+        y_k = np.where(y == label, 1.0, -1.0)
+        assert np.min(y_k * scores[:, k]) >= 1.0 - 1e-9
+    assert clf.score(X, y) == 1.0
+
+
+def test_one_vs_rest_names_the_class():
+    X = np.array([[-2.0], [-1.0], [0.0], [0.1], [1.0], [2.0]])
+    y = np.array(["lo", "lo", "mid", "mid", "hi", "hi"])
+    # classes_ = ['hi', 'lo', 'mid']: 'hi' and 'lo' vs the rest are separable, 'mid' is not
+    with pytest.raises(NotSeparableError,
+                       match=r"LPSeparator: class 'mid' vs the rest is not linearly") as e:
+        LPSeparator().fit(X, y)
+    assert_certificate(X, np.where(y == "mid", 1, -1), e.value.certificate, True)
+    clf = LPSeparator(on_infeasible="least_violation").fit(X, y)
+    np.testing.assert_array_equal(clf.separable_, [True, True, False])  # classes hi, lo, mid
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"on_infeasible": "ignore"},
+     r"LPSeparator: 'on_infeasible' must be one of 'raise', 'least_violation'; got 'ignore'"),
+    ({"fit_intercept": 1}, r"LPSeparator: 'fit_intercept' must be a bool; got 1"),
+])
+def test_bad_params(params, match):
+    with pytest.raises(ValueError, match=match):
+        LPSeparator(**params).fit(XOR_X[:3], [1, 1, -1])
+
+
+def test_one_class_message():
+    with pytest.raises(ValueError, match="needs samples of at least 2 classes"):
+        LPSeparator().fit(XOR_X, [1, 1, 1, 1])

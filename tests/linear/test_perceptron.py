@@ -1,0 +1,304 @@
+"""Perceptron against a NumPy reference written from the notes, scikit-learn, and Novikoff."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron as SkPerceptron
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from strategies import (
+    MATRIX_FORMATS,
+    as_format,
+    labelled_data,
+    play_one_by_one,
+    separable_through_origin,
+)
+
+from halfspaces.linear.perceptron import Perceptron
+
+ROOT = Path(__file__).resolve().parents[2]
+
+def reference_pass(X, y, w, b, fit_intercept, order):
+    """The notes, literally: a mistake is y (w.x + b) <= 0, then w += y x, b += y."""
+    mistakes = 0
+    for t in order:
+        if y[t] * (X[t] @ w + b) <= 0:
+            w = w + y[t] * X[t]
+            b = b + y[t] if fit_intercept else b
+            mistakes += 1
+    return w, b, mistakes
+
+
+def reference_fit(X, y, fit_intercept, max_iter, seed=None):
+    """Epochs until one has no mistake; shuffled by RandomState(seed).permutation if seed."""
+    rng = np.random.RandomState(seed) if seed is not None else None
+    w, b, per_epoch = np.zeros(X.shape[1]), 0.0, []
+    for _ in range(max_iter):
+        order = rng.permutation(len(y)) if rng is not None else range(len(y))
+        w, b, m = reference_pass(X, y, w, b, fit_intercept, order)
+        per_epoch.append(m)
+        if m == 0:
+            break
+    return w, b, per_epoch
+
+
+def dense64(X):
+    return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
+
+
+def pm(y, positive):
+    return np.where(y == positive, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_one_pass_matches_reference_exactly_on_integer_data(fmt, fit_intercept):
+    rng = np.random.default_rng(3)
+    X0 = rng.integers(-3, 4, size=(80, 11)).astype(np.float64)
+    X0[rng.random(X0.shape) < 0.4] = 0.0
+    y = rng.choice([-1, 1], size=80)
+    clf = Perceptron(fit_intercept=fit_intercept).partial_fit(as_format(X0, fmt), y,
+                                                              classes=[-1, 1])
+    w, b, m = reference_pass(X0, y, np.zeros(11), 0.0, fit_intercept, range(80))
+    np.testing.assert_array_equal(clf.coef_[0], w)  # integer sums: exact in any order
+    assert clf.intercept_[0] == b
+    assert clf.n_mistakes_ == m > 0
+
+
+@pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_fit_matches_reference_on_float_data(fmt, fit_intercept):
+    rng = np.random.default_rng(7)
+    X0 = rng.standard_normal((120, 9))
+    X0[rng.random(X0.shape) < 0.3] = 0.0
+    y = np.where(X0 @ rng.standard_normal(9) + 0.3 >= 0, 1, -1)
+    X = as_format(X0, fmt)
+    clf = Perceptron(fit_intercept=fit_intercept, max_iter=50).fit(X, y)
+    w, b, per_epoch = reference_fit(dense64(X), y, fit_intercept, 50)
+    assert clf.mistakes_per_epoch_ == per_epoch
+    assert clf.n_mistakes_ == sum(per_epoch)
+    assert clf.converged_ == (per_epoch[-1] == 0)
+    assert clf.n_iter_ == len(per_epoch)
+    np.testing.assert_allclose(clf.coef_[0], w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_[0], b, rtol=1e-12, atol=1e-12)
+
+
+def test_dense_and_csr_give_the_same_model():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((300, 17))
+    X[rng.random(X.shape) < 0.5] = 0.0
+    y = rng.integers(0, 2, 300)
+    fits = [Perceptron(max_iter=5).fit(as_format(X, f), y) for f in sorted(MATRIX_FORMATS)
+            if "f64" in f]
+    for clf in fits[1:]:
+        assert clf.mistakes_per_epoch_ == fits[0].mistakes_per_epoch_
+        np.testing.assert_allclose(clf.coef_, fits[0].coef_, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(clf.predict(X), fits[0].predict(X))
+
+
+def test_shuffled_fit_follows_random_state():
+    X, y = make_noisy(200, 6, seed=2)
+    clf = Perceptron(shuffle=True, random_state=5, max_iter=7).fit(X, y)
+    w, b, per_epoch = reference_fit(X, pm(y, 1), True, 7, seed=5)
+    assert clf.mistakes_per_epoch_ == per_epoch
+    np.testing.assert_allclose(clf.coef_[0], w, rtol=1e-12, atol=1e-12)
+    again = Perceptron(shuffle=True, random_state=5, max_iter=7).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, clf.coef_)
+    assert Perceptron(shuffle=True, random_state=6, max_iter=7).fit(X, y).mistakes_per_epoch_ \
+        != per_epoch
+
+
+def make_noisy(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.2 * rng.standard_normal(n) >= 0, 1, 0)
+    return X, y
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
+def test_multiclass_is_one_vs_rest_of_the_reference(fmt):
+    rng = np.random.default_rng(4)
+    X0 = rng.standard_normal((150, 5))
+    y = np.array(["a", "b", "c"])[np.argmax(X0[:, :3] + 0.3 * rng.standard_normal((150, 3)),
+                                            axis=1)]
+    X = as_format(X0, fmt)
+    clf = Perceptron(max_iter=4).fit(X, y)
+    assert list(clf.classes_) == ["a", "b", "c"]
+    total = []
+    for k, label in enumerate(clf.classes_):
+        w, b, per_epoch = reference_fit(dense64(X), pm(y, label), True, 4)
+        np.testing.assert_allclose(clf.coef_[k], w, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(clf.intercept_[k], b, rtol=1e-12, atol=1e-12)
+        total.append(per_epoch + [0] * (4 - len(per_epoch)))
+    # every binary problem shares the epoch loop: it stops when all make no mistake
+    assert clf.mistakes_per_epoch_ == list(np.sum(total, axis=0)[: clf.n_iter_])
+    scores = dense64(X) @ clf.coef_.T + clf.intercept_
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[np.argmax(scores, axis=1)])
+
+
+@pytest.mark.parametrize("fit_intercept, fmt", [(True, "dense-f64"), (False, "dense-f64"),
+                                                (False, "csr-f64-i32"), (False, "csr-f64-i64")])
+def test_one_epoch_equals_sklearn(fit_intercept, fmt):
+    # sklearn updates a sparse model's intercept with a 0.01 decay, so sparse compares
+    # without intercept; sklearn also counts a tie as a mistake (hinge threshold 0).
+    # float64 data only: on float32 data sklearn keeps float32 weights, we keep float64;
+    # sklearn refuses int64 indices, so it gets the int32 copy of the same matrix.
+    rng = np.random.default_rng(0)
+    X0 = rng.standard_normal((400, 12))
+    X0[rng.random(X0.shape) < 0.3] = 0.0
+    y = rng.integers(0, 3, 400)
+    X = as_format(X0, fmt)
+    ours = Perceptron(fit_intercept=fit_intercept).partial_fit(X, y, classes=[0, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = SkPerceptron(eta0=1, penalty=None, shuffle=False, tol=None, max_iter=1,
+                           fit_intercept=fit_intercept).fit(as_format(X0, fmt[:7] + "-i32")
+                                                            if sp.issparse(X) else X, y)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
+@settings(max_examples=60, deadline=None)
+@given(separable_through_origin())
+def test_novikoff_bound_holds(sample):
+    bound = (sample.radius / sample.gamma) ** 2  # Novikoff: mistakes <= (R / gamma)^2
+    clf = Perceptron(fit_intercept=False, max_iter=int(bound) + 2).fit(sample.X, sample.y)
+    assert clf.converged_
+    assert clf.n_mistakes_ <= bound
+    assert np.all(sample.y * (sample.X @ clf.coef_[0]) > 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(separable_through_origin(), st.integers(0, 1000))
+def test_novikoff_bound_holds_for_any_order(sample, seed):
+    bound = (sample.radius / sample.gamma) ** 2
+    clf = Perceptron(fit_intercept=False, shuffle=True, random_state=seed,
+                     max_iter=int(bound) + 2).fit(sample.X, sample.y)
+    assert clf.converged_ and clf.n_mistakes_ <= bound
+
+
+@settings(max_examples=30, deadline=None)
+@given(labelled_data(integer_valued=True))
+def test_partial_fit_chunks_equal_one_pass(data):
+    X, y = data
+    classes = np.unique(y)
+    whole = Perceptron().partial_fit(X, y, classes=classes)
+    parts = Perceptron()
+    for chunk in np.array_split(np.arange(len(y)), 3):
+        if chunk.size == 0:
+            continue
+        parts.partial_fit(X[chunk], y[chunk], classes=classes)
+    np.testing.assert_array_equal(parts.coef_, whole.coef_)
+    assert parts.n_mistakes_ == whole.n_mistakes_ and parts.t_ == whole.t_ == len(y)
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f32-i64"])
+def test_compiled_game_equals_one_example_loop(fmt):
+    X0, y = make_noisy(60, 5, seed=9)
+    X = as_format(X0, fmt)
+    slow_scores, slow_preds = play_one_by_one(Perceptron(), X, y, [0, 1])
+    fast = Perceptron()
+    fast._prepare_online([0, 1], X.shape[1])
+    fast_scores = fast._play(X, pm(y, 1))
+    np.testing.assert_array_equal(fast_scores, slow_scores)
+    np.testing.assert_array_equal(np.where(fast_scores >= 0, 1, 0), slow_preds)
+    slow = Perceptron().partial_fit(X, y, classes=[0, 1])
+    np.testing.assert_array_equal(fast.coef_, slow.coef_)
+    assert fast.n_mistakes_ == slow.n_mistakes_ == np.sum(pm(y, 1) * fast_scores <= 0)
+
+
+@pytest.mark.parametrize("fmt", ["dense-f32", "dense-f64", "csr-f32-i64", "csr-f64-i32"])
+def test_input_reaches_the_kernel_without_a_converting_copy(fmt, monkeypatch):
+    import halfspaces.linear.perceptron as module
+
+    seen = []
+    for name in ("_perceptron_epoch", "_perceptron_epoch_csr"):
+        kernel = getattr(module, name)
+        monkeypatch.setattr(module, name,
+                            lambda *a, _k=kernel: seen.append(a[:2]) or _k(*a))
+    X0, y = make_noisy(50, 4, seed=1)
+    X = as_format(X0, fmt)
+    Perceptron(max_iter=3).fit(X, y)
+    assert seen
+    for first, second in seen:
+        if sp.issparse(X):
+            assert np.shares_memory(first, X.data) and first.dtype == X.data.dtype
+            assert np.shares_memory(second, X.indices) and second.dtype == X.indices.dtype
+        else:
+            assert np.shares_memory(first, X) and first.dtype == X.dtype
+
+
+# -- errors -------------------------------------------------------------------------------
+def test_partial_fit_needs_classes_first():
+    with pytest.raises(ValueError, match=r"Perceptron.partial_fit: 'classes' is required"):
+        Perceptron().partial_fit(np.eye(2), [0, 1])
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"max_iter": 0}, r"Perceptron: 'max_iter' must be an int >= 1 \(number of epochs\); got 0"),
+    ({"max_iter": 2.5}, r"'max_iter' must be an int >= 1 .*got 2.5"),
+    ({"fit_intercept": "yes"}, r"Perceptron: 'fit_intercept' must be a bool; got 'yes'"),
+    ({"shuffle": 1}, r"Perceptron: 'shuffle' must be a bool; got 1"),
+])
+def test_bad_parameters_are_reported(params, match):
+    with pytest.raises(ValueError, match=match):
+        Perceptron(**params).fit(np.eye(2), [0, 1])
+
+
+def test_bad_data_is_reported():
+    with pytest.raises(ValueError, match=r"X has 3 rows but y has 2 labels"):
+        Perceptron().fit(np.eye(3), [0, 1])
+    with pytest.raises(ValueError, match=r"needs samples of at least 2 classes"):
+        Perceptron().fit(np.eye(3), [1, 1, 1])
+    clf = Perceptron().partial_fit(np.eye(2), [0, 1], classes=[0, 1])
+    with pytest.raises(ValueError, match=r"y contains labels \[2\] that are not in classes"):
+        clf.partial_fit(np.eye(2), [0, 2])
+
+
+# -- scikit-learn contract ----------------------------------------------------------------
+@parametrize_with_checks([Perceptron()])
+def test_sklearn_contract(estimator, check):
+    check(estimator)
+
+
+def test_save_load_round_trip_and_continue(tmp_path):
+    import halfspaces
+
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((90, 5)), rng.integers(0, 3, 90)
+    est = Perceptron(max_iter=2).fit(X, y)
+    est.save(tmp_path / "model.npz")
+    loaded = halfspaces.load(tmp_path / "model.npz")
+    np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
+    est.partial_fit(X, y)
+    loaded.partial_fit(X, y)
+    for name in ("coef_", "intercept_"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(est, name))
+
+
+def test_warm_start_continues_the_epochs():
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((80, 4)), rng.integers(0, 2, 80)  # noise: never converges
+    once = Perceptron(max_iter=5).fit(X, y)
+    twice = Perceptron(max_iter=2, warm_start=True).fit(X, y)
+    twice.set_params(max_iter=3).fit(X, y)
+    assert twice.mistakes_per_epoch_ == once.mistakes_per_epoch_
+    np.testing.assert_array_equal(twice.decision_function(X), once.decision_function(X))
+
+
+# -- the benchmark runs (no timing is asserted in tests) -------------------------------------
+def test_benchmark_quick_mode_runs():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_perceptron.py"),
+                             "--quick"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ratio" in result.stdout

@@ -1,0 +1,71 @@
+"""Dual coordinate descent reaches the QP optimum (Clarabel) and LIBLINEAR's, dense and CSR."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import LinearSVC
+
+from halfspaces.losses import svm_objective
+from halfspaces.solvers.dcd import dcd_svm
+from halfspaces.solvers.qp import svm_primal_qp
+
+
+def _sparse_noisy(n=300, d=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random(size=(n, d)) < 0.3)
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.5 * rng.normal(size=n) > 0.3, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("fmt", [np.ascontiguousarray, sp.csr_matrix])
+def test_dcd_reaches_qp_optimum(loss, fit_intercept, fmt):
+    X, y = _sparse_noisy()
+    C = 0.1
+    qp = svm_primal_qp(X, y, C, fit_intercept=fit_intercept, loss=loss)
+    res = dcd_svm(fmt(X), y, C, loss=loss, fit_intercept=fit_intercept, tol=1e-6,
+                  max_iter=20000, rng=np.random.RandomState(0))
+    assert res.converged
+    j_qp = svm_objective(qp.theta, qp.theta_0, X, y, C=C, loss=loss)
+    j_dcd = svm_objective(res.theta, res.theta_0, X, y, C=C, loss=loss)
+    assert abs(j_dcd - j_qp) <= 1e-6 * j_qp
+    np.testing.assert_allclose(res.theta, qp.theta, atol=1e-3)
+    assert res.theta_0 == pytest.approx(qp.theta_0, abs=1e-3)
+    # the iterate keeps theta = sum a y x, 0 <= a <= U and (with offset) sum a y ~ 0
+    np.testing.assert_allclose(res.theta, (res.alpha * y) @ X, atol=1e-9)
+    assert res.alpha.min() >= 0.0
+    if loss == "hinge":
+        assert res.alpha.max() <= C
+    if fit_intercept:
+        assert abs(res.alpha @ y) < 1e-5
+
+
+def test_dcd_matches_liblinear_without_offset():
+    X, y = _sparse_noisy(seed=1)
+    C = 0.2
+    res = dcd_svm(sp.csr_matrix(X), y, C, fit_intercept=False, tol=1e-8, max_iter=50000,
+                  rng=np.random.RandomState(0))
+    ref = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-8,
+                    max_iter=100000).fit(X, y)
+    assert svm_objective(res.theta, 0.0, X, y, C=C) == pytest.approx(
+        svm_objective(ref.coef_[0], 0.0, X, y, C=C), rel=1e-7)
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_same_seed_same_result_and_shrinking_agrees(shrinking):
+    X, y = _sparse_noisy(seed=2)
+    runs = [dcd_svm(X, y, 0.1, tol=1e-6, max_iter=20000, shrinking=shrinking,
+                    rng=np.random.RandomState(7)) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0].theta, runs[1].theta)
+    assert runs[0].theta_0 == runs[1].theta_0
+    qp = svm_primal_qp(X, y, 0.1)
+    assert svm_objective(runs[0].theta, runs[0].theta_0, X, y, C=0.1) == pytest.approx(
+        svm_objective(qp.theta, qp.theta_0, X, y, C=0.1), rel=1e-6)
+
+
+def test_max_iter_reports_not_converged():
+    X, y = _sparse_noisy(seed=3)
+    res = dcd_svm(X, y, 10.0, tol=1e-10, max_iter=3, rng=np.random.RandomState(0))
+    assert not res.converged and res.n_iter == 3

@@ -1,0 +1,141 @@
+"""Hypothesis strategies shared by the test-suite (import as ``from strategies import ...``).
+
+Data is drawn as a few small parameters plus a NumPy seed, then generated with NumPy:
+examples stay fast and still shrink to small sizes and simple seeds.
+
+- :func:`separable_through_origin`: labelled points with a planted unit separator ``u``
+  through the origin and a planted margin ``gamma`` (the setting of Novikoff's theorem);
+- :func:`labelled_data`: arbitrary (not necessarily separable) dense data, two or more
+  classes;
+- :data:`MATRIX_FORMATS` / :func:`matrix_formats` / :func:`as_format`: the same matrix as
+  dense or CSR, float32 or float64, with int32 or int64 indices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import strategies as st
+
+
+@dataclass(frozen=True)
+class SeparableSample:
+    """Points ``X`` with labels ``y`` in {-1, +1} such that ``y_i <u, x_i> >= gamma``.
+
+    ``u`` is a unit vector, ``gamma`` the smallest ``y_i <u, x_i>`` (computed, so exact for
+    the stored floats) and ``radius`` the largest ``||x_i||``.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    u: np.ndarray
+    gamma: float
+    radius: float
+
+
+def make_planted(n_samples: int, n_features: int, margin: float, seed: int,
+                 radius: float = 1.0) -> SeparableSample:
+    """Points in the ball of ``radius``, pushed off the hyperplane ``<u, x> = 0`` to
+    distance ``margin`` along a random unit ``u``; ``y = sign(<u, x>)`` (ties to +1)."""
+    rng = np.random.default_rng(seed)
+    u = rng.standard_normal(n_features)
+    u /= np.linalg.norm(u)
+    X = rng.standard_normal((n_samples, n_features))
+    X *= (radius * rng.random(n_samples) ** (1.0 / n_features)
+          / np.maximum(np.linalg.norm(X, axis=1), 1e-300))[:, None]
+    t = X @ u
+    side = np.where(t >= 0.0, 1.0, -1.0)
+    close = np.abs(t) < margin
+    X[close] += ((side * margin - t)[close])[:, None] * u  # move onto <u, x> = +-margin
+    y = np.where(X @ u >= 0.0, 1.0, -1.0)
+    gamma = float(np.min(y * (X @ u)))
+    return SeparableSample(X, y, u, gamma, float(np.max(np.linalg.norm(X, axis=1))))
+
+
+@st.composite
+def separable_through_origin(draw, *, min_samples: int = 2, max_samples: int = 60,
+                             max_features: int = 8, min_margin: float = 0.05,
+                             max_margin: float = 0.5,
+                             both_labels: bool = True) -> SeparableSample:
+    """A :class:`SeparableSample` with a planted margin in ``[min_margin, max_margin]``
+    (relative to the radius, drawn from 0.25, 1 and 3).
+
+    With ``both_labels`` (needs ``min_samples >= 2``) both labels occur: if the draw has one
+    label only, the first point is reflected through the origin, which keeps the margin
+    and the radius.
+    """
+    n = draw(st.integers(min_samples, max_samples))
+    d = draw(st.integers(1, max_features))
+    margin = draw(st.floats(min_margin, max_margin))
+    radius = draw(st.sampled_from([1.0, 3.0, 0.25]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    sample = make_planted(n, d, margin * radius, seed, radius=radius)
+    if both_labels and n >= 2 and np.all(sample.y == sample.y[0]):
+        sample.X[0] *= -1.0
+        sample.y[0] *= -1.0
+    return sample
+
+
+@st.composite
+def labelled_data(draw, *, max_samples: int = 40, max_features: int = 6,
+                  n_classes: int | None = None, integer_valued: bool = False):
+    """``(X, y)``: dense float64 ``X`` and integer labels with at least 2 classes.
+
+    ``integer_valued=True`` draws small integers, so every dot product is exact whatever the
+    summation order (useful for bit-exact comparisons against a reference).
+    """
+    k = n_classes if n_classes is not None else draw(st.integers(2, 4))
+    n = draw(st.integers(k, max_samples))
+    d = draw(st.integers(1, max_features))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if integer_valued:
+        X = rng.integers(-3, 4, size=(n, d)).astype(np.float64)
+    else:
+        X = rng.standard_normal((n, d))
+    y = np.concatenate([np.arange(k), rng.integers(0, k, size=n - k)])
+    rng.shuffle(y)
+    return X, y
+
+
+#: (name, converter) for every input layout the compiled kernels accept without a copy.
+MATRIX_FORMATS = {
+    "dense-f64": lambda X: np.ascontiguousarray(X, dtype=np.float64),
+    "dense-f32": lambda X: np.ascontiguousarray(X, dtype=np.float32),
+    "csr-f64-i32": lambda X: _csr(X, np.float64, np.int32),
+    "csr-f32-i32": lambda X: _csr(X, np.float32, np.int32),
+    "csr-f64-i64": lambda X: _csr(X, np.float64, np.int64),
+    "csr-f32-i64": lambda X: _csr(X, np.float32, np.int64),
+}
+
+
+def _csr(X, dtype, index_dtype) -> sp.csr_matrix:
+    M = sp.csr_matrix(np.asarray(X, dtype=dtype))
+    M.indices = M.indices.astype(index_dtype)
+    M.indptr = M.indptr.astype(index_dtype)
+    return M
+
+
+def as_format(X, name: str):
+    """Convert dense ``X`` to the layout ``name`` (a key of :data:`MATRIX_FORMATS`)."""
+    return MATRIX_FORMATS[name](X)
+
+
+def matrix_formats() -> st.SearchStrategy[str]:
+    """Names of the layouts in :data:`MATRIX_FORMATS`."""
+    return st.sampled_from(sorted(MATRIX_FORMATS))
+
+
+# -- helpers shared by estimator tests ------------------------------------------------------
+def play_one_by_one(est, X, y, classes):
+    """Drive ``est`` through the one-example protocol (``score_one``, ``predict_one``, then
+    ``learn_one``) row by row, as a generic online-game loop does; returns the scores and
+    predictions made before each update. Compare with ``est._play`` (the compiled game)."""
+    est._prepare_online(classes, X.shape[1])
+    scores, preds = [], []
+    for t in range(X.shape[0]):
+        scores.append(est.score_one(X[t]))
+        preds.append(est.predict_one(X[t]))
+        est.learn_one(X[t], y[t])
+    return np.array(scores), np.array(preds)
