@@ -74,7 +74,7 @@ def synthetic(n: int, d: int, nnz: int, seed: int = 0):
                       shape=(n, d))
     X.sum_duplicates()
     X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(X.multiply(X).sum(axis=1))))
-    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int64)
+    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
     w = rng.normal(size=d) * (rng.random(d) < 0.1)
     score = X @ w
     y = np.where(score + 0.3 * score.std() * rng.normal(size=n) > np.median(score), 1.0, -1.0)
@@ -186,7 +186,7 @@ def main(argv=None):
     parser.add_argument("--lam", type=float, default=1e-4)
     parser.add_argument("--gap", type=float, default=0.01)
     parser.add_argument("--max-epochs", type=int, default=80)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--synthetic", nargs=3, type=int, default=[100_000, 100_000, 80],
                         metavar=("N", "D", "NNZ"))
     parser.add_argument("--no-intercept-variant", action="store_true",

@@ -186,3 +186,36 @@ def test_bad_params(params, match):
 def test_one_class_message():
     with pytest.raises(ValueError, match="needs samples of at least 2 classes"):
         LPSeparator().fit(XOR_X, [1, 1, 1, 1])
+
+
+def test_save_load_roundtrip(tmp_path):
+    from halfspaces import load
+
+    X, y = separable(6)
+    clf = LPSeparator().fit(sp.csr_matrix(X), y)
+    clf.save(tmp_path / "lp")
+    back = load(tmp_path / "lp")
+    np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+    np.testing.assert_array_equal(back.separable_, clf.separable_)
+
+
+def test_certificate_residual_rejects_non_certificates():
+    from halfspaces.solvers.lp import certificate_residual
+
+    y = XOR_Y.astype(float)
+    assert certificate_residual(XOR_X, y, np.full(4, 0.25)) == 0.0
+    assert certificate_residual(XOR_X, y, np.array([0.5, -0.1, 0.3, 0.3])) == np.inf
+    assert certificate_residual(XOR_X, y, np.zeros(4)) == np.inf
+    assert certificate_residual(XOR_X, y, np.array([1.0, 0, 0, 0])) == 1.0  # |sum a_i y_i|
+
+
+def test_solver_failure_becomes_a_clear_error(monkeypatch):
+    from scipy.optimize import OptimizeResult
+
+    import halfspaces.solvers.lp as lp
+
+    monkeypatch.setattr(lp, "linprog", lambda *a, **k: OptimizeResult(
+        status=4, message="Numerical difficulties encountered.", x=None))
+    with pytest.raises(RuntimeError, match=r"HiGHS could not solve the separating LP"
+                                           r" \(numerical difficulties: .*\)\. Rescale"):
+        LPSeparator().fit(XOR_X[:3], [1, 1, -1])

@@ -302,3 +302,15 @@ def test_benchmark_quick_mode_runs():
                              "--quick"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ratio" in result.stdout
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
+    from halfspaces.linear.perceptron import _dot_dense, _dot_dense_scalar
+
+    rng = np.random.default_rng(0)
+    for d in range(0, 42):
+        X = rng.standard_normal((3, d)).astype(dtype) * 10.0 ** rng.integers(-3, 4, (3, d))
+        w = rng.standard_normal(d)
+        for x in X:  # rows of a 2-D array, as the kernels see them
+            assert _dot_dense(w, x) == _dot_dense_scalar(w, x)

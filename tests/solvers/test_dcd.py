@@ -69,3 +69,17 @@ def test_max_iter_reports_not_converged():
     X, y = _sparse_noisy(seed=3)
     res = dcd_svm(X, y, 10.0, tol=1e-10, max_iter=3, rng=np.random.RandomState(0))
     assert not res.converged and res.n_iter == 3
+
+
+def test_int64_indices_and_float32_data_give_the_same_iterates():
+    X, y = _sparse_noisy(seed=4)
+    A = sp.csr_matrix(X)
+    B = sp.csr_matrix((A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64)),
+                      shape=A.shape)
+    runs = [dcd_svm(M, y, 0.1, tol=1e-5, max_iter=5000, rng=np.random.RandomState(3))
+            for M in (A, B, X)]
+    np.testing.assert_array_equal(runs[0].theta, runs[1].theta)
+    np.testing.assert_allclose(runs[0].theta, runs[2].theta, rtol=1e-12, atol=1e-14)
+    f32 = dcd_svm(X.astype(np.float32), y, 0.1, tol=1e-5, max_iter=5000,
+                  rng=np.random.RandomState(3))
+    np.testing.assert_allclose(f32.theta, runs[2].theta, atol=1e-4)

@@ -75,14 +75,16 @@ def random_problem(draw_seed, n, d):
     return rng.normal(size=(n, d)), rng.choice([-1.0, 1.0], size=n)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 14), d=st.integers(1, 4),
-       fit_intercept=st.booleans(), integer=st.booleans(), sparse=st.booleans())
-def test_answer_is_proved_either_way(seed, n, d, fit_intercept, integer, sparse):
+       fit_intercept=st.booleans(), integer=st.booleans(), sparse=st.booleans(),
+       scale=st.sampled_from([1e-3, 1.0, 1e3]))
+def test_answer_is_proved_either_way(seed, n, d, fit_intercept, integer, sparse, scale):
     """Whatever the data, the answer carries a proof that checks from the definition."""
     X, y = random_problem(seed, n, d)
     if integer:  # small integers: duplicates, collinear points, zero rows
         X = np.round(2 * X)
+    X = scale * X
     res = is_linearly_separable(sp.csr_matrix(X) if sparse else X, y, fit_intercept)
     if res:
         assert_separator(X, y, res.w, res.b)
@@ -198,10 +200,12 @@ def test_max_margin_closed_form():
     assert b == pytest.approx(-(3.0 * 2.5 + 4.0 * 3.0) / 12.5, rel=1e-7)
 
 
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_max_margin_matches_svc_kkt_and_hulls(seed, fit_intercept):
+def test_max_margin_matches_svc_kkt_and_hulls(seed, fit_intercept, scale):
     X, y = separable_data(seed, fit_intercept=fit_intercept)
+    X = scale * X
     w, b, margin = max_margin_separator(X, y, fit_intercept=fit_intercept)
     f = y * (X @ w + b)
     assert f.min() == pytest.approx(1.0, abs=1e-12)
@@ -221,21 +225,23 @@ def test_max_margin_matches_svc_kkt_and_hulls(seed, fit_intercept):
     assert margin == pytest.approx(1.0 / np.sqrt(alpha.sum()), rel=1e-5)
 
     # (2) the geometry: half the distance between the class hulls (distance to 0's hull)
-    assert margin == pytest.approx(hull_margin(X, y, fit_intercept), rel=1e-5)
+    assert margin == pytest.approx(hull_margin(X / scale, y, fit_intercept) * scale, rel=1e-5)
 
     # (3) sklearn's SVC with a huge C (offset only: it always fits an intercept)
-    if fit_intercept:
+    if fit_intercept and scale == 1.0:
         svc = SVC(kernel="linear", C=1e8, tol=1e-10).fit(X, y)
         assert margin == pytest.approx(1.0 / np.linalg.norm(svc.coef_), rel=1e-4)
         np.testing.assert_allclose(w, svc.coef_.ravel(), rtol=1e-3, atol=1e-4)
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), fit_intercept=st.booleans())
-def test_max_margin_beats_every_other_separator(seed, d, fit_intercept):
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), fit_intercept=st.booleans(),
+       scale=st.sampled_from([1e-3, 1.0, 1e3]))
+def test_max_margin_beats_every_other_separator(seed, d, fit_intercept, scale):
     """The max-margin is at least the geometric margin of the LP's and the Perceptron's
     separators, and at most half the distance between any two opposite points."""
     X, y = separable_data(seed, n=20, d=d, gap=0.1, fit_intercept=fit_intercept)
+    X = scale * X
     assume(len(np.unique(y)) == 2)
     w, b, margin = max_margin_separator(X, y, fit_intercept=fit_intercept)
     res = is_linearly_separable(X, y, fit_intercept)

@@ -15,8 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.svm import SVC
 
-from halfspaces.theory import ShatterResult, is_linearly_separable, shatters
-from halfspaces.theory.shattering import radon_partition
+from halfspaces.theory import ShatterResult, is_linearly_separable, radon_partition, shatters
 
 
 def assert_certificate(X, y, alpha, fit_intercept, rtol=1e-8):

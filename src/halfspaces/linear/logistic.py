@@ -124,43 +124,22 @@ def _loss_and_coef(z, y, g):
     return total
 
 
-@njit(cache=True)
-def _loss_and_grad_csr(data, indices, indptr, y, w, b, grad_w):
-    """One pass over the CSR rows: returns (sum of losses, sum_i g_i) and adds X^T g to
-    grad_w, so that X is read once per evaluation (both mat-vecs fused)."""
-    total = 0.0
-    g_sum = 0.0
-    for i in range(y.shape[0]):
-        z = b
-        for q in range(indptr[i], indptr[i + 1]):
-            z += w[indices[q]] * data[q]
-        loss, slope = _loss_and_slope(y[i] * z)
-        total += loss
-        g = -y[i] * slope
-        g_sum += g
-        for q in range(indptr[i], indptr[i + 1]):
-            grad_w[indices[q]] += g * data[q]
-    return total, g_sum
-
-
 def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool):
-    """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept)."""
+    """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept).
+
+    Two mat-vecs (scipy's sparse kernels or BLAS) and one compiled pass over the margins.
+    """
     d = X.shape[1]
     n = y.shape[0]
     w = theta[:d]
     b = float(theta[d]) if fit_intercept else 0.0
-    grad = np.zeros_like(theta)
-    if sp.issparse(X):
-        total, g_sum = _loss_and_grad_csr(X.data, X.indices, X.indptr, y, w, b, grad[:d])
-        grad[:d] /= n
-    else:
-        g = np.empty(n)
-        total = _loss_and_coef(X @ w + b, y, g)
-        g_sum = float(g.sum())
-        grad[:d] = X.T @ g / n
-    grad[:d] += lam * w
+    z = np.asarray(safe_sparse_dot(X, w), dtype=np.float64).ravel() + b
+    g = np.empty(n)
+    total = _loss_and_coef(z, y, g)
+    grad = np.empty_like(theta)
+    grad[:d] = safe_sparse_dot(X.T, g) / n + lam * w
     if fit_intercept:
-        grad[d] = g_sum / n
+        grad[d] = g.sum() / n
     return total / n + 0.5 * lam * float(w @ w), grad
 
 

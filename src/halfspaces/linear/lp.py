@@ -24,8 +24,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
 from .._validation import check_choice, check_scalar, validate_X, validate_X_y
-from ..exceptions import NotSeparableError
-from ..solvers.lp import least_violation_hyperplane, separate_or_certify
+from ..solvers.lp import (
+    least_violation_hyperplane,
+    separate_or_certify,
+    separating_hyperplane,
+)
 
 _HINT = ("Use LPSeparator(on_infeasible='least_violation') to minimise the total margin"
          " violation instead, or a soft-margin learner such as SVC or PegasosSVC.")
@@ -143,15 +146,15 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
                 label = self.classes_[k]
                 label = label.item() if hasattr(label, "item") else label
                 problem = f"class {label!r} vs the rest"
-            hint = _HINT if self.on_infeasible == "raise" else ""
-            try:
+            if self.on_infeasible == "raise":
                 coef[k], intercept[k] = separate_or_certify(
-                    X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=hint)
-            except NotSeparableError:
-                if self.on_infeasible == "raise":
-                    raise
-                coef[k], intercept[k], _ = least_violation_hyperplane(X, y_k, fit_b)
+                    X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=_HINT)
+                continue
+            sep = separating_hyperplane(X, y_k, fit_b)
+            if sep is None:  # no certificate needed: fall back to the relaxation
+                sep = least_violation_hyperplane(X, y_k, fit_b)[:2]
                 separable[k] = False
+            coef[k], intercept[k] = sep
         self.coef_, self.intercept_, self.separable_ = coef, intercept, separable
         return self
 

@@ -344,7 +344,8 @@ class PegasosSVC(OnlineClassifier):
         Record ``J`` of the returned predictor after each ``fit`` epoch in
         ``objective_history_``.
     warm_start : bool, default=False
-        ``fit`` continues from the current state and step counter ``t_``.
+        ``fit`` continues from the current state, step counter ``t_`` and ``eta0_`` (primal
+        models; a kernel model always starts afresh).
 
     Attributes
     ----------

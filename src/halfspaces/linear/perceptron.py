@@ -7,14 +7,18 @@
 The dot products below are the only hot loop. They keep several independent partial sums
 (8 for dense rows, 4 for CSR rows) in a fixed order, so the CPU overlaps the additions
 instead of waiting on one chain, without ``fastmath``: the result is the same on every run.
-(Numba leaves LLVM's SLP vectorizer off, so the partial sums stay scalar; a reduction loop
-would only vectorize with reassociation, which would let the compiler pick the order.)
-A dense epoch also prefetches the rows ahead of the one it reads. CSR column indices are
-read as ``np.uint64(indices[p])``: Numba then skips its negative-index wraparound test on
-every gather and scatter (about 13% of a sparse pass). Every
-score in this module and in the averaged/voted perceptrons is ``dot(w, x) + b`` computed by
-these helpers, in ``fit``, ``partial_fit``, ``decision_function`` and the online game alike,
-so the score a learner reports for ``x_t`` is bit for bit the one its update rule tested.
+Numba leaves LLVM's SLP vectorizer off and a reduction loop only vectorizes with
+reassociation (which would let the compiler pick the order), so the dense dot is written
+once as plain scalar code, ``_dot_dense_scalar`` (the definition), and once as a small
+LLVM intrinsic that holds the same 8 partial sums in two 4-wide vectors: identical bits,
+about 1.6x faster. A dense epoch also prefetches the rows ahead of the one it reads.
+CSR column indices are read as ``np.uint64(indices[p])``: Numba then skips its
+negative-index wraparound test on every gather and scatter (about 13% of a sparse pass).
+
+Every score in this module and in the averaged/voted perceptrons is ``dot(w, x) + b``
+computed by these helpers, in ``fit``, ``partial_fit``, ``decision_function`` and the online
+game alike, so the score a learner reports for ``x_t`` is bit for bit the one its update
+rule tested.
 Dense and CSR input make the same updates; their scores can differ in the last bits only
 because a dense row and a CSR row are summed in a different order.
 """
@@ -76,8 +80,12 @@ else:
 
 
 @njit(cache=True)
-def _dot_dense(w, x):
-    """<w, x> for float64 w[d] and a float32/float64 row x[d], with 8 partial sums."""
+def _dot_dense_scalar(w, x):
+    """<w, x> for float64 w[d] and a float32/float64 row x[d], with 8 partial sums.
+
+    This defines the summation order of every dense score; ``_dot_dense`` computes the same
+    sums, lane for lane, in vector registers.
+    """
     d = x.shape[0]
     m = d - d % 8
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
@@ -93,6 +101,64 @@ def _dot_dense(w, x):
     for j in range(m, d):
         s0 += w[j] * x[j]
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
+@intrinsic
+def _dot_dense_simd(typingctx, w, x):
+    """``_dot_dense_scalar`` with partial sums s0..s3 and s4..s7 held in two 4-wide vectors.
+
+    Each lane does the scalar code's multiplies and adds in the scalar code's order (no
+    fused multiply-add, no reassociation), so the result is identical bit for bit; only
+    the loads and arithmetic are 4 at a time. Needs C-contiguous 1-D ``w`` (float64) and
+    ``x`` (float32 or float64).
+    """
+    if not (isinstance(w, types.Array) and isinstance(x, types.Array) and w.ndim == x.ndim == 1
+            and w.layout == x.layout == "C" and w.dtype == types.float64
+            and x.dtype in (types.float32, types.float64)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        wa = context.make_array(signature.args[0])(context, builder, args[0])
+        xa = context.make_array(signature.args[1])(context, builder, args[1])
+        n = builder.extract_value(xa.shape, 0)
+        i64, i32, f64 = n.type, ir.IntType(32), ir.DoubleType()
+        single = signature.args[1].dtype == types.float32
+        v4, xv4 = ir.VectorType(f64, 4), ir.VectorType(ir.FloatType() if single else f64, 4)
+
+        def load4(data, j, offset, vty):
+            ptr = builder.gep(data, [builder.add(j, i64(offset))])
+            vec = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=4 if single else 8)
+            return builder.fpext(vec, v4) if vty is not v4 else vec
+
+        acc = [cgutils.alloca_once_value(builder, ir.Constant(v4, [0.0] * 4)) for _ in (0, 1)]
+        m = builder.and_(n, i64(-8))  # d - d % 8
+        with cgutils.for_range_slice(builder, i64(0), m, i64(8)) as (j, _):
+            for half in (0, 1):  # lanes s0..s3, then s4..s7
+                prod = builder.fmul(load4(wa.data, j, 4 * half, v4),
+                                    load4(xa.data, j, 4 * half, xv4))
+                builder.store(builder.fadd(builder.load(acc[half]), prod), acc[half])
+        s = [builder.extract_element(builder.load(acc[k // 4]), i32(k % 4)) for k in range(8)]
+        s0 = cgutils.alloca_once_value(builder, s[0])
+        with cgutils.for_range_slice(builder, m, n, i64(1)) as (j, _):  # the tail, into s0
+            xj = builder.load(builder.gep(xa.data, [j]))
+            prod = builder.fmul(builder.load(builder.gep(wa.data, [j])),
+                                builder.fpext(xj, f64) if single else xj)
+            builder.store(builder.fadd(builder.load(s0), prod), s0)
+        s[0] = builder.load(s0)
+        add = builder.fadd
+        return add(add(add(s[0], s[1]), add(s[2], s[3])), add(add(s[4], s[5]), add(s[6], s[7])))
+
+    return types.float64(w, x), codegen
+
+
+if numba_config.DISABLE_JIT:
+    _dot_dense = _dot_dense_scalar
+else:
+
+    @njit(cache=True)
+    def _dot_dense(w, x):
+        """<w, x>: ``_dot_dense_scalar``'s sums, bit for bit, 4 lanes at a time."""
+        return _dot_dense_simd(w, x)
 
 
 @njit(cache=True)
@@ -172,6 +238,8 @@ def _linear_scores_csr(data, indices, indptr, W, B, out):
 
 def linear_scores(X, coef: NDArray, intercept: NDArray) -> NDArray[np.float64]:
     """Scores of validated ``X`` under each row of ``coef``; ``(n,)`` or ``(n, n_models)``."""
+    coef = np.ascontiguousarray(coef, dtype=np.float64)
+    intercept = np.ascontiguousarray(intercept, dtype=np.float64)
     out = np.empty((X.shape[0], coef.shape[0]), dtype=np.float64)
     if sp.issparse(X):
         _linear_scores_csr(X.data, X.indices, X.indptr, coef, intercept, out)

@@ -19,6 +19,8 @@ _PUBLIC = {
     "SeparabilityResult": ".separability",
     "shatters": ".shattering",
     "ShatterResult": ".shattering",
+    "radon_partition": ".shattering",
+    "RadonPartition": ".shattering",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -191,8 +191,10 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
         = \\max_{\\|u\\| = 1,\\, c}\\; \\min_i y_i(\\langle u, x_i\\rangle + c).
 
     Separability is decided first by the LPs of :func:`is_linearly_separable`; the QP is
-    then solved by Clarabel (interior point) and its answer rescaled so that the smallest
-    functional margin is exactly one.
+    then solved by Clarabel (interior point, through
+    :func:`halfspaces.solvers.qp.svm_primal_qp` with ``C = inf``) on ``X / max|x_ij|``, and
+    its answer mapped back and rescaled so that the smallest functional margin is exactly
+    one.
 
     Examples
     --------
@@ -212,13 +214,17 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
                              " use a soft-margin SVC for the rest.")
     if fit_b and np.all(y == y[0]):  # one class: the hyperplane can recede to infinity
         return np.zeros(X.shape[1]), float(y[0]), float("inf")
-    res = svm_primal_qp(X, y, np.inf, fit_intercept=fit_b)
+    # Clarabel's tolerances are absolute: solve on X / s (s = max |x_ij|), whose optimal
+    # objective is of order one, and map back (w = w' / s, b = b'), an exact equivalence.
+    s = float(np.max(np.abs(X.data if sp.issparse(X) else X)))
+    s = s if s > 0.0 else 1.0
+    res = svm_primal_qp(X / s, y, np.inf, fit_intercept=fit_b)
     if res.status != "solved":
         raise RuntimeError(
             f"{owner}: Clarabel stopped with status {res.status!r} on the hard-margin QP of"
             " separable data. Rescale the features (e.g. StandardScaler) and try again."
         )
-    w, b = np.asarray(res.theta, dtype=np.float64), float(res.theta_0)
+    w, b = np.asarray(res.theta, dtype=np.float64) / s, float(res.theta_0)
     low = float(np.min(y * (np.asarray(X @ w).ravel() + b)))
     if not low > 0.0:  # pragma: no cover - the LP said separable
         raise RuntimeError(f"{owner}: the QP solution does not separate the data (min margin"
