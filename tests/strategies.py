@@ -139,3 +139,22 @@ def play_one_by_one(est, X, y, classes):
         preds.append(est.predict_one(X[t]))
         est.learn_one(X[t], y[t])
     return np.array(scores), np.array(preds)
+
+
+class OneByOne:
+    """Wrap an estimator so that :func:`halfspaces.online.play` cannot use its compiled
+    ``_play`` and must take the generic round-by-round path (``score_one``,
+    ``predict_one``, ``learn_one``); the wrapped estimator is started for ``classes``."""
+
+    def __init__(self, est, classes, n_features: int):
+        self.est = est
+        est._prepare_online(classes, n_features)
+
+    def score_one(self, x):
+        return self.est.score_one(x)
+
+    def predict_one(self, x):
+        return self.est.predict_one(x)
+
+    def learn_one(self, x, y):
+        return self.est.learn_one(x, y)

@@ -17,6 +17,7 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import (
     MATRIX_FORMATS,
+    OneByOne,
     as_format,
     labelled_data,
     play_one_by_one,
@@ -314,3 +315,17 @@ def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
         w = rng.standard_normal(d)
         for x in X:  # rows of a 2-D array, as the kernels see them
             assert _dot_dense(w, x) == _dot_dense_scalar(w, x)
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
+def test_online_play_gives_identical_transcripts_on_both_paths(fmt):
+    from halfspaces.online import play
+
+    rng = np.random.default_rng(12)
+    X = as_format(np.where(rng.random((40, 5)) < 0.3, 0.0, rng.standard_normal((40, 5))), fmt)
+    y = rng.choice(["no", "yes"], 40)
+    compiled = play(Perceptron(), X, y)
+    generic = play(OneByOne(Perceptron(), np.array(["no", "yes"]), 5), X, y)
+    np.testing.assert_array_equal(compiled.scores, generic.scores)
+    np.testing.assert_array_equal(compiled.predictions, generic.predictions)
+    np.testing.assert_array_equal(compiled.mistakes, generic.mistakes)

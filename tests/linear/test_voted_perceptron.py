@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
+from strategies import MATRIX_FORMATS, OneByOne, as_format, labelled_data, play_one_by_one
 
 from halfspaces.linear.perceptron import Perceptron
 from halfspaces.linear.voted_perceptron import VotedPerceptron
@@ -193,3 +193,17 @@ def test_warm_start_continues_the_epochs():
     twice.set_params(max_iter=3).fit(X, y)
     assert twice.mistakes_per_epoch_ == once.mistakes_per_epoch_
     np.testing.assert_array_equal(twice.decision_function(X), once.decision_function(X))
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
+def test_online_play_gives_identical_transcripts_on_both_paths(fmt):
+    from halfspaces.online import play
+
+    rng = np.random.default_rng(12)
+    X = as_format(np.where(rng.random((40, 5)) < 0.3, 0.0, rng.standard_normal((40, 5))), fmt)
+    y = rng.choice(["no", "yes"], 40)
+    compiled = play(VotedPerceptron(), X, y)
+    generic = play(OneByOne(VotedPerceptron(), np.array(["no", "yes"]), 5), X, y)
+    np.testing.assert_array_equal(compiled.scores, generic.scores)
+    np.testing.assert_array_equal(compiled.predictions, generic.predictions)
+    np.testing.assert_array_equal(compiled.mistakes, generic.mistakes)
