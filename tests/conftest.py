@@ -4,4 +4,7 @@ import os
 import sys
 
 os.environ.setdefault("MPLBACKEND", "Agg")
+# scikit-learn's array-API check (results unchanged with dispatch on) needs this before
+# scipy is imported, as in scikit-learn's own CI.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 sys.path.insert(0, os.path.dirname(__file__))

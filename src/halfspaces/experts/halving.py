@@ -180,5 +180,5 @@ _NOT_REALIZABLE_CHECKS = (
     "check_fit_check_is_fitted", "check_fit_idempotent", "check_fit_score_takes_y",
     "check_n_features_in", "check_n_features_in_after_fitting",
     "check_positive_only_tag_during_fit", "check_readonly_memmap_input",
-    "check_supervised_y_2d",
+    "check_supervised_y_2d", "check_array_api_input",
 )

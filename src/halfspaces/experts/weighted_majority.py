@@ -243,7 +243,3 @@ class WeightedMajorityClassifier(ExpertsClassifier):
             return numerator / (1.0 - beta)
         return numerator / math.log(2.0 / (1.0 + beta))
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = bool(self.randomized)
-        return tags

@@ -94,19 +94,34 @@ def _end_step(hp, st, t):
 
 
 @njit(cache=True)
+def _shrink(hp, st, v, u, t):
+    """w <- (1 - eta_t lam) w as a <- (1 - eta_t lam) a; returns (eta_t, the factor)."""
+    eta = _step_size(hp, t)
+    shrink = 1.0 - eta * hp[_LAM]
+    st[_A] *= shrink
+    st[_SQNORM] *= shrink * shrink
+    if abs(st[_A]) < _RENORM_BELOW:
+        _renormalize(v, u, st)
+    return eta, shrink
+
+
+@njit(cache=True)
 def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
     """One pass of mini-batch Pegasos over rows ``X[order]`` in batches of ``k``.
 
     X : float[n, d] C-contiguous; y : float64[n] in {-1,+1}; v, u : float64[d] (u empty
     without averaging); st : float64[6] state (a, ||w||^2, b, S, sum b, #averaged);
-    order : int64[m]; t : steps done before this pass; hp : float64[7] hyper-parameters;
-    scores : float64[n] receives each row's score before its step. Returns the mistakes.
+    order : int64[m]; t : steps done before this pass; hp : float64[8] hyper-parameters;
+    scores : float64[n] receives each row's score before its step (empty: not recorded).
+    Returns the mistakes (y score <= 0 before the step).
     """
     d = X.shape[1]
     m = order.shape[0]
-    lam = hp[_LAM]
     averaging = u.shape[0] > 0
+    record = scores.shape[0] > 0
     violators = np.empty(k, dtype=np.int64)
+    margins = np.empty(k)  # <w_t, x_i> of each violator
+    sq_norms = np.empty(k)  # ||x_i||^2 of each violator
     mistakes = 0
     for lo in range(0, m, k):
         hi = min(lo + k, m)
@@ -118,30 +133,39 @@ def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
             for j in range(d):
                 dot += v[j] * X[i, j]
             score = st[_A] * dot + st[_B]
-            scores[i] = score
+            if record:
+                scores[i] = score
             if y[i] * score <= 0.0:  # a tie counts as a mistake
                 mistakes += 1
             if y[i] * score < 1.0:
+                xx = 0.0  # the row is in cache now; only violators need ||x||^2
+                for j in range(d):
+                    xx += X[i, j] * X[i, j]
                 violators[n_viol] = i
+                margins[n_viol] = st[_A] * dot
+                sq_norms[n_viol] = xx
                 n_viol += 1
-        eta = _step_size(hp, t)
-        shrink = 1.0 - eta * lam
-        st[_A] *= shrink
-        st[_SQNORM] *= shrink * shrink
-        if abs(st[_A]) < _RENORM_BELOW:
-            _renormalize(v, u, st)
+        eta, shrink = _shrink(hp, st, v, u, t)
         step = eta / (hi - lo)
         for q in range(n_viol):
             i = violators[q]
             c = step * y[i] / st[_A]  # w += step y x  <=>  v += (step y / a) x
-            dsq = 0.0
-            for j in range(d):
-                delta = c * X[i, j]
-                dsq += delta * (2.0 * v[j] + delta)
-                v[j] += delta
-                if averaging:
-                    u[j] += st[_S] * delta
-            st[_SQNORM] += st[_A] * st[_A] * dsq
+            if n_viol == 1:
+                # ||w + step y x||^2 = ||w||^2 + 2 step y <w, x> + step^2 ||x||^2
+                st[_SQNORM] += (2.0 * step * y[i] * shrink * margins[q]
+                                + step * step * sq_norms[q])
+                for j in range(d):
+                    v[j] += c * X[i, j]
+            else:  # <w, x_i> moved with the earlier violators of the batch
+                dsq = 0.0
+                for j in range(d):
+                    delta = c * X[i, j]
+                    dsq += delta * (2.0 * v[j] + delta)
+                    v[j] += delta
+                st[_SQNORM] += st[_A] * st[_A] * dsq
+            if averaging:
+                for j in range(d):
+                    u[j] += st[_S] * c * X[i, j]
             if hp[_FIT_B] != 0.0:
                 st[_B] += step * y[i]
         _end_step(hp, st, t)
@@ -152,9 +176,11 @@ def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
 def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, scores):
     """The same pass for CSR input (data, indices, indptr): O(nnz) per step."""
     m = order.shape[0]
-    lam = hp[_LAM]
     averaging = u.shape[0] > 0
+    record = scores.shape[0] > 0
     violators = np.empty(k, dtype=np.int64)
+    margins = np.empty(k)
+    sq_norms = np.empty(k)
     mistakes = 0
     for lo in range(0, m, k):
         hi = min(lo + k, m)
@@ -166,31 +192,40 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, scor
             for q in range(indptr[i], indptr[i + 1]):
                 dot += v[indices[q]] * data[q]
             score = st[_A] * dot + st[_B]
-            scores[i] = score
+            if record:
+                scores[i] = score
             if y[i] * score <= 0.0:  # a tie counts as a mistake
                 mistakes += 1
             if y[i] * score < 1.0:
+                xx = 0.0
+                for q in range(indptr[i], indptr[i + 1]):
+                    xx += data[q] * data[q]
                 violators[n_viol] = i
+                margins[n_viol] = st[_A] * dot
+                sq_norms[n_viol] = xx
                 n_viol += 1
-        eta = _step_size(hp, t)
-        shrink = 1.0 - eta * lam
-        st[_A] *= shrink
-        st[_SQNORM] *= shrink * shrink
-        if abs(st[_A]) < _RENORM_BELOW:
-            _renormalize(v, u, st)
+        eta, shrink = _shrink(hp, st, v, u, t)
         step = eta / (hi - lo)
         for r in range(n_viol):
             i = violators[r]
             c = step * y[i] / st[_A]
-            dsq = 0.0
-            for q in range(indptr[i], indptr[i + 1]):
-                j = indices[q]
-                delta = c * data[q]
-                dsq += delta * (2.0 * v[j] + delta)
-                v[j] += delta
-                if averaging:
-                    u[j] += st[_S] * delta
-            st[_SQNORM] += st[_A] * st[_A] * dsq
+            if n_viol == 1:
+                st[_SQNORM] += (2.0 * step * y[i] * shrink * margins[r]
+                                + step * step * sq_norms[r])
+                for q in range(indptr[i], indptr[i + 1]):
+                    v[indices[q]] += c * data[q]
+            else:
+                dsq = 0.0
+                for q in range(indptr[i], indptr[i + 1]):
+                    j = indices[q]
+                    delta = c * data[q]
+                    dsq += delta * (2.0 * v[j] + delta)
+                    v[j] += delta
+                st[_SQNORM] += st[_A] * st[_A] * dsq
+            if averaging:
+                cs = st[_S] * c
+                for q in range(indptr[i], indptr[i + 1]):
+                    u[indices[q]] += cs * data[q]
             if hp[_FIT_B] != 0.0:
                 st[_B] += step * y[i]
         _end_step(hp, st, t)
@@ -215,7 +250,7 @@ def _calibrate_eta0(X, y: NDArray, hp: NDArray, k: int, sample: NDArray, t0_auto
     if not r2 > 0:
         return 1.0
     order = np.arange(sample.size, dtype=np.int64)
-    scores = np.empty(sample.size)
+    scores = np.empty(0)
     best, best_eta0 = np.inf, 1.0 / r2
     for c in _ETA0_GRID:
         eta0 = c / r2
@@ -466,9 +501,9 @@ class PegasosSVC(OnlineClassifier):
         lam = float(self.lam)
         t0 = 1.0 / (lam * eta0) if isinstance(self.t0, str) else float(self.t0)
         weighted = isinstance(self.average, str)
-        if self.average is False:
-            avg_start = np.inf
-        elif self.average is True or weighted:
+        if isinstance(self.average, (bool, np.bool_)):
+            avg_start = 0.0 if self.average else np.inf
+        elif weighted:
             avg_start = 0.0
         else:
             avg_start = float(self.average)
@@ -492,7 +527,7 @@ class PegasosSVC(OnlineClassifier):
 
     @property
     def _averaging(self) -> bool:
-        return self.average is not False
+        return not (isinstance(self.average, (bool, np.bool_)) and not self.average)
 
     # -- hooks of OnlineClassifier ---------------------------------------------------------
     def _init_state(self, X, n_models: int) -> None:
@@ -528,7 +563,7 @@ class PegasosSVC(OnlineClassifier):
 
     def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
         self._ensure_schedule(X, y_pm)
-        scores = np.empty(X.shape[0], dtype=np.float64)
+        scores = np.empty(0)  # fit and partial_fit do not need the scores: skip the writes
         mistakes = 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
             mistakes += self._pass(k, X, y_k, order, scores)
