@@ -42,7 +42,7 @@ from ..losses import hinge
 
 @njit(cache=True)
 def _renormalize_dual(K, v, u, st):
-    """Fold a into v as the primal ``_renormalize`` does; ||w||^2 = v' K v recomputed."""
+    """Fold a into v as the primal ``_fold`` does; ||w||^2 = v' K v recomputed."""
     n = v.shape[0]
     if u.shape[0] > 0:
         for j in range(n):
