@@ -26,7 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import column_or_1d
 
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
@@ -235,8 +234,6 @@ class ExpertsClassifier(OnlineClassifier):
         ``n_mistakes_`` counts the pass's mistakes.
         """
         self._check_params()
-        if len(getattr(y, "shape", ())) == 2:
-            y = column_or_1d(y, warn=True)  # sklearn's DataConversionWarning for (n, 1) y
         X, y = validate_X_y(self, X, y, reset=True)
         self._start(X, check_classes(type(self).__name__, y, None))
         mistakes = self._run_pass(X, encode_pm(y, self.classes_), np.arange(X.shape[0]))

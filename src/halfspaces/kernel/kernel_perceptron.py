@@ -16,7 +16,6 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
-from sklearn.utils.validation import column_or_1d
 
 from .._online import OnlineClassifier
 from .._validation import check_scalar
@@ -205,8 +204,6 @@ class KernelPerceptron(OnlineClassifier):
 
     def fit(self, X, y):
         """Run passes until one makes no mistake (or ``max_iter``), from alpha = 0, b = 0."""
-        if len(getattr(y, "shape", ())) == 2:
-            y = column_or_1d(y, warn=True)  # sklearn's DataConversionWarning for (n, 1) y
         self._fitting = True
         try:
             super().fit(X, y)

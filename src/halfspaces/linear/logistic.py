@@ -35,7 +35,6 @@ from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
 from .._validation import check_choice, check_scalar, validate_X_y
 from ..losses import logistic_objective
-from .pegasos import _warn_if_column
 
 
 @njit(cache=True)
@@ -278,7 +277,6 @@ class LogisticRegression(OnlineClassifier):
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Minimize ``J`` with L-BFGS-B, one binary problem per class beyond two (OvR)."""
         self._check_params()
-        _warn_if_column("LogisticRegression", y)
         warm = bool(self.warm_start) and hasattr(self, "coef_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes("LogisticRegression", y, None)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
@@ -126,10 +126,6 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
             ``certificate`` is the Farkas vector over the rows of ``X``.
         """
         self._check_params()
-        if y is not None:
-            y = np.asarray(y)
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = column_or_1d(y, warn=True)  # sklearn's DataConversionWarning
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("LPSeparator", y, None)
         y_pm = encode_pm(y, self.classes_)

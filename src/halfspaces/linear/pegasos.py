@@ -34,7 +34,6 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import column_or_1d
 
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
@@ -335,16 +334,6 @@ def _predictor(v: NDArray, u: NDArray, st: NDArray, averaging: bool) -> tuple[ND
     w = np.where(started[:, None], avg_w, last_w)
     b = np.where(started, st[:, _BSUM] / safe, st[:, _B])
     return w, b
-
-
-def _warn_if_column(owner: str, y) -> None:
-    """scikit-learn's convention: a column vector y works but warns (DataConversionWarning).
-
-    (``_validation.validate_X_y`` ravels it silently; remove this once it warns itself.)
-    """
-    shape = getattr(y, "shape", ())
-    if len(shape) == 2 and shape[1] == 1:
-        column_or_1d(y, warn=True)
 
 
 def _primal_only(est) -> bool:
@@ -680,7 +669,6 @@ class PegasosSVC(OnlineClassifier):
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Run ``max_iter`` epochs (or ``n_iter`` steps) of Pegasos on ``(X, y)``."""
         self._check_params()
-        _warn_if_column("PegasosSVC", y)
         if self.kernel is not None:
             from ..kernel.kernel_pegasos import fit_kernel_pegasos
 

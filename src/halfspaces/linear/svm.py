@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
@@ -231,8 +231,6 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
         """Solve the SVM on ``(X, y)``; one-vs-rest with more than two classes."""
         self._check_params()
-        if y is not None and np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
-            y = column_or_1d(np.asarray(y), warn=True)  # DataConversionWarning, as sklearn
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("SVC", y, None)
         n = X.shape[0]
