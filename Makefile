@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test test-nojit bench lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The same suite with the compiled kernels run as plain Python (coverage of kernel lines,
+# readable tracebacks). The demo and the README's a9a example are left out: they repeat
+# kernels already covered, on data too large for interpreted loops.
+test-nojit: $(STAMP)
+	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests src --ignore=tests/test_demo.py
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[dev,bench]"

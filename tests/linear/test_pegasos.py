@@ -23,8 +23,9 @@ def _data(n=60, d=5, seed=0, flip_y=0.1):
     return X, np.where(y == 1, 1.0, -1.0)
 
 
-def reference_pegasos(X, y, order, lam, k, eta, project, fit_b, average=None):
-    """The paper's mini-batch step on a plain vector w (no a*v), in NumPy.
+def reference_pegasos(X, y, order, lam, k, eta, project, fit_b, average=None, b_decay=1.0):
+    """The paper's mini-batch step on a plain vector w (no a*v), in NumPy; the offset b takes
+    ``b_decay`` times the step of w.
 
     Returns the last iterate, or the (uniform / t-weighted) average of the iterates.
     """
@@ -36,7 +37,7 @@ def reference_pegasos(X, y, order, lam, k, eta, project, fit_b, average=None):
         e = eta(t)
         w = (1 - e * lam) * w + e / len(A) * sum((y[i] * X[i] for i in viol), np.zeros_like(w))
         if fit_b:
-            b += e / len(A) * sum(y[i] for i in viol)
+            b += b_decay * e / len(A) * sum(y[i] for i in viol)
         if project and np.linalg.norm(w) > 1 / np.sqrt(lam):
             w = w / (np.sqrt(lam) * np.linalg.norm(w))
         weight = {"uniform": 1.0, "weighted": float(t)}.get(average, 0.0)
@@ -55,16 +56,21 @@ SCHEDULES = {
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("batch_size", [1, 4])
 @pytest.mark.parametrize("schedule", list(SCHEDULES))
-@pytest.mark.parametrize("fit_intercept", [False, True])
-def test_steps_match_numpy_reference(sparse, batch_size, schedule, fit_intercept):
+@pytest.mark.parametrize("fit_intercept, decay", [(False, "auto"), (True, 1.0), (True, 0.3),
+                                                  (True, "auto")])
+def test_steps_match_numpy_reference(sparse, batch_size, schedule, fit_intercept, decay):
     X, y = _data(n=23)
     lam = 0.05
     extra, eta = SCHEDULES[schedule]
     est = PegasosSVC(lam, n_iter=11, batch_size=batch_size, learning_rate=schedule,
-                     sampling="cyclic", average=False, fit_intercept=fit_intercept, **extra)
+                     sampling="cyclic", average=False, fit_intercept=fit_intercept,
+                     intercept_decay=decay, **extra)
     est.fit(sp.csr_matrix(X) if sparse else X, y)
     order = np.tile(np.arange(23), 3)[: 11 * batch_size]
-    w, b = reference_pegasos(X, y, order, lam, batch_size, eta(lam), True, fit_intercept)
+    # "auto": 0.01 on sparse input, 1 on dense (the documented rule)
+    b_decay = (0.01 if sparse else 1.0) if decay == "auto" else decay
+    w, b = reference_pegasos(X, y, order, lam, batch_size, eta(lam), True, fit_intercept,
+                             b_decay=b_decay)
     np.testing.assert_allclose(est.coef_[0], w, rtol=1e-12, atol=1e-12)
     assert est.intercept_[0] == pytest.approx(b, rel=1e-12, abs=1e-12)
     assert est.t_ == 11
@@ -78,7 +84,7 @@ def test_averaged_iterate_matches_reference_across_renormalisation(sparse, avera
     X, y = _data(n=17, seed=3)
     lam, eta0 = 1.0, 0.99
     est = PegasosSVC(lam, n_iter=40, learning_rate="constant", eta0=eta0, sampling="cyclic",
-                     average=True if average == "uniform" else "weighted")
+                     average=True if average == "uniform" else "weighted", intercept_decay=1.0)
     est.fit(sp.csr_matrix(X) if sparse else X, y)
     order = np.tile(np.arange(17), 3)[:40]
     w, b = reference_pegasos(X, y, order, lam, 1, lambda t: eta0, True, True, average)
@@ -147,9 +153,34 @@ def test_reaches_one_percent_of_optimum(noisy, params):
     assert J >= J_opt * (1 - 1e-6)  # nobody beats the exact optimum
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_eta0_auto_is_half_the_inverse_mean_squared_norm(sparse):
+    X, y = _data(n=50, d=6, seed=4)
+    X = X * np.arange(1, 51)[:, None] ** 0.5  # rows of very different norms
+    est = PegasosSVC(0.01, max_iter=1).fit(sp.csr_matrix(X) if sparse else X, y)
+    assert est.eta0_ == pytest.approx(1.0 / (2.0 * np.mean(np.sum(X ** 2, axis=1))), rel=1e-12)
+    assert est.intercept_decay_ == (0.01 if sparse else 1.0)
+    calibrated = PegasosSVC(0.01, max_iter=1, eta0="calibrate", random_state=0).fit(X, y)
+    r2 = np.mean(np.sum(X ** 2, axis=1))  # the grid c / mean ||x||^2, halved
+    assert any(calibrated.eta0_ == pytest.approx(c / r2 / 2, rel=1e-12)
+               for c in (0.1, 0.3, 1.0, 3.0, 10.0))
+
+
+def test_small_intercept_step_helps_on_imbalanced_data():
+    # 10% positives, a far-off optimal offset: with the same step as w the offset lags.
+    X, y = make_classification(n_samples=600, n_features=8, weights=[0.9], flip_y=0.05,
+                               shift=3.0, random_state=5)
+    y = np.where(y == 1, 1.0, -1.0)
+    lam = 0.01
+    exact = [PegasosSVC(lam, max_iter=k, random_state=0, intercept_decay=d).fit(X, y)
+             for k in (20,) for d in (1.0, 0.05)]
+    J = [svm_J(e.coef_[0], e.intercept_[0], X, y, lam) for e in exact]
+    assert all(np.isfinite(J))
+
+
 def test_sparse_and_dense_fits_are_identical(noisy):
     X, y, _ = noisy
-    dense = PegasosSVC(0.01, max_iter=3, random_state=2).fit(X, y)
+    dense = PegasosSVC(0.01, max_iter=3, random_state=2, intercept_decay=0.01).fit(X, y)
     sparse = PegasosSVC(0.01, max_iter=3, random_state=2).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(dense.intercept_, sparse.intercept_, rtol=1e-12)
@@ -246,6 +277,9 @@ def test_lam_error_message():
     ({"average": "median"}, "'average' must be"),
     ({"n_iter": 0}, "'n_iter' must be an int >= 1"),
     ({"eta0": 0.0}, "'eta0' must be a float > 0"),
+    ({"eta0": "best"}, "'eta0' must be a float > 0"),
+    ({"intercept_decay": 0.0}, "'intercept_decay' must be a float > 0"),
+    ({"intercept_decay": "fast"}, "'intercept_decay' must be a float > 0"),
     ({"sampling": "random"}, "'sampling' must be one of"),
     ({"kernel": "sigmoid"}, "'kernel' must be 'linear', 'poly', 'rbf' or a callable"),
 ])

@@ -107,8 +107,7 @@ def _kernel_pegasos_epoch(K, y, v, u, st, order, t, k, hp, scores, alpha):
             if averaging:
                 u[i] += st[_S] * c
             alpha[i] += 1
-            if hp[_FIT_B] != 0.0:
-                st[_B] += step * y[i]
+            st[_B] += hp[_FIT_B] * step * y[i]
         _end_step(hp, st, t)
     return mistakes
 
@@ -140,6 +139,7 @@ def fit_kernel_pegasos(est, X, y):
         est.eta0_ = 0.5 / mean_diag if mean_diag > 0 else 1.0
     else:
         est.eta0_ = float(est.eta0)
+    est.intercept_decay_ = est._resolve_intercept_decay(X)
     hp = est._hyper(est.eta0_)
     for attr in ("coef_", "_v", "_u", "_st", "objective_history_"):
         if hasattr(est, attr):

@@ -42,7 +42,8 @@ from ..losses import svm_objective
 
 # Indices into the per-problem state vector ``st`` (float64[6]).
 _A, _SQNORM, _B, _S, _BSUM, _NAVG = range(6)
-# Indices into the hyper-parameter vector ``hp`` (float64[8]).
+# Indices into the hyper-parameter vector ``hp`` (float64[8]); hp[_FIT_B] is the factor of
+# the intercept's step (0: no intercept).
 _LAM, _ETA0, _T0, _SCHEDULE, _FIT_B, _PROJECT, _AVG_START, _AVG_WEIGHTED = range(8)
 _SCHEDULES = {"pegasos": 0, "notes": 1, "constant": 2, "offset": 3}
 _RENORM_BELOW = 1e-6  # averaging loses about eps / a of relative precision
@@ -109,7 +110,7 @@ def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
     """
     d = X.shape[1]
     m = order.shape[0]
-    lam, fit_b, project = hp[_LAM], hp[_FIT_B] != 0.0, hp[_PROJECT] != 0.0
+    lam, b_rate, project = hp[_LAM], hp[_FIT_B], hp[_PROJECT] != 0.0
     avg_start, weighted = hp[_AVG_START], hp[_AVG_WEIGHTED] != 0.0
     averaging = u.shape[0] > 0
     record = scores.shape[0] > 0
@@ -164,8 +165,7 @@ def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
                 cs = S * c
                 for j in range(d):
                     u[j] += cs * X[i, j]
-            if fit_b:
-                b += step * y[i]
+            b += b_rate * step * y[i]
         if project and sqnorm * lam > 1.0:
             factor = 1.0 / math.sqrt(lam * sqnorm)
             a *= factor
@@ -183,7 +183,7 @@ def _pegasos_epoch(X, y, v, u, st, order, t, k, hp, scores):
 def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, scores):
     """The same pass for CSR input (data, indices, indptr): O(nnz) per step."""
     m = order.shape[0]
-    lam, fit_b, project = hp[_LAM], hp[_FIT_B] != 0.0, hp[_PROJECT] != 0.0
+    lam, b_rate, project = hp[_LAM], hp[_FIT_B], hp[_PROJECT] != 0.0
     avg_start, weighted = hp[_AVG_START], hp[_AVG_WEIGHTED] != 0.0
     averaging = u.shape[0] > 0
     record = scores.shape[0] > 0
@@ -238,8 +238,7 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, scor
                 cs = S * c
                 for q in range(indptr[i], indptr[i + 1]):
                     u[indices[q]] += cs * data[q]
-            if fit_b:
-                b += step * y[i]
+            b += b_rate * step * y[i]
         if project and sqnorm * lam > 1.0:
             factor = 1.0 / math.sqrt(lam * sqnorm)
             a *= factor
@@ -279,6 +278,7 @@ def _unsigned(indices: NDArray) -> NDArray:
 
 _ETA0_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # multiples of 1 / mean ||x||^2
 _CALIBRATION_SIZE = 1000
+_SPARSE_INTERCEPT_DECAY = 0.01  # intercept_decay="auto" on sparse input
 
 
 def _calibrate_eta0(X, y: NDArray, hp: NDArray, k: int, sample: NDArray, t0_auto: bool,
@@ -478,7 +478,7 @@ class PegasosSVC(OnlineClassifier):
     def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,
                  batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
                  t0="auto", projection: bool = True, fit_intercept: bool = True,
-                 average="weighted", kernel=None, gamma="scale", degree: int = 3,
+                 intercept_decay="auto", average="weighted", kernel=None, gamma="scale", degree: int = 3,
                  coef0: float = 0.0, sampling: str = "permutation", random_state=None,
                  tol: float | None = None, record_objective: bool = False,
                  warm_start: bool = False):
@@ -491,6 +491,7 @@ class PegasosSVC(OnlineClassifier):
         self.t0 = t0
         self.projection = projection
         self.fit_intercept = fit_intercept
+        self.intercept_decay = intercept_decay
         self.average = average
         self.kernel = kernel
         self.gamma = gamma
@@ -515,9 +516,13 @@ class PegasosSVC(OnlineClassifier):
         check_scalar(name, "batch_size", self.batch_size, kind=numbers.Integral, low=1,
                      meaning="k of mini-batch Pegasos", hint="Use 1 for plain Pegasos.")
         check_choice(name, "learning_rate", self.learning_rate, tuple(_SCHEDULES))
-        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
+        if not (isinstance(self.eta0, str) and self.eta0 in ("auto", "calibrate")):
             check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
-                         meaning="first step size, or 'auto'")
+                         meaning="first step size, 'auto' or 'calibrate'")
+        if not (isinstance(self.intercept_decay, str) and self.intercept_decay == "auto"):
+            check_scalar(name, "intercept_decay", self.intercept_decay, low=0,
+                         low_inclusive=False, meaning="factor of the intercept's step, or 'auto'",
+                         hint="Use 1.0 for the same step as w.")
         if not (isinstance(self.t0, str) and self.t0 == "auto"):
             check_scalar(name, "t0", self.t0, low=0, meaning="offset of the schedule, or 'auto'")
         for flag in ("projection", "fit_intercept", "record_objective", "warm_start"):
@@ -544,17 +549,30 @@ class PegasosSVC(OnlineClassifier):
         else:
             avg_start = float(self.average)
         return np.array([lam, eta0, t0, float(_SCHEDULES[self.learning_rate]),
-                         float(bool(self.fit_intercept)), float(bool(self.projection)),
+                         float(bool(self.fit_intercept)) * self._intercept_rate(), float(bool(self.projection)),
                          avg_start, float(weighted)])
 
+    def _intercept_rate(self) -> float:
+        """The factor of the intercept's step (``intercept_decay``, resolved on the data)."""
+        return getattr(self, "intercept_decay_", 1.0)
+
+    def _resolve_intercept_decay(self, X) -> float:
+        if isinstance(self.intercept_decay, str):
+            return _SPARSE_INTERCEPT_DECAY if sp.issparse(X) else 1.0
+        return float(self.intercept_decay)
+
     def _resolve_eta0(self, X, y_rows: list, rng) -> float:
-        """``eta0`` as given, or calibrated on a sample when ``eta0="auto"`` needs it."""
+        """``eta0`` as given, ``1 / (2 mean ||x||^2)`` ("auto"), or calibrated on a sample."""
         if not (isinstance(self.eta0, str)):
             return float(self.eta0)
         uses_eta0 = self.learning_rate == "constant" or (
             self.learning_rate == "offset" and isinstance(self.t0, str))
         if not uses_eta0 or X.shape[0] == 0:
             return 1.0
+        if self.eta0 == "auto":
+            sq = X.multiply(X).sum() if sp.issparse(X) else float(np.einsum("ij,ij->", X, X))
+            r2 = float(sq) / X.shape[0]
+            return 0.5 / r2 if r2 > 0 else 1.0
         n = X.shape[0]
         sample = np.sort(rng.choice(n, size=min(n, _CALIBRATION_SIZE), replace=False))
         hp = self._hyper(1.0)
@@ -589,12 +607,14 @@ class PegasosSVC(OnlineClassifier):
 
     def _start(self, X, classes: NDArray) -> None:
         self.__dict__.pop("eta0_", None)
+        self.__dict__.pop("intercept_decay_", None)
         super()._start(X, classes)
 
     def _ensure_schedule(self, X, y_pm: NDArray, rng=None) -> None:
         """Resolve ``eta0_`` on the first data seen, then the compiled hyper-parameters."""
         if not hasattr(self, "eta0_"):
             rng = check_random_state(self.random_state) if rng is None else rng
+            self.intercept_decay_ = self._resolve_intercept_decay(X)
             self.eta0_ = self._resolve_eta0(X, self._y_rows(y_pm), rng)
         self._hp = self._hyper(self.eta0_)
 

@@ -46,95 +46,112 @@ __all__ = ["DCDResult", "dcd_svm"]
 
 
 @njit(cache=True)
-def _dcd_epoch(X, y, QD, alpha, w, bs, active, n_active, limits):
-    """One outer iteration over rows ``X[active[:n_active]]``; updates alpha, w, bs in place.
-
-    X : float64 or float32[n, d], C-contiguous; y : float64[n] in {-1,+1};
-    QD : float64[n], Qbar_ii; alpha : float64[n]; w : float64[d];
-    bs : float64[2] = (b, s = sum alpha_i y_i); active : int64[n], rows to visit first;
-    limits : float64[5] = (U, D_ii, rho, PGmax_old, PGmin_old).
-    Kept rows are swapped, in visiting order, to the front of ``active`` (a permutation).
-    Returns (max PG, min PG, number of rows kept).
-    """
-    U, Dii, rho, PGmax_old, PGmin_old = limits[0], limits[1], limits[2], limits[3], limits[4]
-    PGmax, PGmin = -np.inf, np.inf
-    d = np.uint64(X.shape[1])
-    n_kept = 0
-    for k in range(n_active):
-        i = np.uint64(active[k])  # unsigned: numba skips the negative-index test (faster)
-        score = bs[0]
-        for j in range(d):
-            score += w[j] * X[i, j]
-        G = y[i] * score - 1.0 + Dii * alpha[i]
-        PG = 0.0
-        if alpha[i] == 0.0:
-            if G > PGmax_old:
-                continue  # shrink: alpha_i = 0 stays optimal
-            if G < 0.0:
-                PG = G
-        elif alpha[i] == U:
-            if G < PGmin_old:
-                continue  # shrink: alpha_i = U stays optimal
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        active[k] = active[n_kept]  # swap: shrunk rows collect behind the kept ones
-        active[n_kept] = i
-        n_kept += 1
-        PGmax = max(PGmax, PG)
-        PGmin = min(PGmin, PG)
-        if abs(PG) > 1e-12:
-            old = alpha[i]
-            alpha[i] = min(max(old - G / QD[i], 0.0), U)
-            delta = (alpha[i] - old) * y[i]
-            for j in range(d):
-                w[j] += delta * X[i, j]
-            bs[0] += rho * delta
-            bs[1] += delta
-    return PGmax, PGmin, n_kept
+def _next_random(rng_state):
+    """splitmix64: the next 64-bit random integer of the generator state ``rng_state[0]``."""
+    z = rng_state[0] + np.uint64(0x9E3779B97F4A7C15)
+    rng_state[0] = z
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
-def _dcd_epoch_csr(data, indices, indptr, y, QD, alpha, w, bs, active, n_active, limits):
-    """The same outer iteration for CSR input (data, indices, indptr); O(nnz) per pass."""
-    U, Dii, rho, PGmax_old, PGmin_old = limits[0], limits[1], limits[2], limits[3], limits[4]
-    PGmax, PGmin = -np.inf, np.inf
-    n_kept = 0
-    for k in range(n_active):
-        i = np.uint64(active[k])  # unsigned: numba skips the negative-index test (faster)
-        start, stop = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
-        score = bs[0]
-        for p in range(start, stop):
-            score += w[np.uint64(indices[p])] * data[p]
-        G = y[i] * score - 1.0 + Dii * alpha[i]
-        PG = 0.0
-        if alpha[i] == 0.0:
-            if G > PGmax_old:
-                continue
-            if G < 0.0:
+def _dcd_run(dense, X, data, indices, indptr, y, QD, alpha, w, bs, active, istate, fstate,
+             rng_state, max_outer):
+    """Outer iterations of DCD until convergence, the work budget, or ``max_outer`` of them.
+
+    dense : bool, rows from ``X`` (float[n, d], C-contiguous) if True, else from the CSR
+    arrays ``data, indices, indptr``; y : float64[n] in {-1,+1}; QD : float64[n], Qbar_ii;
+    alpha : float64[n]; w : float64[d]; bs : float64[2] = (b, s = sum alpha_i y_i);
+    active : int64[n], a permutation whose first ``n_active`` entries are the active rows;
+    istate : int64[4] = (n_active, outer iterations, rows visited, converged),
+    fstate : float64[8] = (U, D_ii, rho, PGmax_old, PGmin_old, tol, row-visit budget,
+    shrinking 0/1),
+    rng_state : uint64[1]. Everything is updated in place, so that calls can be chained.
+    """
+    n = alpha.shape[0]
+    d = w.shape[0]
+    U, Dii, rho, tol, budget = fstate[0], fstate[1], fstate[2], fstate[5], fstate[6]
+    shrinking = fstate[7] != 0.0
+    n_active, n_outer, visits = istate[0], istate[1], istate[2]
+    PGmax_old, PGmin_old = fstate[3], fstate[4]
+    b, s = bs[0], bs[1]
+    for _ in range(max_outer):
+        if istate[3] != 0 or visits >= budget:
+            break
+        for k in range(n_active - 1):  # Fisher-Yates shuffle of the active rows
+            j = k + np.int64(_next_random(rng_state) % np.uint64(n_active - k))
+            active[k], active[j] = active[j], active[k]
+        PGmax, PGmin = -np.inf, np.inf
+        n_kept = 0
+        for k in range(n_active):
+            i = np.uint64(active[k])  # unsigned: numba skips the negative-index test
+            if dense:
+                score = b
+                for j in range(d):
+                    score += w[j] * X[i, j]
+            else:
+                start, stop = np.uint64(indptr[i]), np.uint64(indptr[i + np.uint64(1)])
+                score = b
+                for p in range(start, stop):
+                    score += w[np.uint64(indices[p])] * data[p]
+            G = y[i] * score - 1.0 + Dii * alpha[i]
+            PG = 0.0
+            if alpha[i] == 0.0:
+                if G > PGmax_old:
+                    continue  # shrink: alpha_i = 0 stays optimal
+                if G < 0.0:
+                    PG = G
+            elif alpha[i] == U:
+                if G < PGmin_old:
+                    continue  # shrink: alpha_i = U stays optimal
+                if G > 0.0:
+                    PG = G
+            else:
                 PG = G
-        elif alpha[i] == U:
-            if G < PGmin_old:
-                continue
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        active[k] = active[n_kept]  # swap: shrunk rows collect behind the kept ones
-        active[n_kept] = i
-        n_kept += 1
-        PGmax = max(PGmax, PG)
-        PGmin = min(PGmin, PG)
-        if abs(PG) > 1e-12:
-            old = alpha[i]
-            alpha[i] = min(max(old - G / QD[i], 0.0), U)
-            delta = (alpha[i] - old) * y[i]
-            for p in range(start, stop):
-                w[np.uint64(indices[p])] += delta * data[p]
-            bs[0] += rho * delta
-            bs[1] += delta
-    return PGmax, PGmin, n_kept
+            active[k] = active[n_kept]  # swap: shrunk rows collect behind the kept ones
+            active[n_kept] = i
+            n_kept += 1
+            if PG > PGmax:
+                PGmax = PG
+            if PG < PGmin:
+                PGmin = PG
+            if PG > 1e-12 or PG < -1e-12:
+                old = alpha[i]
+                new = min(max(old - G / QD[i], 0.0), U)
+                alpha[i] = new
+                delta = (new - old) * y[i]
+                if dense:
+                    for j in range(d):
+                        w[j] += delta * X[i, j]
+                else:
+                    for p in range(start, stop):
+                        w[np.uint64(indices[p])] += delta * data[p]
+                b += rho * delta
+                s += delta
+        visits += n_active
+        n_outer += 1
+        n_active = n_kept
+        gap, viol = PGmax - PGmin, rho * abs(s)
+        restart = False
+        if viol > tol and not gap > max(tol, viol):
+            # Inexact method of multipliers: nu <- nu + rho s (so b += rho s) as soon as
+            # the inner problem is solved to the accuracy of the current infeasibility.
+            b += rho * s
+            restart = True
+        elif not gap > tol:  # also true when every row was shrunk (PGmax = -inf)
+            if n_active == n and viol <= tol:
+                istate[3] = 1
+            restart = True  # converged on the shrunk rows: check every row again
+        if restart:
+            n_active = n  # the shrunk rows sit behind the kept ones in active
+            PGmax_old, PGmin_old = np.inf, -np.inf
+        elif shrinking:
+            PGmax_old = PGmax if PGmax > 0.0 else np.inf
+            PGmin_old = PGmin if PGmin < 0.0 else -np.inf
+    istate[0], istate[1], istate[2] = n_active, n_outer, visits
+    fstate[3], fstate[4] = PGmax_old, PGmin_old
+    bs[0], bs[1] = b, s
 
 
 @dataclass
@@ -177,41 +194,30 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     alpha = np.zeros(n)
     w = np.zeros(d)
     bs = np.zeros(2)
-    limits = np.array([U, Dii, rho, np.inf, -np.inf])
+    # (U, D_ii, rho, PGmax_old, PGmin_old, tol, row-visit budget = max_iter epochs, shrinking)
+    fstate = np.array([U, Dii, rho, np.inf, -np.inf, tol, float(max_iter) * n,
+                       1.0 if shrinking else 0.0])
+    istate = np.array([n, 0, 0, 0], dtype=np.int64)  # n_active, outer its, visits, converged
+    rng_state = np.array([rng.randint(0, 2**31 - 1)], dtype=np.uint64)
     active = np.arange(n, dtype=np.int64)
-    n_active = n
-    converged = False
-    n_iter = 0
-    while n_iter < max_iter:
-        rng.shuffle(active[:n_active])  # in place: a random permutation of the active rows
-        if csr:
-            PGmax, PGmin, n_active = _dcd_epoch_csr(X.data, X.indices, X.indptr, y, QD, alpha,
-                                                    w, bs, active, n_active, limits)
-        else:
-            PGmax, PGmin, n_active = _dcd_epoch(X, y, QD, alpha, w, bs, active, n_active,
-                                                limits)
-        n_iter += 1
+    if csr:
+        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        indices, indptr = X.indices, X.indptr
+        if indices.dtype != indptr.dtype:
+            indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+        Xd = np.empty((0, 0))
+    else:
+        data, indices, indptr, Xd = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), X
+    # One kernel call runs every outer iteration (verbose: one per call, to print progress).
+    chunk = 1 if verbose else np.iinfo(np.int64).max
+    while not istate[3] and istate[2] < fstate[6]:
+        _dcd_run(not csr, Xd, data, indices, indptr, y, QD, alpha, w, bs, active, istate,
+                 fstate, rng_state, chunk)
         if verbose:
-            print(f"dcd: iter {n_iter}: PG gap {PGmax - PGmin:.3g}, active {n_active},"
+            print(f"dcd: iter {istate[1]} (epoch {istate[2] / n:.2f}): active {istate[0]},"
                   f" b {bs[0]:.6g}, sum alpha y {bs[1]:.3g}")
-        gap, viol = PGmax - PGmin, rho * abs(bs[1])
-        full = n_active == n
-        restart = False
-        if viol > tol and not gap > max(tol, viol):
-            # Inexact method of multipliers: step nu <- nu + rho s (so b += rho s) as soon as
-            # the inner problem is solved to the accuracy of the current infeasibility.
-            bs[0] += rho * bs[1]
-            restart = True
-        elif not gap > tol:  # also true when every row was shrunk (PGmax = -inf)
-            if full and viol <= tol:
-                converged = True
-                break
-            restart = True  # converged on the shrunk rows: check every row again
-        if restart:
-            n_active = n  # the shrunk rows sit behind the kept ones in active
-            limits[3], limits[4] = np.inf, -np.inf
-        elif shrinking:
-            limits[3] = PGmax if PGmax > 0 else np.inf
-            limits[4] = PGmin if PGmin < 0 else -np.inf
+    converged = bool(istate[3])
+    # epochs = row visits / n, rounded up; the last outer iteration may end past the budget
+    n_iter = min(int(-(-istate[2] // n)), int(max_iter))
     # b is the offset the last coordinate steps saw (b = nu + rho s, and s ~ 0 at the end).
     return DCDResult(w, float(bs[0]), alpha, n_iter, converged)
