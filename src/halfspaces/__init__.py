@@ -5,8 +5,7 @@ Importing the package has no side effects: each public name is imported on first
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ._lazy import attach
 
 __version__ = "0.1.0"
 
@@ -29,14 +28,4 @@ _PUBLIC = {
     "ModelFormatError": ".persistence",
 }
 
-__all__ = sorted(_PUBLIC)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        return getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    raise AttributeError(f"module 'halfspaces' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__, __all__ = attach(__name__, _PUBLIC)

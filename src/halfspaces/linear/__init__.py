@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from .._lazy import attach
 
 _PUBLIC = {
     "Perceptron": ".perceptron",
@@ -14,10 +13,4 @@ _PUBLIC = {
     "LogisticRegression": ".logistic",
     "LPSeparator": ".lp",
 }
-__all__ = sorted(_PUBLIC)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _PUBLIC:
-        return getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__, __all__ = attach(__name__, _PUBLIC)

@@ -1,1 +1,1 @@
-"""solvers."""
+"""Solvers: QP (Clarabel), LP (HiGHS through scipy), dual coordinate descent (numba)."""
