@@ -44,6 +44,19 @@ def encode_pm(y: NDArray, classes: NDArray) -> NDArray[np.float64]:
     return np.where(y[None, :] == classes[:, None], 1.0, -1.0)
 
 
+def format_label(label) -> str:
+    """A label as data files write it: ``1`` rather than ``1.0``.
+
+    Examples
+    --------
+    >>> format_label(np.float64(-1.0)), format_label(0.5), format_label("spam")
+    ('-1', '0.5', 'spam')
+    """
+    if isinstance(label, (float, np.floating)) and float(label).is_integer():
+        return str(int(label))
+    return str(label)
+
+
 def decode_scores(scores: NDArray, classes: NDArray) -> NDArray:
     """Map scores to labels: positive class when ``score >= 0`` (binary), argmax (OvR)."""
     if scores.ndim == 1:

@@ -19,23 +19,21 @@ Errors print one line, ``halfspaces: error: FILE:LINE: problem``, and exit with 
 from __future__ import annotations
 
 import argparse
-import bz2
 import contextlib
-import csv
-import gzip
 import io
 import json
-import lzma
 import math
 import os
 import sys
-import tempfile
 import textwrap
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ._labels import format_label
+from .datasets._io import atomic_write, compression_of
 
 PROG = "halfspaces"
 
@@ -58,7 +56,6 @@ _PLAY_BLOCK = 65536
 _MAX_HYPOTHESIS_ENTRIES = 50_000_000  # N x d weights of the expert algorithms' class (400 MB)
 FORMATS = ("svmlight", "vw", "tsv", "csv")
 PLOT_KINDS = ("boundary", "regularization", "max-margin", "mistakes", "objective")
-_COMPRESSED = (".gz", ".bz2", ".xz")
 
 
 def _float_or_inf(text: str) -> float:
@@ -112,15 +109,6 @@ class CLIError(Exception):
     """A user error the command reports in one line (bad option combination, bad file)."""
 
 
-class DataFormatError(ValueError):
-    """A malformed data file; ``path`` and ``line`` say where."""
-
-    def __init__(self, path: str, line: int, message: str):
-        super().__init__(f"{path}:{line}: {message}")
-        self.path = path
-        self.line = line
-
-
 # -- data -----------------------------------------------------------------------------------
 
 
@@ -149,99 +137,10 @@ def detect_format(path: str, fmt: str | None = None) -> str:
     if fmt:
         return fmt
     name = os.path.basename(str(path)).lower()
-    for suffix in _COMPRESSED:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
+    suffix = compression_of(name)
+    if suffix:
+        name = name[: -len(suffix)]
     return {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}.get(os.path.splitext(name)[1], "svmlight")
-
-
-def _open_text(path: str):
-    lowered = str(path).lower()
-    if lowered.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    if lowered.endswith(".bz2"):
-        return bz2.open(path, "rt", encoding="utf-8", newline="")
-    if lowered.endswith(".xz"):
-        return lzma.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def load_csv(path: str, label_column: str | int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Read a CSV of numeric features with the label in ``label_column``.
-
-    ``label_column`` is a 0-based index (negative counts from the end) or, when the first row
-    is a header (a row whose feature fields are not all numbers), a column name. Labels that
-    are all numbers become floats, otherwise strings.
-    """
-    with _open_text(path) as handle:
-        rows = [(lineno, row) for lineno, row in enumerate(csv.reader(handle), start=1)
-                if row and any(field.strip() for field in row)]
-    if not rows:
-        raise DataFormatError(path, 1, "the file has no data rows")
-    first = [field.strip() for field in rows[0][1]]
-    header = None
-    if isinstance(label_column, str) and not _is_int(label_column):
-        header, rows = first, rows[1:]  # a column name means there is a header row
-    else:
-        skip = int(label_column) % len(first) if -len(first) <= int(label_column) < len(first) \
-            else None
-        if any(not _is_number(f) for j, f in enumerate(first) if j != skip):
-            header, rows = first, rows[1:]
-    if not rows:
-        raise DataFormatError(path, 1, "the file has a header row but no data rows")
-    n_fields = len(first)
-    column = _resolve_column(path, label_column, header, n_fields)
-    features, labels = [], []
-    for lineno, row in rows:
-        if len(row) != n_fields:
-            raise DataFormatError(path, lineno, f"expected {n_fields} fields, got {len(row)}")
-        labels.append(row[column].strip())
-        values = []
-        for j, field in enumerate(row):
-            if j == column:
-                continue
-            try:
-                values.append(float(field))
-            except ValueError:
-                raise DataFormatError(
-                    path, lineno, f"expected a number in column {j}, got {field.strip()!r}"
-                ) from None
-        features.append(values)
-    y = np.asarray(labels)
-    if all(_is_number(label) for label in labels):
-        y = y.astype(np.float64)
-    return np.asarray(features, dtype=np.float64), y
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _resolve_column(path: str, label_column: str | int, header: list | None, n: int) -> int:
-    if isinstance(label_column, str) and _is_int(label_column):
-        label_column = int(label_column)
-    if isinstance(label_column, str):
-        if header is None or label_column not in header:
-            names = ", ".join(header) if header else "none (no header row)"
-            raise DataFormatError(path, 1, f"no column named {label_column!r}; columns: {names}")
-        return header.index(label_column)
-    if not -n <= label_column < n:
-        raise DataFormatError(path, 1, f"--label-column {label_column} is out of range for"
-                                       f" {n} columns")
-    return label_column % n
 
 
 def read_data(path: str, fmt: str | None = None, *, label_column: str | int = 0,
@@ -256,7 +155,7 @@ def read_data(path: str, fmt: str | None = None, *, label_column: str | int = 0,
         texts, labels = datasets.load_text_tsv(path)
         return Data(list(texts), np.asarray(labels), str(path), text=True)
     if fmt == "csv":
-        X, y = load_csv(path, label_column)
+        X, y = datasets.load_csv(path, label_column)
         if n_features is not None and X.shape[1] != n_features:
             raise CLIError(f"{path}: has {X.shape[1]} feature columns but the model expects"
                            f" {n_features}")
@@ -472,39 +371,10 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def format_label(label: Any) -> str:
-    """Labels as written in data files: ``1`` rather than ``1.0``.
-
-    Examples
-    --------
-    >>> format_label(np.float64(-1.0)), format_label(0.5), format_label("spam")
-    ('-1', '0.5', 'spam')
-    """
-    if isinstance(label, (float, np.floating)) and float(label).is_integer():
-        return str(int(label))
-    return str(label)
-
-
-def _file_mode() -> int:
-    """The mode ``open`` would give a new file (mkstemp's temporaries are 0600)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file renamed into place."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".halfspaces-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` (UTF-8) to ``path`` atomically, gzip/bz2/xz-compressed by extension."""
+    with atomic_write(path) as handle:
+        handle.write(text.encode("utf-8"))
 
 
 def _y_pm(y: np.ndarray, classes: np.ndarray, path: str) -> np.ndarray:
@@ -512,7 +382,9 @@ def _y_pm(y: np.ndarray, classes: np.ndarray, path: str) -> np.ndarray:
     if unseen.size:
         raise CLIError(f"{path}: labels {[format_label(u) for u in unseen[:5]]} are not among"
                        f" the model's classes {[format_label(c) for c in classes]}")
-    return np.where(y == classes[1], 1.0, -1.0)
+    from ._labels import encode_pm
+
+    return encode_pm(y, classes)
 
 
 def _binary_pm(data: Data) -> np.ndarray:
@@ -520,7 +392,9 @@ def _binary_pm(data: Data) -> np.ndarray:
     if classes.size != 2:
         raise CLIError(f"{data.path}: needs exactly two classes for margins and bounds; got"
                        f" {classes.size} ({[format_label(c) for c in classes[:5]]})")
-    return np.where(data.y == classes[1], 1.0, -1.0)
+    from ._labels import encode_pm
+
+    return encode_pm(data.y, classes)
 
 
 # -- sub-commands ---------------------------------------------------------------------------
@@ -867,18 +741,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def save_figure(fig, path: str) -> None:
-    """Save a figure as PNG through a temporary file renamed into place."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".halfspaces-", suffix=".png")
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Save a figure as PNG atomically (never compressed, whatever the extension)."""
+    with atomic_write(path, compress=False) as handle:
+        fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -1007,7 +872,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the labels here (atomically) instead of standard output")
+                   help="write the labels here (atomically; a .gz, .bz2 or .xz name is"
+                        " compressed) instead of standard output")
     _add_data_options(p, n_features_help="ignored: the model's number of features is used")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
@@ -1150,8 +1016,6 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``halfspaces`` command; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if hasattr(args, "label_column") and _is_int(str(args.label_column)):
-        args.label_column = int(args.label_column)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

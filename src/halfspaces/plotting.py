@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from ._labels import format_label
+
 __all__ = [
     "plot_decision_boundary",
     "plot_regularization",
@@ -102,14 +104,8 @@ def _scatter_classes(ax, X: NDArray, y_pm: NDArray, classes) -> None:
         rows = y_pm == sign
         label = classes[int(sign > 0)]
         ax.scatter(X[rows, 0], X[rows, 1], s=28, marker=style["marker"], color=style["color"],
-                   edgecolors="white", linewidths=0.5, label=f"y = {_label_text(label)}",
+                   edgecolors="white", linewidths=0.5, label=f"y = {format_label(label)}",
                    zorder=3)
-
-
-def _label_text(label: Any) -> str:
-    if isinstance(label, (float, np.floating)) and float(label).is_integer():
-        return str(int(label))
-    return str(label)
 
 
 def _circle(ax, X: NDArray, rows: NDArray, label: str) -> None:

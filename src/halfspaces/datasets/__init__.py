@@ -1,4 +1,4 @@
-"""Data in and out: svmlight/VW/TSV readers and writers, generators, bundled real sets."""
+"""Data in and out: svmlight/VW/TSV/CSV readers and writers, generators, bundled real sets."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ _PUBLIC = {
     "load_vw": ".vw",
     "iter_vw": ".vw",
     "load_text_tsv": ".text",
+    "load_csv": ".csv_format",
     "DataFormatError": "._io",
     "make_text_pipeline": ".text",
 }

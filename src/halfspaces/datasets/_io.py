@@ -71,6 +71,24 @@ def open_binary(path) -> IO[bytes]:
     return _COMPRESSORS[kind].open(path, "rb")
 
 
+def read_text(path, encoding: str = "utf-8") -> str:
+    """The whole (decompressed) file decoded as ``encoding``.
+
+    Raises
+    ------
+    DataFormatError
+        Bytes that are not ``encoding`` text, naming the line where they stand.
+    """
+    with open_binary(path) as f:
+        raw = f.read()
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataFormatError(path, line, f"bytes that are not {encoding} text"
+                              f" ({exc.reason}); pass the file's encoding=") from None
+
+
 def read_bytes(path) -> np.ndarray:
     """The whole (decompressed) file as a uint8 array with one extra ``\\n`` at the end.
 

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
 from sklearn.pipeline import Pipeline
 
-from ._io import DataFormatError, open_binary
+from ._io import DataFormatError, read_text
 
 __all__ = ["load_text_tsv", "make_text_pipeline"]
 
@@ -63,14 +63,7 @@ def load_text_tsv(
     >>> texts, labels.tolist()
     (['see you at 5', 'WIN a prize\\ttoday'], ['ham', 'spam'])
     """
-    with open_binary(path) as f:
-        raw = f.read()
-    try:
-        text = raw.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataFormatError(path, line, f"bytes that are not {encoding} text"
-                              f" ({exc.reason}); pass the file's encoding=") from None
+    text = read_text(path, encoding)
     texts: list[str] = []
     labels: list[str] = []
     for lineno, line in enumerate(text.split("\n"), start=1):  # once per file, not a fast path
