@@ -126,12 +126,16 @@ def contenders(lam: float, fit_intercept: bool):
         "sklearn SGD optimal+avg": lambda k: SGDClassifier(
             loss="hinge", alpha=lam, learning_rate="optimal", fit_intercept=fit_intercept,
             max_iter=k, tol=None, random_state=0, average=True),
-        "Pegasos default (offset+weighted avg)": peg(),
+        "Pegasos default (offset+suffix avg)": peg(),
         "Pegasos textbook 1/(lam t)": peg(learning_rate="pegasos", average=False),
-        "Pegasos 1/(lam t)+weighted avg": peg(learning_rate="pegasos"),
+        "Pegasos 1/(lam t)+suffix avg": peg(learning_rate="pegasos"),
         "Pegasos offset, last iterate": peg(average=False),
         "Pegasos offset+uniform avg": peg(average=True),
+        "Pegasos offset+t-weighted avg": peg(average="weighted"),
         "Pegasos default, batch 8": peg(batch_size=8),
+        "Pegasos default, eta0=calibrate": peg(eta0="calibrate"),
+        **({"Pegasos default, intercept_decay=1": peg(intercept_decay=1.0)}
+           if fit_intercept else {}),
     }
 
 

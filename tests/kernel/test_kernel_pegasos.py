@@ -23,6 +23,7 @@ def _data(n=40, seed=0):
     {"learning_rate": "pegasos", "average": False},
     {"learning_rate": "pegasos", "average": True, "fit_intercept": False},
     {"learning_rate": "offset", "eta0": 0.2, "average": "weighted", "batch_size": 3},
+    {"learning_rate": "offset", "average": "suffix", "intercept_decay": 0.3},
     {"learning_rate": "constant", "eta0": 0.05, "average": 10, "sampling": "uniform"},
     {"learning_rate": "notes", "projection": False, "average": False, "n_iter": 70},
 ])
@@ -124,3 +125,13 @@ def test_kernel_model_has_no_partial_fit():
 def test_kernel_parameter_errors():
     with pytest.raises(ValueError, match="'gamma' must be a float > 0"):
         PegasosSVC(kernel="rbf", gamma=-1.0).fit(*_data())
+
+
+def test_auto_intercept_decay_is_the_feature_density():
+    X, y = _data(n=30, seed=2)
+    X[:, :2] = 0.0  # half of the input entries are zero
+    Xs = sp.csr_matrix(X)
+    linear = PegasosSVC(0.05, max_iter=1, kernel="linear").fit(Xs, y)
+    rbf = PegasosSVC(0.05, max_iter=1, kernel="rbf").fit(Xs, y)
+    assert linear.intercept_decay_ == pytest.approx(np.mean(X != 0), rel=1e-12)
+    assert rbf.intercept_decay_ == 1.0  # an RBF feature map is dense

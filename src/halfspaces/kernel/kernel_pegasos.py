@@ -36,6 +36,7 @@ from ..linear.pegasos import (
     _end_step,
     _predictor,
     _step_size,
+    _suffix_skip,
 )
 from ..losses import hinge
 
@@ -139,7 +140,11 @@ def fit_kernel_pegasos(est, X, y):
         est.eta0_ = 0.5 / mean_diag if mean_diag > 0 else 1.0
     else:
         est.eta0_ = float(est.eta0)
-    est.intercept_decay_ = est._resolve_intercept_decay(X)
+    # "auto" is the density of the features: X's for the linear kernel, 1 for the others
+    # (their feature maps are dense).
+    est.intercept_decay_ = (est._resolve_intercept_decay(X) if est.kernel == "linear"
+                            or not isinstance(est.intercept_decay, str) else 1.0)
+    est._suffix_start = float(_suffix_skip(est._total_steps(n)))
     hp = est._hyper(est.eta0_)
     for attr in ("coef_", "_v", "_u", "_st", "objective_history_"):
         if hasattr(est, attr):
