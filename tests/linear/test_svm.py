@@ -208,6 +208,26 @@ def test_dcd_equals_qp(fmt, loss):
     np.testing.assert_allclose(dcd.coef_, qp.coef_, atol=1e-3)
 
 
+def test_dcd_defaults_converge_on_a9a():
+    # A user's first try on a 32k-row standard set: the defaults (tol=1e-4, max_iter=1000)
+    # must converge; the duality gap, computed by the estimator from a feasible projection of
+    # alpha, certifies the objective independently of the solver's stopping rule.
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from halfspaces.datasets import load_a9a
+
+    X, y = load_a9a()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = SVC(solver="dcd", lam=1e-4, random_state=0).fit(X, y)
+    assert clf.n_iter_ <= 1000
+    assert 0.0 <= clf.duality_gap_ <= 1e-4 * clf.objective_
+    assert clf.objective_ == pytest.approx(svm_objective(
+        clf.coef_[0], clf.intercept_[0], X, y, C=1 / (1e-4 * X.shape[0])), rel=1e-12)
+
+
 def test_lam_is_C_over_n():
     X, y = _noisy()
     lam = 0.02

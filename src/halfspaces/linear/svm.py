@@ -90,11 +90,14 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows.
     loss : {"hinge", "squared_hinge"}, default="hinge"
     tol : float > 0, default=1e-4
-        DCD stops when ``max PG - min PG < tol`` (projected gradients of the dual, as in
-        LIBLINEAR) and ``rho |sum_i alpha_i y_i| < tol``. The QP is always solved to Clarabel's
+        DCD stops when ``max PG - min PG <= tol`` over every row (projected gradients of the
+        dual, as in LIBLINEAR: first on the shrunk set, then checked on all rows) and, with
+        the offset, ``rho |sum_i alpha_i y_i| <= tol``. The QP is always solved to Clarabel's
         accuracy (1e-9 gap and feasibility).
     max_iter : int, default=1000
-        DCD outer iterations (passes over the active rows), or interior-point iterations.
+        DCD: epochs, i.e. ``n`` coordinate visits each (a pass over the full data, or several
+        cheaper passes over a shrunk active set; LIBLINEAR counts each such pass as one
+        iteration). Interior point: iterations.
     shrinking : bool, default=True
         DCD shrinking (Hsieh et al. 2008, section 3.2).
     random_state : int, RandomState or None, default=None
@@ -118,7 +121,8 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         reported as 0)
     C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
     solver_ : str, the solver used ("qp" or "dcd")
-    n_iter_ : int, iterations of the solver (the largest over one-vs-rest problems)
+    n_iter_ : int, iterations of the solver (DCD: epochs; the largest over one-vs-rest
+        problems)
     classes_, n_features_in_
 
     Notes
@@ -259,7 +263,7 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
             if not res.converged:
                 warnings.warn(
                     f"SVC: dual coordinate descent did not reach tol={self.tol:g} in"
-                    f" max_iter={self.max_iter} passes; increase max_iter or tol.",
+                    f" max_iter={self.max_iter} epochs; increase max_iter or tol.",
                     ConvergenceWarning, stacklevel=3)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
