@@ -7,11 +7,13 @@ from a seed.
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -157,3 +159,34 @@ def make_dense_planted(n_samples: int, n_features: int, *, noise: float = 0.0,
         flip = rng.random(n_samples) < noise
         y[flip] = -y[flip]
     return X, y
+
+
+# -- shared real data sets ----------------------------------------------------------------
+SHARED_FILES = {"a9a": "a9a/a9a", "w8a": "w8a/w8a", "reuters": "reuters_moneyfx/reuters.trn"}
+
+
+def data_root() -> Path:
+    """``$HALFSPACES_DATA``, else the ``shared/data`` folder beside the repository."""
+    env = os.environ.get("HALFSPACES_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def as_csr32(X) -> sp.csr_matrix:
+    """float64 CSR with int32 indices: what LIBLINEAR accepts, and what we are given."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
+    return X
+
+
+def load_shared(name: str):
+    """``(X, y)`` of a shared data set with y in {-1, +1}; None (and a message) when absent."""
+    from sklearn.datasets import load_svmlight_file
+
+    path = data_root() / SHARED_FILES[name]
+    if not path.exists():
+        print(f"[skip] {name}: {path} not found (set $HALFSPACES_DATA to the data folder).")
+        return None
+    X, y = load_svmlight_file(str(path))
+    return as_csr32(X), np.where(y == y.max(), 1.0, -1.0)

@@ -16,42 +16,19 @@ message.
 from __future__ import annotations
 
 import argparse
-import os
+import sys  # noqa: E402
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from halfspaces import LogisticRegression
 
-FILES = {
-    "a9a": "a9a/a9a",
-    "w8a": "w8a/w8a",
-    "reuters": "reuters_moneyfx/reuters.trn",
-}
-
-
-def data_root() -> Path:
-    env = os.environ.get("HALFSPACES_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def load(name: str):
-    path = data_root() / FILES[name]
-    if not path.exists():
-        print(f"[skip] {name}: {path} not found (set $HALFSPACES_DATA to the data folder).")
-        return None
-    X, y = load_svmlight_file(str(path))
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
-    return X, np.where(y == y.max(), 1, 0)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import SHARED_FILES, load_shared  # noqa: E402
 
 
 def c_objective(coef, intercept, X, y, C) -> float:
@@ -71,7 +48,7 @@ def best_time(make, X, y, repeat):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=list(FILES))
+    parser.add_argument("--datasets", nargs="+", default=list(SHARED_FILES))
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--tol", type=float, default=1e-4)
     parser.add_argument("--max-iter", type=int, default=1000)
@@ -82,7 +59,7 @@ def main(argv=None):
     print(f"{'data':10s} {'ours s':>8s} {'sklearn s':>10s} {'sk/ours':>8s} {'iters':>11s}"
           f" {'rel. obj. diff':>15s}")
     for name in args.datasets:
-        data = load(name)
+        data = load_shared(name)
         if data is None:
             continue
         X, y = data

@@ -24,43 +24,21 @@ message.
 from __future__ import annotations
 
 import argparse
-import os
+import sys  # noqa: E402
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
 from halfspaces import PegasosSVC
 
-FILES = {
-    "a9a": "a9a/a9a",
-    "w8a": "w8a/w8a",
-    "reuters": "reuters_moneyfx/reuters.trn",
-}
-
-
-def data_root() -> Path:
-    env = os.environ.get("HALFSPACES_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def load(name: str):
-    path = data_root() / FILES[name]
-    if not path.exists():
-        print(f"[skip] {name}: {path} not found (set $HALFSPACES_DATA to the data folder).")
-        return None
-    X, y = load_svmlight_file(str(path))
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
-    return X, np.where(y == y.max(), 1.0, -1.0)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import load_shared  # noqa: E402
 
 
 def synthetic(n: int, d: int, nnz: int, seed: int = 0):
@@ -203,7 +181,7 @@ def main(argv=None):
             name = "synthetic {}x{}x{}".format(*args.synthetic)
             with_b = False  # the exact QP is too large here
         else:
-            data = load(name)
+            data = load_shared(name)
             with_b = not args.no_intercept_variant
         if data is not None:
             run(name, *data, args.lam, args.gap, args.max_epochs, args.repeat, with_b)

@@ -42,33 +42,15 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC as LibSVMSVC
 from sklearn.svm import LinearSVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Timing  # noqa: E402
+from _common import SHARED_FILES, Timing, as_csr32, load_shared  # noqa: E402
 
 from halfspaces.linear.svm import SVC  # noqa: E402
 from halfspaces.losses import svm_objective  # noqa: E402
-
-FILES = {"a9a": "a9a/a9a", "w8a": "w8a/w8a", "reuters": "reuters_moneyfx/reuters.trn"}
-
-
-def data_root() -> Path:
-    env = os.environ.get("HALFSPACES_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def as_csr32(X) -> sp.csr_matrix:
-    """float64 CSR with int32 indices: the layout LIBLINEAR's wrapper accepts without a copy."""
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    return X
 
 
 def time_pair(name_a, fn_a, name_b, fn_b, repeats: int) -> tuple[Timing, Timing]:
@@ -97,15 +79,6 @@ def time_pair(name_a, fn_a, name_b, fn_b, repeats: int) -> tuple[Timing, Timing]
 
 def cpu_median(timing: Timing) -> float:
     return float(np.median(timing.cpu))
-
-
-def load(name: str):
-    path = data_root() / FILES[name]
-    if not path.exists():
-        print(f"  skipping {name}: {path} not found (set HALFSPACES_DATA to the data folder)")
-        return None
-    X, y = load_svmlight_file(str(path))
-    return as_csr32(X), np.where(y > 0, 1.0, -1.0)
 
 
 def synthetic(n: int, d: int, nnz: int):
@@ -259,8 +232,8 @@ def main(argv=None) -> int:
     rows: list = []
     prec_rows: list = []
     a9a = None
-    for name in FILES:
-        data = load(name)
+    for name in SHARED_FILES:
+        data = load_shared(name)
         if name == "a9a":
             a9a = data
         if data is not None:

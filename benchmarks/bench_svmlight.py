@@ -11,7 +11,6 @@ bit-identical.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -21,14 +20,10 @@ from sklearn.datasets import load_svmlight_file
 
 from halfspaces.datasets import iter_svmlight, load_svmlight
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import data_root  # noqa: E402
+
 FILES = ["a9a/a9a", "w8a/w8a", "reuters_moneyfx/reuters.trn", "rcv1_small_vw/rcv1_small.svm"]
-
-
-def data_root() -> Path:
-    env = os.environ.get("HALFSPACES_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def best_time(fn, repeat: int) -> float:

@@ -27,7 +27,7 @@ SCRIPTS = {
     "bench_perceptron": ([], ["--quick"]),
     "bench_svc": ([], ["--quick"]),
     "bench_pegasos": ([], ["--datasets", "a9a", "--repeat", "1"]),
-    "bench_logistic": ([], ["--datasets", "a9a", "--repeat", "1"]),
+    "bench_logistic": ([], ["--datasets", "a9a", "--repeat", "3"]),
     "bench_svmlight": ([], ["--repeat", "2"]),
     "bench_experts_kernel": ([], ["--quick"]),
 }
