@@ -38,6 +38,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
+from .._random import splitmix64
 from .._validation import check_choice, check_scalar, validate_X_y
 from ..losses import svm_objective
 
@@ -265,13 +266,9 @@ def _permutation(n, seed):
     about a fifth of the time of ``RandomState.permutation``; ``seed`` comes from the
     estimator's ``random_state``, so results stay reproducible."""
     order = np.arange(n, dtype=np.int64)
-    state = np.uint64(seed)
+    state = np.full(1, seed, dtype=np.uint64)
     for i in range(n - 1, 0, -1):
-        state += np.uint64(0x9E3779B97F4A7C15)
-        z = state
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
+        z = splitmix64(state)
         j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))  # modulo bias ~ n / 2^53
         order[i], order[j] = order[j], order[i]
     return order

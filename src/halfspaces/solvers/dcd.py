@@ -64,17 +64,9 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
+from .._random import splitmix64
+
 __all__ = ["DCDResult", "dcd_svm"]
-
-
-@njit(cache=True)
-def _next_random(rng_state):
-    """splitmix64: the next 64-bit random integer of the generator state ``rng_state[0]``."""
-    z = rng_state[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng_state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
@@ -103,7 +95,7 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, alpha, w, bs, active, istat
             break
         for k in range(n_active - 1):  # Fisher-Yates shuffle of the active rows
             # a uniform integer in [0, n_active - k) from the top 32 bits (n < 2^32)
-            r = (_next_random(rng_state) >> np.uint64(32)) * np.uint64(n_active - k)
+            r = (splitmix64(rng_state) >> np.uint64(32)) * np.uint64(n_active - k)
             j = k + np.int64(r >> np.uint64(32))
             active[k], active[j] = active[j], active[k]
         PGmax, PGmin = -np.inf, np.inf
