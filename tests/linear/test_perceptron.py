@@ -17,7 +17,6 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import (
     MATRIX_FORMATS,
-    OneByOne,
     as_format,
     labelled_data,
     play_one_by_one,
@@ -272,31 +271,6 @@ def test_sklearn_contract(estimator, check):
     check(estimator)
 
 
-def test_save_load_round_trip_and_continue(tmp_path):
-    import halfspaces
-
-    rng = np.random.default_rng(0)
-    X, y = rng.standard_normal((90, 5)), rng.integers(0, 3, 90)
-    est = Perceptron(max_iter=2).fit(X, y)
-    est.save(tmp_path / "model.npz")
-    loaded = halfspaces.load(tmp_path / "model.npz")
-    np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
-    est.partial_fit(X, y)
-    loaded.partial_fit(X, y)
-    for name in ("coef_", "intercept_"):
-        np.testing.assert_array_equal(getattr(loaded, name), getattr(est, name))
-
-
-def test_warm_start_continues_the_epochs():
-    rng = np.random.default_rng(1)
-    X, y = rng.standard_normal((80, 4)), rng.integers(0, 2, 80)  # noise: never converges
-    once = Perceptron(max_iter=5).fit(X, y)
-    twice = Perceptron(max_iter=2, warm_start=True).fit(X, y)
-    twice.set_params(max_iter=3).fit(X, y)
-    assert twice.mistakes_per_epoch_ == once.mistakes_per_epoch_
-    np.testing.assert_array_equal(twice.decision_function(X), once.decision_function(X))
-
-
 # -- the benchmark runs (no timing is asserted in tests) -------------------------------------
 def test_benchmark_quick_mode_runs():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_perceptron.py"),
@@ -316,16 +290,3 @@ def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
         for x in X:  # rows of a 2-D array, as the kernels see them
             assert _dot_dense(w, x) == _dot_dense_scalar(w, x)
 
-
-@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
-def test_online_play_gives_identical_transcripts_on_both_paths(fmt):
-    from halfspaces.online import play
-
-    rng = np.random.default_rng(12)
-    X = as_format(np.where(rng.random((40, 5)) < 0.3, 0.0, rng.standard_normal((40, 5))), fmt)
-    y = rng.choice(["no", "yes"], 40)
-    compiled = play(Perceptron(), X, y)
-    generic = play(OneByOne(Perceptron(), np.array(["no", "yes"]), 5), X, y)
-    np.testing.assert_array_equal(compiled.scores, generic.scores)
-    np.testing.assert_array_equal(compiled.predictions, generic.predictions)
-    np.testing.assert_array_equal(compiled.mistakes, generic.mistakes)
