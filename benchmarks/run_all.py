@@ -30,6 +30,7 @@ SCRIPTS = {
     "bench_logistic": ([], ["--datasets", "a9a", "--repeat", "3"]),
     "bench_svmlight": ([], ["--repeat", "2"]),
     "bench_experts_kernel": ([], ["--quick"]),
+    "bench_online": ([], ["--quick"]),
 }
 
 
