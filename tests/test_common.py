@@ -61,3 +61,44 @@ def test_save_load_round_trip_and_continue(cls, tmp_path):
     loaded.partial_fit(X, y)
     for name in STATE[cls]:
         np.testing.assert_array_equal(getattr(loaded, name), getattr(est, name))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_learn_one_row_by_row_equals_one_partial_fit(cls):
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((60, 4)), rng.choice(["a", "b"], 60)
+    by_rows = cls().partial_fit(X[:1], y[:1], classes=["a", "b"])
+    for x_t, y_t in zip(X[1:], y[1:], strict=True):
+        assert by_rows.predict_one(x_t) == by_rows.predict(x_t[None, :])[0]
+        assert by_rows.score_one(x_t) == by_rows.decision_function(x_t[None, :])[0]
+        by_rows.learn_one(x_t, y_t)
+    batch = cls().partial_fit(X[:1], y[:1], classes=["a", "b"]).partial_fit(X[1:], y[1:])
+    assert by_rows.n_mistakes_ == batch.n_mistakes_ and by_rows.t_ == batch.t_
+    np.testing.assert_array_equal(by_rows.decision_function(X), batch.decision_function(X))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_learn_one_errors_are_the_full_paths(cls):
+    est = cls().partial_fit(np.eye(3), ["a", "b", "a"], classes=["a", "b"])
+    with pytest.raises(ValueError, match=r"labels \['c'\] that are not in classes"):
+        est.learn_one(np.ones(3), "c")
+    with pytest.raises(ValueError, match="3 features"):
+        est.learn_one(np.ones(4), "a")
+    with pytest.raises(ValueError, match="NaN"):
+        est.score_one(np.array([1.0, np.nan, 0.0]))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_learn_one_on_csr_rows_equals_one_csr_partial_fit(cls):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    X = sp.csr_matrix(np.where(rng.random((50, 6)) < 0.5, 0.0, rng.standard_normal((50, 6))))
+    y = rng.choice([0, 1], 50)
+    by_rows = cls().partial_fit(X[:1], y[:1], classes=[0, 1])
+    for t in range(1, 50):
+        assert by_rows.score_one(X[t]) == by_rows.decision_function(X[t])[0]
+        by_rows.learn_one(X[t], y[t])
+    batch = cls().partial_fit(X[:1], y[:1], classes=[0, 1]).partial_fit(X[1:], y[1:])
+    assert by_rows.n_mistakes_ == batch.n_mistakes_
+    np.testing.assert_array_equal(by_rows.decision_function(X), batch.decision_function(X))

@@ -160,20 +160,57 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
             return x.tocsr().reshape(1, -1)
         return np.asarray(x, dtype=np.float64).reshape(1, -1)
 
+    def _fast_row(self, x) -> NDArray[np.float64] | sp.csr_matrix | None:
+        """``x`` as a checked one-row matrix when the one-example fast path applies.
+
+        The fast path skips scikit-learn's per-call validation (most of the cost of a
+        ``learn_one``); it applies to a fitted learner given a dense 1-D row of the right
+        length or a 1 x d CSR row, whose class keeps the base ``partial_fit`` and
+        ``decision_function``. Anything else returns None and takes the full path, which
+        also words the errors.
+        """
+        cls = type(self)
+        if (not hasattr(self, "classes_") or hasattr(self, "feature_names_in_")
+                or cls.partial_fit is not OnlineClassifier.partial_fit
+                or cls.decision_function is not OnlineClassifier.decision_function):
+            return None
+        if sp.issparse(x):  # a 1 x d CSR row, as play hands out for sparse data
+            ok = (x.format == "csr" and x.shape == (1, self.n_features_in_)
+                  and x.dtype in (np.float32, np.float64) and x.has_canonical_format
+                  and np.isfinite(x.data).all())
+            return x if ok else None
+        try:
+            row = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        if row.shape != (self.n_features_in_,) or not np.isfinite(row).all():
+            return None
+        return row.reshape(1, -1)
+
     def score_one(self, x: ArrayLike) -> float:
         """The learner's score for one example (its sign is the prediction)."""
-        scores = self.decision_function(self._row(x))
+        row = self._fast_row(x)
+        scores = self.decision_function(self._row(x)) if row is None else self._decision(row)
         if scores.ndim == 2:
             return float(scores.max())
         return float(scores[0])
 
     def predict_one(self, x: ArrayLike):
         """Predict the label of one example."""
-        return self.predict(self._row(x))[0]
+        row = self._fast_row(x)
+        if row is None:
+            return self.predict(self._row(x))[0]
+        return decode_scores(self._decision(row), self.classes_)[0]
 
     def learn_one(self, x: ArrayLike, y, classes: ArrayLike | None = None):
         """Learn from one labelled example (``classes`` is required on the first call)."""
-        return self.partial_fit(self._row(x), np.asarray([y]), classes=classes)
+        row = self._fast_row(x) if classes is None else None
+        if row is None or not np.any(self.classes_ == y):
+            return self.partial_fit(self._row(x), np.asarray([y]), classes=classes)
+        y_pm = encode_pm(np.asarray([y]), self.classes_)
+        self.n_mistakes_ += self._run_pass(row, y_pm, np.zeros(1, dtype=np.intp))
+        self.n_iter_ += 1
+        return self
 
     def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
         """The whole game on a fixed binary sequence in one compiled pass; returns scores."""
