@@ -66,7 +66,7 @@ def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, ord
         scores[t] = score
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
-            for p in range(start, end):
+            for p in range(np.uint64(start), np.uint64(end)):
                 w[np.uint64(indices[p])] += y_t * data[p]
                 u[np.uint64(indices[p])] += cy * data[p]
             if fit_intercept:
@@ -100,13 +100,18 @@ def _dot_dense_avg(w, u, inv_c, x):
 @njit(cache=True)
 def _dot_csr_avg(w, u, inv_c, data, indices, start, end):
     """<w - u inv_c, x> for a CSR row, summed exactly as ``_dot_csr``."""
-    m = end - (end - start) % 4
+    start, end = np.uint64(start), np.uint64(end)  # unsigned positions, as in _dot_csr
+    one, two, three, four = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+    m = end - (end - start) % four
     s0 = s1 = s2 = s3 = 0.0
-    for p in range(start, m, 4):
+    for p in range(start, m, four):
         s0 += (w[np.uint64(indices[p])] - u[np.uint64(indices[p])] * inv_c) * data[p]
-        s1 += (w[np.uint64(indices[p + 1])] - u[np.uint64(indices[p + 1])] * inv_c) * data[p + 1]
-        s2 += (w[np.uint64(indices[p + 2])] - u[np.uint64(indices[p + 2])] * inv_c) * data[p + 2]
-        s3 += (w[np.uint64(indices[p + 3])] - u[np.uint64(indices[p + 3])] * inv_c) * data[p + 3]
+        s1 += (w[np.uint64(indices[p + one])] - u[np.uint64(indices[p + one])] * inv_c) * data[
+            p + one]
+        s2 += (w[np.uint64(indices[p + two])] - u[np.uint64(indices[p + two])] * inv_c) * data[
+            p + two]
+        s3 += (w[np.uint64(indices[p + three])] - u[np.uint64(indices[p + three])] * inv_c) * data[
+            p + three]
     for p in range(m, end):
         s0 += (w[np.uint64(indices[p])] - u[np.uint64(indices[p])] * inv_c) * data[p]
     return (s0 + s1) + (s2 + s3)
@@ -153,7 +158,7 @@ def _averaged_play_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, scor
                          + (b[0] - b[1] * inv_c))
         if y_t * (_dot_csr(w, data, indices, start, end) + b[0]) <= 0.0:
             cy = c * y_t
-            for p in range(start, end):
+            for p in range(np.uint64(start), np.uint64(end)):
                 w[np.uint64(indices[p])] += y_t * data[p]
                 u[np.uint64(indices[p])] += cy * data[p]
             if fit_intercept:
