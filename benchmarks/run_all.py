@@ -27,6 +27,7 @@ SCRIPTS = {
     "bench_perceptron": ([], ["--quick"]),
     "bench_svc": ([], ["--quick"]),
     "bench_pegasos": ([], ["--datasets", "a9a", "--repeat", "1"]),
+    "bench_pegasos_lam1e-4": (["--lam", "1e-4"], ["--datasets", "a9a", "--lam", "1e-4"]),
     "bench_logistic": ([], ["--datasets", "a9a", "--repeat", "3"]),
     "bench_svmlight": ([], ["--repeat", "2"]),
     "bench_experts_kernel": ([], ["--quick"]),
@@ -58,10 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     failed = []
     for name in args.only or SCRIPTS:
         full, quick = SCRIPTS[name]
-        command = [sys.executable, str(HERE / f"{name}.py"), *(quick if args.quick else full)]
+        script = name.split("_lam")[0]  # bench_pegasos_lam1e-4: bench_pegasos, other args
+        command = [sys.executable, str(HERE / f"{script}.py"), *(quick if args.quick else full)]
         print(f"== {' '.join(command[1:])}", flush=True)
         run = subprocess.run(command, capture_output=True, text=True)
-        text = header() + f"# command: python benchmarks/{name}.py {' '.join(command[2:])}\n\n"
+        text = header() + f"# command: python benchmarks/{script}.py {' '.join(command[2:])}\n\n"
         text += run.stdout + (run.stderr if run.returncode else "")
         print(run.stdout, end="", flush=True)
         if run.returncode:

@@ -268,6 +268,51 @@ def test_same_seed_same_result():
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
+def test_permutation_sampling_is_reproducible_and_visits_every_row_each_epoch():
+    X, y = _data(n=31)
+    runs = [PegasosSVC(0.01, max_iter=3, random_state=s).fit(X, y) for s in (7, 7, 8)]
+    np.testing.assert_array_equal(runs[0].coef_, runs[1].coef_)
+    assert not np.array_equal(runs[0].coef_, runs[2].coef_)
+    est = PegasosSVC(0.01, max_iter=4, random_state=3)
+    epochs = list(est._orders(np.random.RandomState(3), 31))
+    orders = [e.copy() for e in est._orders(np.random.RandomState(3), 31)]
+    assert len(epochs) == 4 and all(sorted(o) == list(range(31)) for o in orders)
+    assert len({tuple(o) for o in orders}) == 4  # a fresh shuffle each epoch
+
+
+def test_shuffle_draws_every_permutation_uniformly():
+    from scipy.stats import chisquare
+
+    from halfspaces.linear.pegasos import _shuffle
+
+    state = np.array([12345], dtype=np.uint64)
+    order = np.arange(4, dtype=np.int64)
+    counts: dict = {}
+    for _ in range(24_000):  # each epoch reshuffles the previous order in place
+        _shuffle(order, state)
+        counts[tuple(order)] = counts.get(tuple(order), 0) + 1
+    assert len(counts) == 24  # 4! permutations, about 1000 each
+    assert chisquare(list(counts.values())).pvalue > 1e-3  # fixed seed: not flaky
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_stats_are_the_squared_row_norms_and_the_density(dtype):
+    from halfspaces.linear.pegasos import _row_stats
+
+    rng = np.random.default_rng(0)
+    dense = (rng.random((9, 7)) * (rng.random((9, 7)) < 0.4)).astype(dtype)
+    dense[3] = 0.0  # an empty row
+    expected = (dense.astype(np.float64) ** 2).sum(axis=1)
+    for X in (dense, sp.csr_matrix(dense)):
+        norms, density = _row_stats(X)
+        np.testing.assert_allclose(norms, expected, rtol=1e-6 if dtype == np.float32 else 1e-14)
+        assert density == np.count_nonzero(dense) / dense.size
+    dup = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1]), np.array([0, 3, 3])),
+                        shape=(2, 4))  # duplicate (0, 0) entries add up before squaring
+    assert not dup.has_canonical_format
+    np.testing.assert_allclose(_row_stats(dup)[0], [9.0 + 9.0, 0.0])
+
+
 def test_multiclass_one_vs_rest_matches_binary_problems():
     X, y = make_classification(n_samples=90, n_features=6, n_informative=4, n_classes=3,
                                random_state=0)

@@ -398,10 +398,17 @@ def _row_stats(X) -> tuple[NDArray[np.float64], float]:
 @njit(cache=True)
 def _sq_norms_csr(data, indptr):
     """||x_i||^2 of each CSR row."""
-    out = np.zeros(indptr.shape[0] - 1)
+    out = np.empty(indptr.shape[0] - 1)
     for i in range(out.shape[0]):
-        for p in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):  # see _dot_csr
-            out[i] += float(data[p]) * float(data[p])
+        start, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])  # see _dot_csr
+        one, two = np.uint64(1), np.uint64(2)
+        s0 = s1 = 0.0  # two partial sums: the additions overlap
+        for p in range(start, end - (end - start) % two, two):
+            s0 += float(data[p]) * float(data[p])
+            s1 += float(data[p + one]) * float(data[p + one])
+        if (end - start) % two:
+            s0 += float(data[end - one]) * float(data[end - one])
+        out[i] = s0 + s1
     return out
 
 
