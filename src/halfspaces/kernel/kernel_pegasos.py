@@ -143,8 +143,8 @@ def fit_kernel_pegasos(est, X, y):
         est.eta0_ = float(est.eta0)
     # "auto" is the density of the features: X's for the linear kernel, 1 for the others
     # (their feature maps are dense).
-    est.intercept_decay_ = (est._resolve_intercept_decay(_row_stats(X)[1]) if est.kernel == "linear"
-                            or not isinstance(est.intercept_decay, str) else 1.0)
+    resolve = est.kernel == "linear" or not isinstance(est.intercept_decay, str)
+    est.intercept_decay_ = est._resolve_intercept_decay(_row_stats(X)[1]) if resolve else 1.0
     est._suffix_start = float(_suffix_skip(est._total_steps(n)))
     hp = est._hyper(est.eta0_)
     for attr in ("coef_", "_v", "_u", "_st", "objective_history_"):

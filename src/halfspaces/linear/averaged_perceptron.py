@@ -105,13 +105,12 @@ def _dot_csr_avg(w, u, inv_c, data, indices, start, end):
     m = end - (end - start) % four
     s0 = s1 = s2 = s3 = 0.0
     for p in range(start, m, four):
-        s0 += (w[np.uint64(indices[p])] - u[np.uint64(indices[p])] * inv_c) * data[p]
-        s1 += (w[np.uint64(indices[p + one])] - u[np.uint64(indices[p + one])] * inv_c) * data[
-            p + one]
-        s2 += (w[np.uint64(indices[p + two])] - u[np.uint64(indices[p + two])] * inv_c) * data[
-            p + two]
-        s3 += (w[np.uint64(indices[p + three])] - u[np.uint64(indices[p + three])] * inv_c) * data[
-            p + three]
+        j0, j1 = np.uint64(indices[p]), np.uint64(indices[p + one])
+        j2, j3 = np.uint64(indices[p + two]), np.uint64(indices[p + three])
+        s0 += (w[j0] - u[j0] * inv_c) * data[p]
+        s1 += (w[j1] - u[j1] * inv_c) * data[p + one]
+        s2 += (w[j2] - u[j2] * inv_c) * data[p + two]
+        s3 += (w[j3] - u[j3] * inv_c) * data[p + three]
     for p in range(m, end):
         s0 += (w[np.uint64(indices[p])] - u[np.uint64(indices[p])] * inv_c) * data[p]
     return (s0 + s1) + (s2 + s3)

@@ -12,8 +12,9 @@ reassociation (which would let the compiler pick the order), so the dense dot is
 once as plain scalar code, ``_dot_dense_scalar`` (the definition), and once as a small
 LLVM intrinsic that holds the same 8 partial sums in two 4-wide vectors: identical bits,
 about 1.6x faster. A dense epoch also prefetches the rows ahead of the one it reads.
-CSR column indices are read as ``np.uint64(indices[p])``: Numba then skips its
-negative-index wraparound test on every gather and scatter (about 13% of a sparse pass).
+CSR column indices are read as ``np.uint64(indices[p])``, and the positions ``p`` in a row are
+unsigned too: Numba then skips its negative-index wraparound test on every gather and scatter
+(about 13% of a sparse pass for the indices, 18% more for the positions on reuters).
 
 Every score in this module and in the averaged/voted perceptrons is ``dot(w, x) + b``
 computed by these helpers, in ``fit``, ``partial_fit``, ``decision_function`` and the online
