@@ -338,7 +338,7 @@ def _minibatch_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, sc
 def _epoch(X, y, v, u, st, order, t, k, hp, scores, sq_norms) -> int:
     """One pass over ``X[order]`` by the kernel for this input format and batch size."""
     if sp.issparse(X):
-        csr = (X.data, _unsigned(X.indices), X.indptr, y, v, u, st, order, t)
+        csr = (X.data, X.indices, X.indptr, y, v, u, st, order, t)
         if k == 1:
             return _pegasos_epoch_csr(*csr, hp, scores, sq_norms)
         return _minibatch_epoch_csr(*csr, k, hp, scores)
@@ -365,12 +365,6 @@ def _shuffle(order, rng_state):
         else:  # pragma: no cover - more than 4 billion rows
             j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))
         order[i], order[j] = order[j], order[i]
-
-
-def _unsigned(indices: NDArray) -> NDArray:
-    """The same column indices viewed as unsigned integers: numba then skips the
-    negative-index wraparound test on every ``v[indices[q]]`` (CSR indices are >= 0)."""
-    return indices.view(np.uint32 if indices.dtype.itemsize == 4 else np.uint64)
 
 
 _ETA0_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # multiples of 1 / mean ||x||^2
@@ -400,15 +394,10 @@ def _sq_norms_csr(data, indptr):
     """||x_i||^2 of each CSR row."""
     out = np.empty(indptr.shape[0] - 1)
     for i in range(out.shape[0]):
-        start, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])  # see _dot_csr
-        one, two = np.uint64(1), np.uint64(2)
-        s0 = s1 = 0.0  # two partial sums: the additions overlap
-        for p in range(start, end - (end - start) % two, two):
-            s0 += float(data[p]) * float(data[p])
-            s1 += float(data[p + one]) * float(data[p + one])
-        if (end - start) % two:
-            s0 += float(data[end - one]) * float(data[end - one])
-        out[i] = s0 + s1
+        s = 0.0
+        for p in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):  # see _dot_csr
+            s += float(data[p]) * float(data[p])
+        out[i] = s
     return out
 
 
@@ -764,7 +753,8 @@ class PegasosSVC(OnlineClassifier):
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
               sq_norms: NDArray) -> int:
-        order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)  # see _unsigned
+        # unsigned row numbers: numba skips the negative-index test on order[p] (as _dot_csr)
+        order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
         mistakes = _epoch(X, y, self._v[k], self._u[k], self._st[k], order, self.t_,
                           int(self.batch_size), self._hp, scores, sq_norms)
         # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)).
