@@ -22,6 +22,7 @@ _PUBLIC = {
     "LPSeparator": ".linear.lp",
     "NotSeparableError": ".exceptions",
     "NotRealizableError": ".exceptions",
+    "NumericalError": ".exceptions",
     "play": ".online",
     "Transcript": ".online",
     "load": ".persistence",

@@ -29,3 +29,20 @@ class NotRealizableError(ValueError):
     def __init__(self, message: str, round: int | None = None):
         super().__init__(message)
         self.round = round
+
+
+class NumericalError(ValueError):
+    """A compiled pass produced a non-finite weight or score (inf or nan) and stopped.
+
+    Raised instead of returning a model whose scores are ``inf`` or ``nan`` (``nan <= 0`` is
+    false, so such a row would never count as a mistake and a fit would look converged).
+    ``row`` is the 0-based index of the row whose score or update was not finite.
+    """
+
+    def __init__(self, owner: str, row: int, what: str = "the score"):
+        super().__init__(
+            f"{owner}: {what} became non-finite (inf or nan) at row {row}: the features or the"
+            " weights overflow float64. Scale the features (e.g. divide by their largest"
+            " absolute value) or lower the step size / C."
+        )
+        self.row = row
