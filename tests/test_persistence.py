@@ -396,3 +396,15 @@ def test_persist_exclude_leaves_out_declared_caches(tmp_path, monkeypatch):
     again = load(tmp_path / "m.npz")
     assert not hasattr(again, "_scratch")
     _check_predictions(clf, again, X)
+
+
+def test_metadata_round_trips_and_defaults_to_empty(tmp_path):
+    X = np.array([[1.0, 2.0], [-1.0, -2.0]])
+    clf = halfspaces.Perceptron().fit(X, [0, 1])
+    path = tmp_path / "m.npz"
+    save(clf, path, metadata={"format": "svmlight", "zero_based": False})
+    model, meta = load(path, with_metadata=True)
+    assert meta == {"format": "svmlight", "zero_based": False}
+    assert np.array_equal(model.coef_, clf.coef_)
+    clf.save(path)
+    assert load(path, with_metadata=True)[1] == {}

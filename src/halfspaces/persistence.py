@@ -317,7 +317,7 @@ def _write_npz(stream, entries: dict[str, np.ndarray]) -> None:
     np.savez_compressed(stream, **entries)
 
 
-def save(estimator, path: str | os.PathLike) -> None:
+def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) -> None:
     """Save ``estimator`` (fitted or not) to ``path``, atomically, as arrays + JSON.
 
     Parameters
@@ -326,6 +326,10 @@ def save(estimator, path: str | os.PathLike) -> None:
         vectorizer and a halfspaces estimator (see :data:`REGISTRY`).
     path : str or path-like
         The file to write (``.npz`` is a good extension; the name is used as given).
+    metadata : dict, optional
+        JSON-serializable facts about how the model was made that are not estimator state,
+        such as the input format the command line read (``load(path, with_metadata=True)``
+        returns them).
 
     Raises
     ------
@@ -366,6 +370,7 @@ def save(estimator, path: str | os.PathLike) -> None:
         "sklearn_version": sklearn.__version__,
         "estimator": name,
         "tree": tree,
+        "metadata": {} if metadata is None else dict(metadata),
     }
     meta_bytes = json.dumps(meta, sort_keys=True, allow_nan=True).encode("utf-8")
     entries = dict(encoder.arrays)
@@ -375,8 +380,11 @@ def save(estimator, path: str | os.PathLike) -> None:
         _write_npz(f, entries)
 
 
-def load(path: str | os.PathLike):
+def load(path: str | os.PathLike, *, with_metadata: bool = False):
     """Load a model written by :func:`save` (or ``Estimator.save``).
+
+    With ``with_metadata=True`` returns ``(model, metadata)``, the dict given to
+    :func:`save` (empty when none was).
 
     Nothing in the file is executed or imported by name: only classes of :data:`REGISTRY`
     are built, and arrays are read with ``allow_pickle=False``.
@@ -432,9 +440,13 @@ def load(path: str | os.PathLike):
     tree = meta.get("tree")
     if not isinstance(tree, dict) or tree.get("__estimator__") != meta.get("estimator"):
         raise ModelFormatError(path, "the metadata's estimator entry is malformed.")
+    metadata = meta.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise ModelFormatError(path, "the metadata's 'metadata' entry is not a JSON object.")
     decoder = _Decoder(path, arrays)
     try:
-        return decoder.estimator(tree)
+        model = decoder.estimator(tree)
+        return (model, metadata) if with_metadata else model
     except ModelFormatError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
