@@ -894,9 +894,10 @@ def build_parser() -> argparse.ArgumentParser:
         "play", help="the online game: predict, see the label, update", formatter_class=formatter,
         description="Play the online prediction game over DATA in file order and print a"
                     " progressive table at 1, 2, 4, 8, ... examples. For perceptrons, ends with"
-                    " the mistakes against Novikoff's bound (R/gamma)^2 when the data is"
-                    " separable (checked by LP; gamma from the max-margin QP; only for at most"
-                    " --bound-limit examples).",
+                    " the mistakes (for averaged and voted: the running perceptron's updates)"
+                    " against Novikoff's bound (R/gamma)^2 when the data is separable (checked"
+                    " by LP; gamma from the max-margin QP; with an offset, both of the points"
+                    " (x, 1); only for at most --bound-limit examples).",
         epilog="examples:\n  halfspaces play train.svm --algo perceptron --no-fit-intercept\n"
                "  halfspaces play a9a --algo pegasos --lam 1e-4 --json")
     p.add_argument("data", metavar="DATA")
@@ -914,8 +915,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=formatter,
         description="The theory on DATA (two classes): radius R = max ||x_i||; linear"
                     " separability by LP (with the rows of the Farkas certificate when not);"
-                    " the max margin gamma; Novikoff's bound (R/gamma)^2; the margin-1 bound"
-                    " R^2 ||w*||^2; the VC dimension of halfspaces in R^d (d + 1 with offset).",
+                    " the max margin gamma; the perceptron's Novikoff bound (R/gamma)^2 and"
+                    " margin-1 bound R^2 ||w*||^2 (with an offset, R' and gamma' of the points"
+                    " (x, 1), as the perceptron runs); the VC dimension of halfspaces in R^d"
+                    " (d + 1 with offset).",
         epilog="examples:\n  halfspaces bound train.svm\n"
                "  halfspaces bound points.csv --no-fit-intercept --json")
     p.add_argument("data", metavar="DATA")
