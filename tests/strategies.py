@@ -5,6 +5,8 @@ examples stay fast and still shrink to small sizes and simple seeds.
 
 - :func:`separable_through_origin`: labelled points with a planted unit separator ``u``
   through the origin and a planted margin ``gamma`` (the setting of Novikoff's theorem);
+- :func:`separable_with_offset`: the same moved away from the origin, so that only a
+  halfspace with an offset separates it (the setting of a perceptron with ``fit_intercept``);
 - :func:`labelled_data`: arbitrary (not necessarily separable) dense data, two or more
   classes;
 - :data:`MATRIX_FORMATS` / :func:`matrix_formats` / :func:`as_format`: the same matrix as
@@ -76,6 +78,21 @@ def separable_through_origin(draw, *, min_samples: int = 2, max_samples: int = 6
         sample.X[0] *= -1.0
         sample.y[0] *= -1.0
     return sample
+
+
+@st.composite
+def separable_with_offset(draw, *, max_samples: int = 30, max_features: int = 4,
+                          min_margin: float = 0.05, max_shift: float = 2.0
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)``: a :func:`separable_through_origin` sample moved by a random vector ``c``
+    of norm up to ``max_shift`` times its radius. ``y_i (<u, x_i> + b) >= gamma`` with
+    ``b = -<u, c>``: separable with an offset, usually not through the origin."""
+    sample = draw(separable_through_origin(max_samples=max_samples, max_features=max_features,
+                                           min_margin=min_margin))
+    shift = draw(st.floats(0.0, max_shift)) * sample.radius
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    c = rng.standard_normal(sample.X.shape[1])
+    return sample.X + shift * c / np.linalg.norm(c), sample.y
 
 
 @st.composite

@@ -434,8 +434,11 @@ def test_bound_on_separable_data_matches_sklearn(tmp_path, capsys):
     assert result["separable"] is True
     assert result["radius"] == pytest.approx(R)
     assert result["max_margin"] == pytest.approx(gamma, rel=1e-4)
-    assert result["novikoff_bound"] == pytest.approx((R / gamma) ** 2, rel=1e-3)
-    assert result["margin_one_bound"] == pytest.approx(R**2 / gamma**2, rel=1e-3)
+    # The perceptron with an offset runs through the origin on (x, 1): its R' and gamma'.
+    R_aug = np.sqrt(R**2 + 1.0)
+    gamma_aug = _hard_margin_through_origin(np.hstack([X, np.ones((len(y), 1))]), y.astype(float))
+    assert result["novikoff_bound"] == pytest.approx((R_aug / gamma_aug) ** 2, rel=1e-3)
+    assert result["margin_one_bound"] == pytest.approx((R_aug / gamma_aug) ** 2, rel=1e-3)
     assert result["vc_dimension"] == 4
     code, out, _ = _run(capsys, "bound", data, "--no-fit-intercept", "--json")
     assert json.loads(out)["vc_dimension"] == 3

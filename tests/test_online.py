@@ -212,6 +212,52 @@ def test_play_against_adversary_matches_fixed_sequence():
     assert t.X.shape == (12, 2)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_adversary_with_only_the_two_documented_methods(sparse):
+    """choose_x(t, transcript) and choose_y(t, x, prediction), nothing else: the dimension
+    comes from the first x, or from the learner when it is fitted."""
+    X, y = integer_data(11, n=40, d=5)
+
+    class Minimal:
+        def choose_x(self, t, transcript):
+            return sp.csr_matrix(X[t : t + 1]) if sparse else X[t]
+
+        def choose_y(self, t, x, prediction):
+            return y[t]
+
+    for fit_intercept in (True, False):
+        t = play(Perceptron(fit_intercept=fit_intercept), Minimal(), rounds=40)
+        scores, mistakes, _, _ = reference_perceptron_game(X, y, fit_intercept)
+        np.testing.assert_array_equal(t.scores, scores)
+        np.testing.assert_array_equal(t.mistakes, mistakes)
+    fitted = Perceptron().fit(X[:20], y[:20])
+    w, b = fitted.coef_[0].copy(), fitted.intercept_[0]
+    t = play(fitted, Minimal(), rounds=3)
+    np.testing.assert_array_equal(t.scores[:1], [X[0] @ w + b])
+    assert fitted.n_features_in_ == 5
+
+
+def test_adversary_without_n_features_may_ask_for_predictions_in_round_0():
+    X, y = integer_data(12, n=10, d=3)
+
+    class Greedy:
+        def start(self, predict):
+            self.predict = predict
+
+        def choose_x(self, t, transcript):
+            wrong = self.predict(X) != y  # the learner's current predictions
+            return X[np.argmax(wrong)]
+
+        def choose_y(self, t, x, prediction):
+            return y[np.flatnonzero((X == x).all(axis=1))[0]]
+
+    learner = Perceptron(fit_intercept=False)
+    t = play(learner, Greedy(), rounds=6)
+    assert learner.n_features_in_ == 3 and t.X.shape == (6, 3)
+    # A fresh perceptron scores 0 everywhere and predicts +1: round 0 shows the first -1 row.
+    np.testing.assert_array_equal(t.X[0], X[np.argmax(y == -1)])
+
+
 def test_errors():
     X, y = integer_data(6, n=10)
     with pytest.raises(ValueError, match="exactly two labels"):
@@ -229,8 +275,12 @@ def test_errors():
         play(Perceptron(), half, rounds=2)
     with pytest.raises(ValueError, match="'rounds' must be given"):
         play(Perceptron(), Alternator())
-    with pytest.raises(ValueError, match="n_features"):
-        play(Perceptron(), type("NoDim", (Alternator,), {"n_features": None})(), rounds=2)
+    grows = type("Grows", (), {"choose_x": lambda self, t, tr: np.ones(2 + t),
+                               "choose_y": lambda self, t, x, p: 1})()
+    with pytest.raises(ValueError, match=r"'adversary' must be an adversary whose every x has"
+                                         r" n_features=2 entries .*got '3 entries in round 1"
+                                         r" from Grows'"):
+        play(Perceptron(), grows, rounds=2)
     with pytest.raises(ValueError, match="labels among classes"):
         play(Perceptron(), X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="'y' must be None when playing against an adversary"):

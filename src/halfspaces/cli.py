@@ -513,37 +513,19 @@ def _checkpoints(n: int) -> list[int]:
 
 
 def _separable_bound(data: Data, fit_intercept: bool, limit: int) -> dict[str, Any]:
-    """Radius, margin and Novikoff bound, when the data is small enough to solve the LP/QP.
-
-    A perceptron with an offset is the perceptron without one on the points ``(x, 1)``, so
-    with ``fit_intercept`` the bound is computed on those points.
-    """
-    import scipy.sparse as sp
-
-    from .theory import (
-        data_radius,
-        is_linearly_separable,
-        max_margin_separator,
-        perceptron_mistake_bound,
-    )
+    """``theory.perceptron_bound`` in the learner's setting, when the data is small enough to
+    solve the LP/QP; a dict for the JSON output."""
+    from .theory import perceptron_bound
 
     if data.n_samples > limit:
         return {"checked": False,
                 "reason": f"{data.n_samples} examples > --bound-limit {limit}: the separability"
                           " LP and the max-margin QP were not solved"}
-    y_pm = _binary_pm(data)
-    X = data.X
-    if fit_intercept:
-        ones = np.ones((X.shape[0], 1))
-        X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
-    radius = float(data_radius(X))
-    result = is_linearly_separable(X, y_pm, fit_intercept=False)
-    out: dict[str, Any] = {"checked": True, "separable": bool(result.separable),
-                           "radius": radius, "augmented": bool(fit_intercept)}
-    if result.separable:
-        _, _, margin = max_margin_separator(X, y_pm, fit_intercept=False)
-        out["margin"] = float(margin)
-        out["novikoff_bound"] = float(perceptron_mistake_bound(radius, float(margin)))
+    res = perceptron_bound(data.X, _binary_pm(data), fit_intercept=fit_intercept)
+    out: dict[str, Any] = {"checked": True, "separable": res.separable, "radius": res.radius,
+                           "augmented": res.augmented}
+    if res.separable:
+        out.update(margin=res.margin, novikoff_bound=res.bound)
     return out
 
 
@@ -600,8 +582,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"algo": args.algo, "n_samples": data.n_samples,
                               "n_mistakes": mistakes_so_far, "table": rows}
     if args.algo in PERCEPTRON_ALGOS:
-        fit_intercept = bool(learner.get_params().get("fit_intercept", False))
-        result["bound"] = _separable_bound(data, fit_intercept, args.bound_limit)
+        # Novikoff bounds the running perceptron's mistakes (its updates): for averaged and
+        # voted perceptrons these are not the mistakes of their averaged or voted predictions.
+        result["perceptron_mistakes"] = int(learner.n_mistakes_)
+        result["bound"] = _separable_bound(data, bool(learner.fit_intercept), args.bound_limit)
     elif args.algo == "halving":
         from .theory import halving_mistake_bound
 
@@ -619,9 +603,12 @@ def cmd_play(args: argparse.Namespace) -> int:
         print(f"Novikoff bound not computed: {bound['reason']}")
     elif bound and bound["separable"]:
         where = " on the points (x, 1), for the offset" if bound["augmented"] else ""
-        print(f"Novikoff bound (R/gamma)^2 = ({bound['radius']:.6g}/{bound['margin']:.6g})^2"
-              f" = {bound['novikoff_bound']:.6g}{where}; mistakes {result['n_mistakes']}"
-              f" {'<=' if result['n_mistakes'] <= bound['novikoff_bound'] else '>'} bound")
+        m = result["perceptron_mistakes"]
+        what = "mistakes" if args.algo == "perceptron" else "updates of the running perceptron"
+        q = "'" if bound["augmented"] else ""
+        print(f"Novikoff bound (R{q}/gamma{q})^2 = ({bound['radius']:.6g}/{bound['margin']:.6g})^2"
+              f" = {bound['novikoff_bound']:.6g}{where}; {what} {m}"
+              f" {'<=' if m <= bound['novikoff_bound'] else '>'} bound")
     elif bound:
         print("the data is not linearly separable (LP certificate): Novikoff's bound does not"
               " apply")
@@ -629,30 +616,27 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def compute_bounds(data: Data, fit_intercept: bool = True) -> dict[str, Any]:
-    """The ``bound`` command's numbers: radius, separability, max margin, mistake bounds, VC."""
-    from .theory import (
-        data_radius,
-        is_linearly_separable,
-        margin_one_mistake_bound,
-        max_margin_separator,
-        perceptron_mistake_bound,
-    )
+    """The ``bound`` command's numbers: radius, separability, max margin, VC dimension, and
+    the perceptron's mistake bounds in the same setting (``theory.perceptron_bound``)."""
+    from .theory import data_radius, max_margin_separator, perceptron_bound
 
     y_pm = _binary_pm(data)
     d = int(data.X.shape[1])
-    radius = float(data_radius(data.X))
-    sep = is_linearly_separable(data.X, y_pm, fit_intercept=fit_intercept)
+    res = perceptron_bound(data.X, y_pm, fit_intercept=fit_intercept)
     out: dict[str, Any] = {"data": data.path, "n_samples": data.n_samples, "n_features": d,
-                           "radius": radius, "fit_intercept": fit_intercept,
-                           "separable": bool(sep.separable)}
-    if sep.separable:
-        w, b, margin = max_margin_separator(data.X, y_pm, fit_intercept=fit_intercept)
-        margin = float(margin)
-        out.update({"max_margin": margin, "w": np.ravel(w), "b": float(b),
-                    "novikoff_bound": float(perceptron_mistake_bound(radius, margin)),
-                    "margin_one_bound": float(margin_one_mistake_bound(radius, 1.0 / margin))})
+                           "radius": float(data_radius(data.X)), "fit_intercept": fit_intercept,
+                           "separable": res.separable}
+    if res.separable:
+        # The SVM's margin of (w, b) with ||w|| = 1; through the origin it is the
+        # perceptron's gamma, already solved.
+        w, b, margin = (max_margin_separator(data.X, y_pm, fit_intercept=True)
+                        if fit_intercept else (res.separator, 0.0, res.margin))
+        out.update({"max_margin": float(margin), "w": np.ravel(w), "b": float(b),
+                    "perceptron_radius": res.radius, "perceptron_margin": res.margin,
+                    "augmented": res.augmented, "novikoff_bound": res.bound,
+                    "margin_one_bound": res.margin_one_bound})
     else:
-        out["certificate_rows"] = np.asarray(sep.rows).astype(int)
+        out["certificate_rows"] = np.asarray(res.certificate_rows).astype(int)
     out["vc_dimension"] = d + 1 if fit_intercept else d
     return out
 
@@ -672,7 +656,15 @@ def cmd_bound(args: argparse.Namespace) -> int:
     offset = "with offset b" if out["fit_intercept"] else "through the origin"
     rows = [("data", f"{data.path} ({out['n_samples']} examples, {out['n_features']} features)"),
             ("radius R = max ||x_i||", out["radius"])]
-    if out["separable"]:
+    if out["separable"] and out["augmented"]:
+        rows += [("linearly separable", f"yes ({offset})"),
+                 ("max margin gamma of (w, b), ||w|| = 1", out["max_margin"]),
+                 ("perceptron with offset", "the perceptron through the origin on (x, 1)"),
+                 ("R' = max ||(x_i, 1)||", out["perceptron_radius"]),
+                 ("gamma' of (w, b), ||(w, b)|| = 1", out["perceptron_margin"]),
+                 ("Novikoff bound (R'/gamma')^2", out["novikoff_bound"]),
+                 ("margin-1 bound R'^2 ||(w*, b*)||^2", out["margin_one_bound"])]
+    elif out["separable"]:
         rows += [("linearly separable", f"yes ({offset})"),
                  ("max margin gamma", out["max_margin"]),
                  ("Novikoff bound (R/gamma)^2", out["novikoff_bound"]),
@@ -722,12 +714,16 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
             learner = _online_learner(args, data.X)
             transcript = play(learner, data.X, data.y, classes=np.unique(data.y))
-            bound = None
+            bound, label, bound_label = None, None, "Novikoff bound"
             if args.algo in PERCEPTRON_ALGOS:
-                fit_b = bool(learner.get_params().get("fit_intercept", False))
-                info = _separable_bound(data, fit_b, args.bound_limit)
+                info = _separable_bound(data, bool(learner.fit_intercept), args.bound_limit)
                 bound = info.get("novikoff_bound")
-            plotting.plot_mistakes(transcript, bound=bound, ax=ax)
+                if args.algo != "perceptron":  # the bound covers the running perceptron
+                    label = (f"mistakes ({transcript.n_mistakes}); running perceptron's"
+                             f" updates: {learner.n_mistakes_}")
+                    bound_label = "Novikoff bound on the updates"
+            plotting.plot_mistakes(transcript, bound=bound, ax=ax, label=label,
+                                   bound_label=bound_label)
         elif kind == "objective":
             lam = getattr(args, "lam", 1e-2)
             history, optimum = plotting.pegasos_objective_history(
@@ -898,9 +894,10 @@ def build_parser() -> argparse.ArgumentParser:
         "play", help="the online game: predict, see the label, update", formatter_class=formatter,
         description="Play the online prediction game over DATA in file order and print a"
                     " progressive table at 1, 2, 4, 8, ... examples. For perceptrons, ends with"
-                    " the mistakes against Novikoff's bound (R/gamma)^2 when the data is"
-                    " separable (checked by LP; gamma from the max-margin QP; only for at most"
-                    " --bound-limit examples).",
+                    " the mistakes (for averaged and voted: the running perceptron's updates)"
+                    " against Novikoff's bound (R/gamma)^2 when the data is separable (checked"
+                    " by LP; gamma from the max-margin QP; with an offset, both of the points"
+                    " (x, 1); only for at most --bound-limit examples).",
         epilog="examples:\n  halfspaces play train.svm --algo perceptron --no-fit-intercept\n"
                "  halfspaces play a9a --algo pegasos --lam 1e-4 --json")
     p.add_argument("data", metavar="DATA")
@@ -918,8 +915,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=formatter,
         description="The theory on DATA (two classes): radius R = max ||x_i||; linear"
                     " separability by LP (with the rows of the Farkas certificate when not);"
-                    " the max margin gamma; Novikoff's bound (R/gamma)^2; the margin-1 bound"
-                    " R^2 ||w*||^2; the VC dimension of halfspaces in R^d (d + 1 with offset).",
+                    " the max margin gamma; the perceptron's Novikoff bound (R/gamma)^2 and"
+                    " margin-1 bound R^2 ||w*||^2 (with an offset, R' and gamma' of the points"
+                    " (x, 1), as the perceptron runs); the VC dimension of halfspaces in R^d"
+                    " (d + 1 with offset).",
         epilog="examples:\n  halfspaces bound train.svm\n"
                "  halfspaces bound points.csv --no-fit-intercept --json")
     p.add_argument("data", metavar="DATA")

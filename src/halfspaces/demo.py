@@ -77,7 +77,7 @@ class _Data:
     y2: np.ndarray
     X2t: np.ndarray
     y2t: np.ndarray
-    mushroom: dict = field(default_factory=dict)  # R, u, gamma, how gamma was found
+    mushroom: dict = field(default_factory=dict)  # R, gamma, bound, seconds to find gamma
 
     @property
     def Xm_tr(self):
@@ -234,12 +234,9 @@ def _rows(d: _Data, quick: bool) -> tuple[list[_Row], dict[str, Any]]:
     attempt("Halving", "2-D synth", "online", halving)
 
     def mushroom_perceptron() -> _Row:
-        from .theory import perceptron_mistake_bound
-
-        m = d.mushroom
         row = _online_row("Perceptron(no offset)", "mushrooms tr", Perceptron(fit_intercept=False),
                           d.Xm_tr, d.ym_tr, d.Xm_te, d.ym_te)
-        row.bound = perceptron_mistake_bound(m["R"], m["gamma"])
+        row.bound = d.mushroom["bound"]  # of all the mushrooms, so of the training rows too
         row.gap = "separable: Novikoff (R/gamma)^2"
         return row
 
@@ -455,33 +452,32 @@ def _persistence_section(say: _Report, rows: list[_Row], out_dir: str) -> bool:
 # -- Novikoff on the mushrooms ---------------------------------------------------------------
 
 def _mushroom_margin(d: _Data) -> None:
-    """R, the max-margin unit separator through the origin and its margin gamma."""
-    from .theory import data_radius, geometric_margin, max_margin_separator
+    """Novikoff's bound for the perceptron through the origin: R, the max margin gamma and
+    (R/gamma)^2."""
+    from .theory import perceptron_bound
 
-    (w, _b, _m), seconds = _timed(lambda: max_margin_separator(d.Xm, d.ym, fit_intercept=False))
-    u = np.asarray(w, dtype=np.float64).ravel()
-    u = u / np.linalg.norm(u)
-    d.mushroom.update(R=data_radius(d.Xm), u=u, gamma=geometric_margin(u, d.Xm, d.ym),
-                      seconds=seconds)
+    res, seconds = _timed(lambda: perceptron_bound(d.Xm, d.ym, fit_intercept=False))
+    if not res.separable:
+        raise RuntimeError("no halfspace through the origin separates the mushrooms"
+                           f" (certificate on {res.certificate_rows.size} rows)")
+    d.mushroom.update(R=res.radius, gamma=res.margin, bound=res.bound, seconds=seconds)
 
 
 def _novikoff_section(say: _Report, d: _Data, quick: bool) -> tuple[bool, Any]:
     from .adversaries import GreedyOrderAdversary
     from .linear.perceptron import Perceptron
     from .online import play
-    from .theory import geometric_margin, online_to_batch_bound
-    from .theory import perceptron_mistake_bound as novikoff
+    from .theory import online_to_batch_bound, perceptron_bound
 
     ok = True
     X, y = d.Xm, d.ym
-    R, u, gamma = d.mushroom["R"], d.mushroom["u"], d.mushroom["gamma"]
+    R, gamma, bound = (d.mushroom[k] for k in ("R", "gamma", "bound"))
     say(f"3. Novikoff's bound on real separable data: mushrooms (UCI), {X.shape[0]:,} rows"
         f" (train {d.n_mtrain:,} + test {X.shape[0] - d.n_mtrain:,}), {X.shape[1]} one-hot"
         " features,")
     say(f"   22 per row, so R = max ||x|| = sqrt(22) = {R:.4f}. Label +1 = poisonous."
         " A halfspace through the origin separates all of it.")
-    bound = novikoff(R, gamma)
-    say(f"   gamma = {gamma:.6f}: the maximum margin (theory.max_margin_separator, a"
+    say(f"   gamma = {gamma:.6f}: the maximum margin (theory.perceptron_bound, a"
         f" hard-margin QP through the origin, {d.mushroom['seconds']:.1f}s),")
     say("   the best gamma Novikoff's bound can use.")
     say(f"   Novikoff: every run below makes at most (R/gamma)^2 = {bound:,.1f} mistakes.")
@@ -502,13 +498,12 @@ def _novikoff_section(say: _Report, d: _Data, quick: bool) -> tuple[bool, Any]:
 
     n_greedy = 300 if quick else 1500
     Xg, yg = X[:n_greedy], y[:n_greedy]
-    gamma_g = geometric_margin(u, Xg, yg)  # the same u; its margin on the subset is no smaller
+    sub = perceptron_bound(Xg, yg, fit_intercept=False)  # their own R and max margin
     tg = play(Perceptron(fit_intercept=False), GreedyOrderAdversary(Xg, yg))
     tf = play(Perceptron(fit_intercept=False), Xg, yg)
-    say(f"   on the first {n_greedy} rows (same u, margin {gamma_g:.6f} there):")
-    line("  file order", tf.n_mistakes, novikoff(R, gamma_g))
-    line("  greedy adversary (shows a row the learner gets wrong)", tg.n_mistakes,
-         novikoff(R, gamma_g))
+    say(f"   on the first {n_greedy} rows (their own max margin {sub.margin:.6f}):")
+    line("  file order", tf.n_mistakes, sub.bound)
+    line("  greedy adversary (shows a row the learner gets wrong)", tg.n_mistakes, sub.bound)
     say("     (greedy is a heuristic, not the worst order; the bound holds for every order)")
 
     learner = Perceptron(fit_intercept=False)
@@ -675,7 +670,7 @@ def run(out_dir: str | os.PathLike = "demo-output", quick: bool = False) -> int:
     try:
         _mushroom_margin(d)
     except Exception as exc:  # noqa: BLE001
-        say(f"   max_margin_separator on the mushrooms FAILED: {_one_line(exc)}")
+        say(f"   perceptron_bound on the mushrooms FAILED: {_one_line(exc)}")
         ok = False
     rows, context, table_ok = _table_section(say, d, quick)
     ok &= table_ok

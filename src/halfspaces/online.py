@@ -32,6 +32,8 @@ The adversary protocol::
                                     predict(X) -> labels giving the learner's *current*
                                     predictions on the rows of X (it does not learn)
     n_rounds, n_features, classes   optional attributes: defaults for play's arguments
+                                    (n_rounds for ``rounds``; n_features, the dimension,
+                                    else the length of the first x; classes, else (-1, 1))
 """
 
 from __future__ import annotations
@@ -353,6 +355,18 @@ def _play_sequence(learner, X, y, classes) -> Transcript:
     return rounds.transcript(X.shape[0], X, final=True)
 
 
+def _check_dimension(learner: OnlineClassifier, classes: NDArray, x, t: int, name: str) -> None:
+    """Start the estimator on the first x's length if needed; refuse an x of another length."""
+    if not hasattr(learner, "classes_"):
+        _prepare_builtin(learner, classes, x.shape[-1])
+    if x.shape[-1] != learner.n_features_in_:
+        raise param_error("play", "adversary", f"an adversary whose every x has n_features="
+                          f"{learner.n_features_in_} entries (the learner's dimension)",
+                          f"{x.shape[-1]} entries in round {t} from {name}",
+                          "The dimension is the adversary's n_features, else the fitted"
+                          " learner's n_features_in_, else the length of the first x.")
+
+
 def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
     for method in ("choose_x", "choose_y"):
         if not callable(getattr(adversary, method, None)):
@@ -372,20 +386,28 @@ def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
     if classes.size != 2:
         raise param_error("play", "classes", "exactly two labels (the game is binary)",
                           classes.tolist())
-    if isinstance(learner, OnlineClassifier):
-        n_features = getattr(adversary, "n_features", None)
-        if n_features is None:
-            raise param_error("play", "adversary", "an adversary with an n_features attribute"
-                              " when the learner is a halfspaces estimator",
-                              type(adversary).__name__,
-                              "The estimator allocates its weights before round 0.")
+    builtin = isinstance(learner, OnlineClassifier)
+    n_features = getattr(adversary, "n_features", None)
+    if builtin and hasattr(learner, "classes_"):
+        _prepare_builtin(learner, classes, learner.n_features_in_)  # checks the classes
+    elif builtin and n_features is not None:
         _prepare_builtin(learner, classes, int(n_features))
+    # Otherwise a halfspaces estimator is started on the length of the first x shown (or of
+    # the rows that start's predict is asked about first): n_features is optional.
     if callable(getattr(adversary, "start", None)):
-        adversary.start(_predict_rows(learner))
+        predict = _predict_rows(learner)
+        if builtin and not hasattr(learner, "classes_"):
+            def predict(X, predict=predict):
+                _prepare_builtin(learner, classes, (X if sp.issparse(X) else np.asarray(X))
+                                 .shape[-1])
+                return predict(X)
+        adversary.start(predict)
     state = _Rounds(int(rounds), classes, learner)
     shown = []
     for t in range(int(rounds)):
         x = _as_row(adversary.choose_x(t, state.transcript(t)))
+        if builtin:
+            _check_dimension(learner, classes, x, t, type(adversary).__name__)
         shown.append(x)
         state.play_round(t, x, lambda p, t=t, x=x: adversary.choose_y(t, x, p))
     if not shown:
@@ -405,8 +427,9 @@ def play(learner, X, y: ArrayLike | None = None, *, classes: ArrayLike | None = 
     ----------
     learner : OnlineClassifier or object with ``predict_one`` and ``learn_one``
         The learner; it is updated in place (it is the one that learns). A halfspaces
-        estimator that is not fitted yet is started on ``classes``; a fitted one continues
-        from its current state.
+        estimator that is not fitted yet is started on ``classes`` (against an adversary, in
+        the dimension of its ``n_features`` attribute if it has one, else of the first
+        ``x`` it shows); a fitted one continues from its current state.
     X : {array-like, sparse matrix} of shape (T, n_features), or an adversary
         A fixed sequence of examples (CSR for sparse data), or an object with
         ``choose_x(t, transcript)`` and ``choose_y(t, x, prediction)``.

@@ -395,17 +395,20 @@ def plot_perceptron_update(w: ArrayLike, x: ArrayLike, y: float, *, ax: Any = No
 
 
 def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None,
-                  label: str | None = None):
+                  label: str | None = None, bound_label: str = "bound"):
     """Cumulative mistakes over the rounds of the online game, against a mistake bound.
 
     Parameters
     ----------
     transcript : :class:`halfspaces.online.Transcript` (or anything with ``mistakes``)
     bound : float, optional
-        Drawn as a horizontal line, e.g. Novikoff's ``(R/gamma)^2``.
+        Drawn as a horizontal line, e.g. Novikoff's ``(R/gamma)^2`` from
+        :func:`halfspaces.theory.perceptron_bound` (``.bound``).
     ax : matplotlib Axes, optional
     label : str, optional
         Legend entry of the mistake curve.
+    bound_label : str, default="bound"
+        Legend entry of the bound, followed by ``= value``.
 
     Returns
     -------
@@ -431,7 +434,7 @@ def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None
             label=label or f"mistakes ({int(cumulative[-1]) if cumulative.size else 0})")
     if bound is not None:
         ax.axhline(float(bound), color="tab:red", linestyle="--",
-                   label=f"bound = {float(bound):.4g}")
+                   label=f"{bound_label} = {float(bound):.4g}")
     ax.set_xlabel("round t")
     ax.set_ylabel("mistakes so far")
     ax.set_title("online mistakes")

@@ -77,3 +77,35 @@ def test_errors():
         data_radius(np.ones(3))
     with pytest.raises(ValueError, match="'b' must be a finite float"):
         functional_margins(w, X, y, b=np.inf)
+
+
+INTEGER_AND_FLOAT32 = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                       np.uint64, np.float32]
+
+
+def _extreme(dtype):
+    """Entries at the top of the dtype's range, whose squares overflow it."""
+    if np.dtype(dtype).kind in "iu":
+        top = np.iinfo(dtype).max
+        return np.array([[top, 0, 3], [1, top // 2, 0], [0, 0, 0]], dtype=dtype)
+    return np.array([[1e20, 0, 3], [1, 5e19, 0], [0, 0, 0]], dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", INTEGER_AND_FLOAT32)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_no_overflow_on_integer_or_float32_input(dtype, sparse):
+    X = _extreme(dtype)
+    X64 = X.astype(np.float64)  # the NumPy reference, in float64
+    Xin = sp.csr_matrix(X) if sparse else X
+    assert data_radius(Xin) == pytest.approx(np.sqrt((X64 ** 2).sum(axis=1)).max(), rel=1e-12)
+    w = np.array([2.0, -1.0, 0.5]) * X64.max()
+    y = np.array([1, -1, 1])
+    ref = y * (X64 @ w + 1.0)
+    np.testing.assert_allclose(functional_margins(w, Xin, y, 1.0), ref, rtol=1e-12)
+    assert geometric_margin(w, Xin, y, 1.0) == pytest.approx(ref.min() / np.linalg.norm(w),
+                                                              rel=1e-12)
+
+
+def test_radius_of_a_sparse_int32_row_holding_50000():
+    X = sp.csr_matrix(np.array([[50000, 0], [3, 4]], dtype=np.int32))
+    assert data_radius(X) == 50000.0

@@ -276,3 +276,18 @@ def test_max_margin_raises_with_certificate():
 def test_max_margin_one_class_is_infinite():
     w, b, margin = max_margin_separator(XOR_X, [1, 1, 1, 1])
     assert margin == np.inf and np.all(w == 0.0) and b == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.uint32, np.int64])
+def test_integer_input_does_not_overflow(dtype):
+    """Entries whose squares overflow the dtype: the answer is that of the float64 data.
+    For a = (v, 2v) labelled +1 and b = (2v, v) labelled -1 both constraints of the QP
+    through the origin are active: w = (-1, 1) / v, so the max margin is v / sqrt(2)."""
+    v = 16000 if dtype == np.int16 else 50000
+    X = np.array([[v, 2 * v], [2 * v, v]], dtype=dtype)
+    y = np.array([1.0, -1.0])
+    for Xin in (X, sp.csr_matrix(X)):
+        assert is_linearly_separable(Xin, y, fit_intercept=False)
+        w, b, margin = max_margin_separator(Xin, y, fit_intercept=False)
+        assert margin == pytest.approx(v / np.sqrt(2.0), rel=1e-6)
+        np.testing.assert_allclose(w, [-1.0 / v, 1.0 / v], rtol=1e-6)

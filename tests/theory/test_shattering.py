@@ -51,6 +51,18 @@ def test_simplex_vertices_are_shattered(d):
         assert np.all(np.array(y) * (A @ wb) > 0)
 
 
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.uint32, np.int64])
+def test_integer_points_far_out_do_not_overflow(dtype):
+    """Simplex vertices scaled so that squares overflow the dtype: still shattered, and the
+    four points of a square still fail (XOR), as for the same float64 points."""
+    v = 30000 if dtype == np.int16 else 70000
+    assert shatters((np.vstack([np.zeros(2), np.eye(2)]) * v).astype(dtype))
+    square = (np.array([[0, 0], [1, 1], [0, 1], [1, 0]]) * v).astype(dtype)
+    res = shatters(square)
+    assert not res
+    assert_certificate(square.astype(float), res.failing_labelling, res.certificate, True)
+
+
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_through_the_origin_vcdim_is_d(d):
     assert shatters(np.eye(d), fit_intercept=False)

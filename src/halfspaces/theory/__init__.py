@@ -13,6 +13,8 @@ _PUBLIC = {
     "halving_mistake_bound": ".bounds",
     "weighted_majority_mistake_bound": ".bounds",
     "online_to_batch_bound": ".bounds",
+    "perceptron_bound": ".bounds",
+    "PerceptronBound": ".bounds",
     "is_linearly_separable": ".separability",
     "max_margin_separator": ".separability",
     "SeparabilityResult": ".separability",

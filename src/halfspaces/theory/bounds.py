@@ -8,15 +8,21 @@
     online-to-batch         perceptron continues from training into testing   =>
                             test mistakes <= (R/gamma)^2 - training mistakes
 
-Pure Python on floats; each function checks its arguments and explains a bad one.
+The formulas are pure Python on floats; each function checks its arguments and explains a
+bad one. :func:`perceptron_bound` computes ``R`` and the best ``gamma`` of a data set for the
+perceptron's own setting (with an offset: on the points ``(x, 1)``) and is what every printed
+or plotted perceptron bound of the package comes from.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_scalar, param_error
 
@@ -39,7 +45,8 @@ def perceptron_mistake_bound(radius: float, margin: float) -> float:
         ``R``, a bound on every ``||x_t||`` (see :func:`~halfspaces.theory.data_radius`).
     margin : float > 0
         ``gamma``, the margin ``y_t <u, x_t> >= gamma`` of some unit vector ``u``
-        (through the origin; with an offset, append a constant feature to ``x``).
+        (through the origin; with an offset, append a constant feature to ``x``:
+        :func:`perceptron_bound` does it for a data set).
 
     Returns
     -------
@@ -226,3 +233,145 @@ def online_to_batch_bound(radius: float, margin: float, train_mistakes: int) -> 
                           "More mistakes than Novikoff allows means the data does not have"
                           " this radius and margin; recompute them on train and test data.")
     return total - train_mistakes
+
+
+@dataclass(frozen=True)
+class PerceptronBound:
+    """Novikoff's bound for a perceptron on a data set: the answer of :func:`perceptron_bound`.
+
+    Attributes
+    ----------
+    augmented : bool
+        True when the perceptron has an offset and the quantities below are those of the
+        points ``z_i = (x_i, 1)`` in ``R^(d+1)``; False for the perceptron through the origin
+        on ``z_i = x_i``.
+    separable : bool
+        Whether some ``v`` has ``y_i <v, z_i> > 0`` on every row (by LP); the bound exists only
+        then.
+    radius : float
+        ``R = max_i ||z_i||`` (``sqrt(max_i ||x_i||^2 + 1)`` when ``augmented``).
+    margin : float or None
+        ``gamma = max_{||v|| = 1} min_i y_i <v, z_i>``, the max margin through the origin on
+        the ``z_i`` (the hard-margin QP), if separable.
+    bound : float or None
+        ``(R / gamma)^2``, if separable.
+    margin_one_bound : float or None
+        ``R^2 ||v*||^2`` for the separator ``v*`` below; equal to ``bound`` (as
+        ``||v*|| = 1/gamma``), if separable.
+    separator : ndarray of shape (n_features,) or (n_features + 1,), or None
+        ``v*``, the min-norm vector with ``min_i y_i <v*, z_i> = 1``; with ``augmented`` its
+        last entry is the offset ``b*`` of ``(w*, b*)``. None if not separable.
+    certificate_rows : ndarray of int or None
+        If not separable, the rows that carry a Farkas certificate (a subset that is
+        already not separable in this setting).
+    """
+
+    augmented: bool
+    separable: bool
+    radius: float
+    margin: float | None = None
+    bound: float | None = None
+    margin_one_bound: float | None = None
+    separator: NDArray[np.float64] | None = None
+    certificate_rows: NDArray[np.intp] | None = None
+
+
+def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> PerceptronBound:
+    """Novikoff's mistake bound of the perceptron on ``(X, y)``, in the perceptron's setting.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}, or any two labels (the larger one, in sorted order, is +1).
+    fit_intercept : bool
+        The learner's setting: True for a perceptron that learns an offset ``b`` (the
+        default of :class:`~halfspaces.Perceptron`, :class:`~halfspaces.AveragedPerceptron`
+        and :class:`~halfspaces.VotedPerceptron`), False for one through the origin. Pass the
+        learner's own ``fit_intercept``.
+
+    Returns
+    -------
+    PerceptronBound
+        ``radius``, ``margin``, ``bound`` and the separator, or, for data that is not
+        separable in this setting, ``separable=False`` with the rows of a Farkas certificate.
+
+    Notes
+    -----
+    Through the origin the perceptron sees ``z_i = x_i`` and Novikoff's theorem gives
+
+    .. math::  M \\le \\left(\\frac{R}{\\gamma}\\right)^2, \\qquad R = \\max_i \\lVert x_i
+               \\rVert, \\qquad \\gamma = \\max_{\\lVert u \\rVert = 1} \\min_i y_i
+               \\langle u, x_i \\rangle .
+
+    With an offset the update ``(w, b) <- (w, b) + y_t (x_t, 1)`` and the test
+    ``y_t (<w, x_t> + b) <= 0`` are those of the perceptron *through the origin* on the
+    augmented points ``z_i = (x_i, 1)`` in :math:`\\mathbb{R}^{d+1}`, so the theorem applies
+    to them:
+
+    .. math::  R' = \\max_i \\lVert (x_i, 1) \\rVert = \\sqrt{R^2 + 1}, \\qquad
+               \\gamma' = \\max_{\\lVert (w, b) \\rVert = 1} \\min_i
+               y_i(\\langle w, x_i \\rangle + b), \\qquad M \\le (R'/\\gamma')^2 .
+
+    :math:`\\gamma'` normalizes the whole vector :math:`(w, b)`. It is *not* the max margin
+    :math:`\\gamma` of the offset problem in :math:`\\mathbb{R}^d` (the hard-margin SVM,
+    which normalizes :math:`w` alone and leaves :math:`b` free): with :math:`(w^*, b^*)`,
+    :math:`\\lVert w^* \\rVert = 1`, the SVM's separator,
+
+    .. math::  \\frac{\\gamma}{\\sqrt{1 + b^{*2}}} \\le \\gamma' \\le \\gamma ,
+
+    so :math:`(R/\\gamma)^2` with the SVM's margin is no bound at all when the data lies far
+    from the origin (a large :math:`|b^*|`). In the margin-one form,
+    :math:`y_i(\\langle w^*, x_i \\rangle + b^*) \\ge 1` gives
+    :math:`M \\le R'^2 (\\lVert w^* \\rVert^2 + b^{*2})`: the offset counts in the norm,
+    and the smallest such value is again :math:`(R'/\\gamma')^2`.
+
+    ``gamma`` comes from :func:`~halfspaces.theory.max_margin_separator` through the origin
+    on the ``z_i``; the separator it returns has smallest functional margin exactly 1 on
+    the data, so ``gamma = 1/||v*||`` is the margin of an actual separator and the bound
+    holds for it. The averaged and voted perceptrons run the same perceptron underneath:
+    the bound covers its mistakes (their ``n_mistakes_``), not the mistakes of the averaged
+    or voted predictions. It covers every order of the rows, and ``fit``'s passes until
+    convergence as one long sequence.
+
+    References
+    ----------
+    Novikoff (1962), "On convergence proofs on perceptrons".
+
+    Examples
+    --------
+    Two points on a line, far from the origin:
+
+    >>> import numpy as np
+    >>> X = np.array([[3.0], [4.0]])
+    >>> res = perceptron_bound(X, [-1, 1], fit_intercept=True)
+    >>> res.augmented, round(res.radius ** 2, 6), np.round(res.separator, 6) + 0.0
+    (True, 17.0, array([ 2., -7.]))
+    >>> round(1.0 / res.margin ** 2, 6), round(res.bound, 6)
+    (53.0, 901.0)
+    >>> perceptron_bound(X, [-1, 1], fit_intercept=False).certificate_rows
+    array([0, 1])
+
+    The perceptron with an offset runs on ``(3, 1)`` and ``(4, 1)``: ``R'^2 = 17``, and the
+    smallest ``(w*, b*)`` with functional margin 1 is ``(2, -7)``, so ``gamma'^2 = 1/53``
+    and the bound is ``17 * 53 = 901``. The SVM's margin 0.5 (the threshold 3.5) belongs to
+    another setting. Through the origin no halfspace separates the two points.
+    """
+    from ..exceptions import NotSeparableError
+    from .margins import data_radius
+    from .separability import _check_X_y, max_margin_separator
+
+    X, y_pm = _check_X_y("perceptron_bound", X, y, fit_intercept)
+    augmented = bool(fit_intercept)
+    if augmented:
+        ones = np.ones((X.shape[0], 1))
+        X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
+    radius = float(data_radius(X))
+    try:
+        v, _, margin = max_margin_separator(X, y_pm, fit_intercept=False)
+    except NotSeparableError as exc:
+        return PerceptronBound(augmented, False, radius, certificate_rows=exc.rows)
+    margin = float(margin)
+    return PerceptronBound(augmented, True, radius, margin,
+                           perceptron_mistake_bound(radius, margin),
+                           margin_one_mistake_bound(radius, float(np.linalg.norm(v))), v)
