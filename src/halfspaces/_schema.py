@@ -67,7 +67,8 @@ def _show(value: Any) -> str:
     if sp.issparse(value):
         return f"a sparse {value.format} matrix of shape {value.shape}"
     if isinstance(value, dict) and "__array__" in value:  # a metadata node
-        return f"an array of dtype {value.get('dtype')} and shape {tuple(value.get('shape', ()))}"
+        dtype = "object" if value.get("object") else np.dtype(value["dtype"]).name
+        return f"an array of dtype {dtype} and shape {tuple(value['shape'])}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -567,8 +568,8 @@ class Sparse(Spec):
         if not (isinstance(node, dict) and "__sparse__" in node):
             raise self.fail(where, node)
         if node.get("__sparse__") != "csr" or node.get("layout") != "csr":
-            raise self.fail(where, f"a {node.get('__sparse__')} matrix",
-                            "halfspaces stores sparse attributes in CSR format only")
+            raise SchemaError(where, f"is a {node.get('__sparse__')} matrix; halfspaces stores"
+                                     " sparse attributes in CSR format only.")
         shape = node.get("shape")
         if not (isinstance(shape, list) and len(shape) == 2
                 and all(type(s) is int and s >= 0 for s in shape)):
@@ -837,7 +838,7 @@ def _voted_storage(params, attrs, where):
     n_models = attrs["mistake_ptr_"].size - 1
     if attrs["vote_counts_"].size != n_stored + n_models:
         raise SchemaError(f"{where}.vote_counts_", f"holds {attrs['vote_counts_'].size}"
-                          f" counts; {n_stored} stored mistakes and {n_models} models need"
+                          f" counts; {n_stored} stored mistakes and n_models = {n_models} need"
                           f" {n_stored + n_models}.")
     if not np.all(np.abs(attrs["mistake_y_"]) == 1.0):
         raise SchemaError(f"{where}.mistake_y_", "must hold labels -1 and +1 only.")
