@@ -247,6 +247,9 @@ def test_issue8_inconsistent_n_features_cannot_crash_decision_function(tmp_path)
     (_set("params", max_iter=0), r"Perceptron\.max_iter: must be an int >= 1"),
     (_set("params", random_state=2**40), r"Perceptron\.random_state: must be None, an int"),
     (_set("attrs", converged_="yes"), r"Perceptron\.converged_: must be a bool"),
+    (_set("params", fit_intercept=np.ones(10**6, bool)),
+     r"Perceptron\.fit_intercept: must be a bool; the file stores an array there"),
+    (_set("attrs", t_=[1]), r"Perceptron\.t_: must be an int >= 0; the file stores a list"),
     (lambda tree, enc: tree["attrs"].pop("intercept_"),
      r"Perceptron\.intercept_: is missing: every fitted Perceptron has it"),
     (lambda tree, enc: tree["attrs"].update(t_={"__array__": "a0", "dtype": "<U4",
@@ -513,13 +516,17 @@ def test_crafted_estimator_state_is_refused(path, name, edit, message):
         load(path)
 
 
-def test_random_state_must_be_a_valid_mt19937_state(path):
+@pytest.mark.parametrize("keys, pos, message", [
+    (np.zeros(10, np.uint32), 0, r"must be an array of dtype u4 and shape \(624,\); got an array"
+                                 r" of dtype uint32 and shape \(10,\)"),
+    (np.zeros(624, np.uint32), 10**6, r"is not a valid MT19937 RandomState state"),
+])
+def test_random_state_must_be_a_valid_mt19937_state(path, keys, pos, message):
     def edit(tree, encoder):
-        tree["params"]["random_state"] = {"__random_state__": encoder.encode(
-            np.zeros(10, np.uint32), ""), "pos": 0, "has_gauss": 0, "gauss": 0.0}
+        tree["params"]["random_state"] = {"__random_state__": encoder.encode(keys, ""),
+                                          "pos": pos, "has_gauss": 0, "gauss": 0.0}
     craft(path, halfspaces.Perceptron(), edit)
-    with pytest.raises(ModelFormatError, match=r"Perceptron\.random_state: is not a valid"
-                                               r" MT19937 RandomState state"):
+    with pytest.raises(ModelFormatError, match=rf"Perceptron\.random_state: {message}"):
         load(path)
 
 
@@ -535,6 +542,19 @@ def test_stump_features_must_exist(path):
     craft(path, est, edit)
     with pytest.raises(ModelFormatError, match=r"WeightedMajorityClassifier\.hypotheses\[1\]"
                                                r"\.feature: is 5, outside the 2 features"):
+        load(path)
+
+
+def test_nested_objects_are_checked_wherever_they_are(path):
+    from halfspaces.experts import CoordinateStump
+
+    est = halfspaces.HalvingClassifier([CoordinateStump(0), CoordinateStump(1)])
+
+    def edit(tree, encoder):
+        tree["params"]["hypotheses"][1]["__estimator__"] = "os.system"
+    craft(path, est, edit)
+    with pytest.raises(ModelFormatError, match=r"HalvingClassifier\.hypotheses\[1\]: must be a"
+                                               r" CoordinateStump; got 'os\.system'"):
         load(path)
 
 
@@ -600,7 +620,8 @@ TFIDF = r"Pipeline\.steps\[0\]\[1\] \(TfidfVectorizer\)"
      rf"{TFIDF}\.vocabulary_: .*the columns are not 0\.\.n-1, each once"),
     (_step(0, "attrs", vocabulary_={"win": 0, "cash": 1}),
      rf"{TFIDF}\._tfidf: was fitted on \d+ features but the vocabulary has 2 terms"),
-    (_step(0, "params", stop_words=[1, 2]), rf"{TFIDF}\.stop_words\[0\]: must be a string"),
+    (_step(0, "params", stop_words=[1, 2]),
+     rf"{TFIDF}\.stop_words: must be one of None, 'english' or a list .*; got \[1, 2\]"),
 ])
 def test_crafted_tfidf_pipeline_is_refused(path, edit, message):
     craft(path, _text_model("tfidf"), edit)

@@ -73,13 +73,26 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _has_arrays(node: Any) -> bool:
-    """Whether a metadata node refers to stored arrays (anywhere inside it)."""
+def _plain(node: Any) -> bool:
+    """Whether a metadata node is a scalar: JSON, or a NumPy scalar or type."""
+    if node is None or isinstance(node, (bool, int, float, str)):
+        return True
+    return isinstance(node, dict) and bool(node) and set(node) <= {"__scalar__", "v",
+                                                                   "__dtype__", "type"}
+
+
+def _kind(node: Any) -> str:
+    """What a metadata node stores, for messages."""
     if isinstance(node, list):
-        return any(_has_arrays(v) for v in node)
+        return "a list"
     if isinstance(node, dict):
-        return "__array__" in node or any(_has_arrays(v) for v in node.values())
-    return False
+        for key, kind in (("__array__", "an array"), ("__sparse__", "a sparse matrix"),
+                          ("__tuple__", "a tuple"), ("__set__", "a set"),
+                          ("__random_state__", "a RandomState")):
+            if key in node:
+                return kind
+        return f"a {node['__estimator__']}" if "__estimator__" in node else "a dict"
+    return repr(node)
 
 
 def _json_int(node: Any) -> int | None:
@@ -122,8 +135,6 @@ class Spec:
     """One declared value. ``structure`` sees the metadata node before any array is read;
     ``check`` sees the decoded value."""
 
-    arrays = False  # whether the value is, or holds, stored arrays
-
     def describe(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -131,14 +142,18 @@ class Spec:
         """Whether ``value`` is of this spec's type (its range may still be wrong)."""
         return True
 
+    def fits_node(self, node: Any) -> bool:
+        """Whether a metadata node is of this spec's type (a scalar, unless overridden)."""
+        return _plain(node)
+
     def fail(self, where: str, value: Any, why: str = "") -> SchemaError:
         return SchemaError(where, f"must be {self.describe()}; got {_show(value)}"
                                   f"{' (' + why + ')' if why else ''}.")
 
     def structure(self, node: Any, dims: _Dims, where: str) -> None:
-        if not self.arrays and _has_arrays(node):
-            raise SchemaError(where, f"must be {self.describe()}; the file stores an array"
-                                     " there.")
+        if not self.fits_node(node):
+            raise SchemaError(where, f"must be {self.describe()}; the file stores"
+                                     f" {_kind(node)} there.")
 
     def check(self, value: Any, dims: _Dims, where: str) -> None:  # pragma: no cover
         raise NotImplementedError
@@ -294,7 +309,6 @@ class OneOf(Spec):
 
     def __init__(self, *alternatives: Spec):
         self.alternatives = alternatives
-        self.arrays = any(a.arrays for a in alternatives)
 
     def describe(self) -> str:
         return " or ".join(a.describe() for a in self.alternatives)
@@ -302,43 +316,33 @@ class OneOf(Spec):
     def fits(self, value):
         return any(a.fits(value) for a in self.alternatives)
 
+    def fits_node(self, node):
+        return any(a.fits_node(node) for a in self.alternatives)
+
     def structure(self, node, dims, where):
+        super().structure(node, dims, where)
         self._first(lambda a, d: a.structure(node, d, where), dims, node, where,
-                    [a for a in self.alternatives if _node_fits(a, node)])
+                    [a for a in self.alternatives if a.fits_node(node)])
 
     def check(self, value, dims, where):
         self._first(lambda a, d: a.check(value, d, where), dims, value, where,
                     [a for a in self.alternatives if a.fits(value)])
 
-    def _first(self, run, dims, shown, where, fitting):
+    def _first(self, run, dims, shown, where, candidates):
+        """The first candidate (an alternative of the right type) that accepts wins."""
         errors = []
-        for alt in self.alternatives:
+        for alt in candidates:
             trial = dims.copy()
             try:
                 run(alt, trial)
             except SchemaError as exc:
-                errors.append((alt, exc))
+                errors.append(exc)
                 continue
             dims.sizes = trial.sizes
             return
-        specific = [exc for alt, exc in errors if any(alt is f for f in fitting)]
-        if len(specific) == 1:  # the one alternative of the right type says what is wrong
-            raise specific[0]
+        if len(errors) == 1:  # the one alternative of the right type says what is wrong
+            raise errors[0]
         raise self.fail(where, shown)
-
-
-def _node_fits(spec: Spec, node: Any) -> bool:
-    """Whether a metadata node is of the type that ``spec`` declares."""
-    if isinstance(spec, Array):
-        return isinstance(node, dict) and "__array__" in node
-    if isinstance(spec, Sparse):
-        return isinstance(node, dict) and "__sparse__" in node
-    if isinstance(spec, (ListOf, Tuple)):
-        return isinstance(node, list) or (isinstance(node, dict)
-                                          and ("__tuple__" in node or "__set__" in node))
-    if isinstance(spec, Est):
-        return isinstance(node, dict) and "__estimator__" in node
-    return not _has_arrays(node)
 
 
 def _items(node: Any) -> tuple[str, list] | None:
@@ -363,24 +367,24 @@ class ListOf(Spec):
     kinds: tuple[str, ...] = ("list",)
     min_len: int = 0
 
-    def __post_init__(self):
-        self.arrays = self.item.arrays
-
     def describe(self) -> str:
         kinds = " or ".join(self.kinds)
         least = f" of at least {self.min_len}" if self.min_len else ""
         return f"a {kinds}{least} of items, each {self.item.describe()}"
 
-    def fits(self, value):
+    def fits(self, value):  # a container of the right kind whose first item fits
         return isinstance(value, tuple(_KIND_TYPES[k] for k in self.kinds)) and (
-            not isinstance(value, tuple) or "tuple" in self.kinds)
+            not isinstance(value, tuple) or "tuple" in self.kinds) and (
+            not value or isinstance(value, (set, frozenset)) or self.item.fits(value[0]))
+
+    def fits_node(self, node):
+        found = _items(node)
+        return found is not None and found[0] in self.kinds and (
+            not found[1] or self.item.fits_node(found[1][0]))
 
     def structure(self, node, dims, where):
-        found = _items(node)
-        if found is None or found[0] not in self.kinds:
-            super().structure(node, dims, where)
-            return  # not a container: check() words the error on the decoded value
-        for i, v in enumerate(found[1]):
+        super().structure(node, dims, where)
+        for i, v in enumerate(_items(node)[1]):
             self.item.structure(v, dims, f"{where}[{i}]")
 
     def check(self, value, dims, where):
@@ -395,7 +399,6 @@ class Tuple(Spec):
 
     def __init__(self, *items: Spec):
         self.items = items
-        self.arrays = any(s.arrays for s in items)
 
     def describe(self) -> str:
         return f"a tuple ({', '.join(s.describe() for s in self.items)})"
@@ -403,12 +406,16 @@ class Tuple(Spec):
     def fits(self, value):
         return isinstance(value, tuple)
 
-    def structure(self, node, dims, where):
+    def fits_node(self, node):
         found = _items(node)
-        if found is None or found[0] != "tuple" or len(found[1]) != len(self.items):
-            super().structure(node, dims, where)
-            return
-        for i, (spec, v) in enumerate(zip(self.items, found[1], strict=True)):
+        return found is not None and found[0] == "tuple"
+
+    def structure(self, node, dims, where):
+        super().structure(node, dims, where)
+        items = _items(node)[1]
+        if len(items) != len(self.items):
+            raise self.fail(where, f"a tuple of {len(items)} items")
+        for i, (spec, v) in enumerate(zip(self.items, items, strict=True)):
             spec.structure(v, dims, f"{where}[{i}]")
 
     def check(self, value, dims, where):
@@ -453,7 +460,6 @@ class Array(Spec):
     high: float | None = None
     below: str | None = None
     increasing: bool = False
-    arrays = True
 
     def describe(self) -> str:
         dims = ", ".join(str(s) for s in self.shape) + ("," if len(self.shape) == 1 else "")
@@ -462,9 +468,11 @@ class Array(Spec):
     def fits(self, value):
         return isinstance(value, np.ndarray)
 
+    def fits_node(self, node):
+        return isinstance(node, dict) and "__array__" in node
+
     def structure(self, node, dims, where):
-        if not (isinstance(node, dict) and "__array__" in node):
-            raise self.fail(where, node)
+        super().structure(node, dims, where)
         dt = np.dtype(object) if node.get("object") else np.dtype(node["dtype"])
         self._dtype_and_shape(dt, tuple(node["shape"]), node, dims, where)
 
@@ -555,7 +563,6 @@ class Sparse(Spec):
     dtypes: tuple[str, ...]
     shape: tuple[str, str]
     finite: bool = True
-    arrays = True
 
     def describe(self) -> str:
         return (f"a CSR matrix of dtype {' or '.join(self.dtypes)} and shape"
@@ -564,9 +571,11 @@ class Sparse(Spec):
     def fits(self, value):
         return sp.issparse(value)
 
+    def fits_node(self, node):
+        return isinstance(node, dict) and "__sparse__" in node
+
     def structure(self, node, dims, where):
-        if not (isinstance(node, dict) and "__sparse__" in node):
-            raise self.fail(where, node)
+        super().structure(node, dims, where)
         if node.get("__sparse__") != "csr" or node.get("layout") != "csr":
             raise SchemaError(where, f"is a {node.get('__sparse__')} matrix; halfspaces stores"
                                      " sparse attributes in CSR format only.")
@@ -603,8 +612,6 @@ class Sparse(Spec):
 class Est(Spec):
     """An object of one of the named registered classes (checked against its own schema)."""
 
-    arrays = True
-
     def __init__(self, *names: str):
         self.names = names
 
@@ -614,10 +621,13 @@ class Est(Spec):
     def fits(self, value):
         return type(value).__name__ in self.names
 
+    def fits_node(self, node):
+        return isinstance(node, dict) and "__estimator__" in node
+
     def structure(self, node, dims, where):
-        if not (isinstance(node, dict) and node.get("__estimator__") in self.names):
-            raise self.fail(where, node.get("__estimator__", node) if isinstance(node, dict)
-                            else node)
+        super().structure(node, dims, where)
+        if node["__estimator__"] not in self.names:
+            raise self.fail(where, node["__estimator__"])
         check_structure(node, where)
 
     def check(self, value, dims, where):
@@ -628,8 +638,6 @@ class Est(Spec):
 class Vocabulary(Spec):
     """A vectorizer vocabulary ``{term: column}`` whose columns are exactly ``0..n-1``."""
 
-    arrays = True
-
     def __init__(self, dim: str | None = None):
         self.dim = dim
 
@@ -639,8 +647,12 @@ class Vocabulary(Spec):
     def fits(self, value):
         return isinstance(value, dict)
 
+    def fits_node(self, node):
+        return isinstance(node, dict) and ("__strintdict__" in node or "__dict__" in node)
+
     def structure(self, node, dims, where):
-        if isinstance(node, dict) and "__strintdict__" in node:
+        super().structure(node, dims, where)
+        if "__strintdict__" in node:
             keys, values = node["__strintdict__"], node.get("values")
             ok = (isinstance(keys, dict) and isinstance(values, dict)
                   and np.dtype(keys.get("dtype", "|V1")).kind == "U"
@@ -650,8 +662,7 @@ class Vocabulary(Spec):
             if not ok:
                 raise self.fail(where, node)
             self._bind(keys["shape"][0], dims, where)
-        elif isinstance(node, dict) and isinstance(node.get("__dict__"), list):
-            super().structure(node, dims, where)
+        elif isinstance(node["__dict__"], list):
             self._bind(len(node["__dict__"]), dims, where)
         else:
             raise self.fail(where, node)
@@ -677,8 +688,6 @@ class Seed(Spec):
     """``random_state``: None, a seed in [0, 2**32) or a RandomState (``state_only``: only
     a RandomState)."""
 
-    arrays = True  # a RandomState's key array
-
     def __init__(self, state_only: bool = False):
         self.state_only = state_only
 
@@ -688,9 +697,14 @@ class Seed(Spec):
     def fits(self, value):
         return True
 
+    def fits_node(self, node):
+        return node is None or _json_int(node) is not None or (
+            isinstance(node, dict) and "__random_state__" in node)
+
     def structure(self, node, dims, where):
-        if not (isinstance(node, dict) and "__random_state__" in node):
-            super().structure(node, dims, where)
+        super().structure(node, dims, where)
+        if isinstance(node, dict) and "__random_state__" in node:
+            Array(("u4",), (624,)).structure(node["__random_state__"], _Dims(), where)
 
     def check(self, value, dims, where):
         if isinstance(value, np.random.RandomState):
