@@ -447,6 +447,17 @@ def test_invalid_csr_structure_is_refused(path, part, values, message):
         load(path)
 
 
+def test_csr_parts_must_have_index_dtypes(path):
+    def edit(tree, encoder):
+        node = tree["attrs"]["support_vectors_"]
+        old = encoder.arrays[node["indices"]["__array__"]]
+        node["indices"] = encoder.encode(old.astype(np.float64), "")
+    craft(path, _sparse_model(), edit)
+    with pytest.raises(ModelFormatError, match=r"KernelPerceptron\.support_vectors_\.indices:"
+                                               r" must be an array of dtype i4 or i8"):
+        load(path)
+
+
 def _replace(attr, change):
     """An edit that replaces the array of attribute ``attr`` by ``change(old array)``."""
     def edit(tree, encoder):

@@ -462,8 +462,7 @@ class Array(Spec):
     increasing: bool = False
 
     def describe(self) -> str:
-        dims = ", ".join(str(s) for s in self.shape) + ("," if len(self.shape) == 1 else "")
-        return f"an array of dtype {' or '.join(self.dtypes)} and shape ({dims})"
+        return f"an array of dtype {' or '.join(self.dtypes)} and shape {self._declared()}"
 
     def fits(self, value):
         return isinstance(value, np.ndarray)
@@ -493,8 +492,7 @@ class Array(Spec):
                       f"its shape {tuple(shape)} (declared as {self._declared()})")
 
     def _declared(self) -> str:
-        return "(" + ", ".join(str(s) for s in self.shape) + ("," if len(self.shape) == 1
-                                                               else "") + ")"
+        return "(" + ", ".join(map(str, self.shape)) + ("," * (len(self.shape) == 1)) + ")"
 
     def check(self, value, dims, where):
         if not isinstance(value, np.ndarray):
@@ -586,12 +584,12 @@ class Sparse(Spec):
         parts = {p: node.get(p) for p in ("data", "indices", "indptr")}
         if not all(isinstance(p, dict) and "__array__" in p for p in parts.values()):
             raise self.fail(where, node, "malformed parts")
-        nnz = parts["data"]["shape"]
-        Array(self.dtypes, ("nnz",)).structure(parts["data"], _Dims(), f"{where}.data")
-        for p, n in (("indices", nnz), ("indptr", [shape[0] + 1])):
-            if np.dtype(parts[p]["dtype"]) not in (np.int32, np.int64) or parts[p]["shape"] != n:
-                raise self.fail(where, node, f"{p} has dtype {parts[p]['dtype']} and shape"
-                                             f" {parts[p]['shape']}")
+        local = _Dims()  # the CSR arrays: data and indices (nnz,), indptr (n_rows + 1,)
+        local.bind("n_rows", shape[0], where, f"its shape {tuple(shape)}")
+        for p, spec in (("data", Array(self.dtypes, ("nnz",))),
+                        ("indices", Array(_INDEX, ("nnz",))),
+                        ("indptr", Array(_INDEX, ("n_rows+1",)))):
+            spec.structure(parts[p], local, f"{where}.{p}")
         self._bind(tuple(shape), node, dims, where)
 
     def _bind(self, shape, shown, dims, where):

@@ -290,12 +290,9 @@ class _Decoder:
             return {self.decode(k, where): self.decode(v, f"{where}[{k!r}]")
                     for k, v in node["__dict__"]}
         if "__strintdict__" in node:
-            keys = self._array(node["__strintdict__"], where)
-            values = self._array(node["values"], where)
-            if keys.dtype.kind != "U" or values.dtype != np.int64 or keys.shape != values.shape:
-                raise SchemaError(where, "a dict stored as keys and values arrays needs as"
-                                         " many int64 values as string keys.")
-            return dict(zip(keys.tolist(), values.tolist(), strict=True))
+            keys = self._array(node["__strintdict__"], where).tolist()
+            values = self._array(node["values"], where).tolist()
+            return dict(zip(keys, values, strict=True))
         if "__dtype__" in node:
             dt = self._dtype(node["__dtype__"], where)
             return dt.type if node.get("type") else dt
@@ -308,23 +305,12 @@ class _Decoder:
         raise SchemaError(where, f"unexpected metadata entry with keys {sorted(node)}.")
 
     def _csr(self, node: dict, where: str):
-        """A CSR matrix, its structure checked before SciPy sees it (only CSR is stored)."""
-        if node.get("__sparse__") != "csr" or node.get("layout") != "csr":
-            raise SchemaError(where, f"is a sparse matrix in {node.get('__sparse__')!r}"
-                                     " format; halfspaces stores sparse attributes in CSR"
-                                     " format only.")
+        """A CSR matrix whose arrays are checked before SciPy sees them (the structure pass
+        has checked the format, the shape and the arrays' dtypes and lengths)."""
         data, indices, indptr = (self._array(node[p], f"{where}.{p}")
                                  for p in ("data", "indices", "indptr"))
-        shape = node.get("shape")
-        if not (isinstance(shape, list) and len(shape) == 2
-                and all(type(s) is int and s >= 0 for s in shape)):
-            raise SchemaError(where, f"has a malformed shape {shape!r}.")
-        n_rows, n_cols = shape
-        ok = (data.ndim == indices.ndim == indptr.ndim == 1
-              and indices.dtype in (np.int32, np.int64) and indptr.dtype in (np.int32, np.int64)
-              and indptr.size == n_rows + 1 and indptr[0] == 0
-              and indptr[-1] == indices.size == data.size and np.all(np.diff(indptr) >= 0))
-        if not ok:
+        n_rows, n_cols = node["shape"]
+        if indptr[0] != 0 or indptr[-1] != indices.size or np.any(np.diff(indptr) < 0):
             raise SchemaError(where, "is not a valid CSR matrix: indptr must rise from 0 to"
                                      " the number of stored values, one entry per row + 1.")
         if indices.size and (indices.min() < 0 or indices.max() >= n_cols):
@@ -335,10 +321,10 @@ class _Decoder:
         return make((data, indices, indptr), shape=(n_rows, n_cols))
 
     def _random_state(self, node: dict, where: str) -> np.random.RandomState:
-        keys = self._array(node["__random_state__"], where)
+        keys = self._array(node["__random_state__"], where)  # uint32 (624,): checked
         pos, has_gauss, gauss = node.get("pos"), node.get("has_gauss"), node.get("gauss")
-        if keys.dtype != np.uint32 or keys.shape != (624,) or type(pos) is not int \
-                or not 0 <= pos <= 624 or has_gauss not in (0, 1) or type(gauss) is not float:
+        if type(pos) is not int or not 0 <= pos <= 624 or has_gauss not in (0, 1) \
+                or type(gauss) is not float:
             raise SchemaError(where, "is not a valid MT19937 RandomState state.")
         rs = np.random.RandomState()
         rs.set_state(("MT19937", keys, pos, has_gauss, gauss))
