@@ -498,6 +498,8 @@ def _bump_first(a, by):
      r"PegasosSVC\._hp: .*it holds nan"),
     ("PegasosSVC", lambda tree, enc: tree["attrs"].pop("_st"),
      r"PegasosSVC\._st: is missing, while _v, _u, coef_ are stored"),
+    ("PegasosSVC-kernel", _replace("support_", lambda a: a + 100),
+     r"PegasosSVC\.support_: .*values must be < n_train = \d+"),
     ("SVC", _set("params", kernel="rbf"), r"SVC\.coef_: must not be stored with kernel='rbf'"),
     ("SVC", _set("params", kernel="sigmoid"), r"SVC\.kernel: must be one of 'linear', 'poly',"
                                               r" 'rbf'; got 'sigmoid'"),
@@ -521,8 +523,9 @@ def _bump_first(a, by):
 ])
 def test_crafted_estimator_state_is_refused(path, name, edit, message):
     params = {"HalvingClassifier": {"hypotheses": _W},
-              "WeightedMajorityClassifier": {"hypotheses": _W, "randomized": True}}
-    craft(path, _fitted(name, **params.get(name, {})), edit)
+              "WeightedMajorityClassifier": {"hypotheses": _W, "randomized": True},
+              "PegasosSVC-kernel": {"kernel": "rbf", "max_iter": 2}}
+    craft(path, _fitted(name.split("-")[0], **params.get(name, {})), edit)
     with pytest.raises(ModelFormatError, match=rf"^{path}: ({message})"):
         load(path)
 

@@ -1035,9 +1035,10 @@ SCHEMAS: dict[str, Schema] = {
          "objective_history_": OneOf(Array(F8, ("n_epochs",)),
                                      Array(F8, ("n_epochs", "n_models"))),
          "gamma_": Float(low=0, low_open=True, allow_nan=True),  # nan: the linear kernel
-         "support_vectors_": SUPPORT_VECTORS, "support_": SUPPORT,
-         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
-         "alpha_": Array(I8, ("n_models", "n_train"), low=0)},
+         "alpha_": Array(I8, ("n_models", "n_train"), low=0),
+         "support_vectors_": SUPPORT_VECTORS,
+         "support_": Array(I8, ("n_support",), low=0, below="n_train", increasing=True),
+         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True)},
         _ONLINE_REQUIRED + ("intercept_",),
         (_pegasos_state,)),
     "SVC": Schema(
