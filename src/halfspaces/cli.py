@@ -834,6 +834,7 @@ examples:
 data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
   .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first)
   .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
+DATA - reads standard input (with --format, else the model's recorded format, else svmlight).
 
 errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1;
 add --debug for the traceback.
