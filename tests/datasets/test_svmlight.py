@@ -388,6 +388,8 @@ def test_atomic_write_leaves_the_old_file_on_failure(tmp_path):
     ("1 1:1\n-1 18446744073709551621:2.0\n",  # 2**64 + 5: wrapped around to 4 before
      r"big\.svm:2:4: the index in '18446744073709551621:2\.0' does not fit in a 64-bit"),
     ("1 1:1\n-1 9223372036854775808:1\n", r"big\.svm:2:4: .*does not fit in a 64-bit"),
+    ("1 1:1\n-1 9223372036854775807:1\n",  # its n_features, 2**63, would not fit
+     r"big\.svm:2:4: .*does not fit in a 64-bit integer index \(the largest is 2\*\*63 - 2\)"),
     ("1 qid:1 1:1\n-1 qid:18446744073709551621 1:1\n",
      r"big\.svm:2:4: the qid in 'qid:18446744073709551621' does not fit in a 64-bit"),
 ])
@@ -424,8 +426,8 @@ def test_an_index_whose_weight_vector_cannot_be_allocated(tmp_path):
         load_svmlight(path)
     with pytest.raises(DataFormatError, match=pattern):
         list(iter_svmlight(path, block_size=4))
-    path = write(tmp_path, "1 0:1\n-1 9223372036854775807:1\n", "huge.svm")  # 2**63 columns
-    with pytest.raises(DataFormatError, match=r"huge\.svm:2:4: .*makes 9223372036854775808 "
+    path = write(tmp_path, "1 0:1\n-1 9223372036854775806:1\n", "huge.svm")  # 2**63 - 1
+    with pytest.raises(DataFormatError, match=r"huge\.svm:2:4: .*makes 9223372036854775807 "
                                               r"features.*\(64 EiB of float64\) cannot be"):
         load_svmlight(path)
 

@@ -85,8 +85,8 @@ _ERRORS = {
     _BAD_QID: "expected 'qid:<integer>', got {tok!r}",
     _QID_MIXED: "this line has no 'qid:' but other lines do; with query_id=True every line"
     " needs one",
-    _BIG_INDEX: "the index in {tok!r} does not fit in a 64-bit integer (at most 2**63 - 1);"
-    " is it a typo?",
+    _BIG_INDEX: "the index in {tok!r} does not fit in a 64-bit integer index (the largest is"
+    " 2**63 - 2); is it a typo?",
     _BIG_QID: "the qid in {tok!r} does not fit in a 64-bit integer (at most 2**63 - 1 in"
     " absolute value)",
 }
@@ -337,30 +337,31 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, pow10, data,
                 c = buf[p]
             idx = 0
             n_idx_digits = 0
-            too_big = False
             while 48 <= c <= 57:
                 if _fits_after_digit(idx, int(c) - 48):
                     idx = idx * 10 + (int(c) - 48)
-                else:
-                    too_big = True
+                else:  # stays there: no digit fits after it
+                    idx = _INT64_MAX
                 n_idx_digits += 1
                 p += 1
                 c = buf[p]
-            if c != 58 or n_idx_digits == 0:
+            # One test for every error on the common path; the branch tells them apart.
+            if c != 58 or n_idx_digits == 0 or idx == _INT64_MAX:
                 e = _token_end(buf, p)
+                if c == 58 and n_idx_digits > 0:
+                    return _fail(info, _BIG_INDEX, s, e, 0)
                 has_colon = False
                 for r in range(s, e):
                     if buf[r] == 58:
                         has_colon = True
                 return _fail(info, _BAD_INDEX if has_colon else _NO_COLON, s, e, 0)
-            if too_big:
-                return _fail(info, _BIG_INDEX, s, _token_end(buf, p), 0)
-            if idx == 0 and not allow_zero:
-                return _fail(info, _ZERO_INDEX, s, _token_end(buf, p), 0)
-            if idx <= prev:
-                return _fail(info, _NOT_INCREASING, s, _token_end(buf, p), prev)
-            if idx > limit:
-                return _fail(info, _OVER_LIMIT, s, _token_end(buf, p), 0)
+            if idx <= prev or idx > limit or (idx == 0 and not allow_zero):
+                e = _token_end(buf, p)
+                if idx == 0 and not allow_zero:
+                    return _fail(info, _ZERO_INDEX, s, e, 0)
+                if idx <= prev:
+                    return _fail(info, _NOT_INCREASING, s, e, prev)
+                return _fail(info, _OVER_LIMIT, s, e, 0)
             prev = idx
             v, st, q = _parse_float(buf, p + 1, pow10, use_strtod, endbox)
             if st == 1 or st == 2:
