@@ -12,6 +12,11 @@ stripping ``.gz``, ``.bz2`` or ``.xz``):
     .vw         Vowpal Wabbit text format
     otherwise   svmlight / libsvm (``label index:value ...``)
 
+``-`` reads standard input (``--format``, else the model's recorded format, else svmlight).
+``train`` records the format, the svmlight indexing (0- or 1-based, ``--zero-based`` /
+``--one-based``, detected when neither is given) and the number of features in the model
+file; ``predict`` and ``evaluate`` read later files with the same indexing.
+
 Errors print one line, ``halfspaces: error: FILE:LINE: problem``, and exit with status 1;
 ``--debug`` shows the traceback instead.
 """
@@ -33,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ._labels import format_label
-from .datasets._io import atomic_write, compression_of
+from .datasets._io import DataFormatError, atomic_write, compression_of
 
 PROG = "halfspaces"
 
@@ -114,25 +119,30 @@ class CLIError(Exception):
 
 @dataclass
 class Data:
-    """What a data file holds: features (or raw texts) and labels."""
+    """What a data file holds: features (or raw texts) and labels; how it was read."""
 
     X: Any
     y: np.ndarray
     path: str
     text: bool = False
+    format: str = "svmlight"
+    zero_based: bool | None = None  # svmlight: whether its indices were read as 0-based
 
     @property
     def n_samples(self) -> int:
         return len(self.y)
 
 
-def detect_format(path: str, fmt: str | None = None) -> str:
-    """``fmt`` if given, else the format the extension names (compression suffix stripped).
+def detect_format(path: str, fmt: str | None = None, default: str = "svmlight") -> str:
+    """``fmt`` if given, else the format the extension names (compression suffix stripped),
+    else ``default``.
 
     Examples
     --------
     >>> detect_format("sms.tsv.gz"), detect_format("points.csv"), detect_format("a9a.t")
     ('tsv', 'csv', 'svmlight')
+    >>> detect_format("-", default="csv")
+    'csv'
     """
     if fmt:
         return fmt
@@ -140,32 +150,65 @@ def detect_format(path: str, fmt: str | None = None) -> str:
     suffix = compression_of(name)
     if suffix:
         name = name[: -len(suffix)]
-    return {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}.get(os.path.splitext(name)[1], "svmlight")
+    return {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}.get(os.path.splitext(name)[1], default)
+
+
+STDIN = "-"
+# Advice for the reader errors a caller may re-word, in the command line's terms.
+_HINTS = {
+    "n_features": "pass a larger --n-features, or leave it out",
+    "zero_index": "pass --zero-based, or neither --zero-based nor --one-based to detect the"
+                  " indexing",
+}
 
 
 def read_data(path: str, fmt: str | None = None, *, label_column: str | int = 0,
-              n_features: int | None = None) -> Data:
-    """Read a data file in any supported format (see the module docstring)."""
-    from . import datasets
+              n_features: int | None = None, zero_based: bool | None = None,
+              hints: dict[str, str] | None = None) -> Data:
+    """Read a data file in any supported format (see the module docstring).
 
+    ``path`` ``-`` is standard input, read once as a stream. ``zero_based`` (svmlight):
+    True, False, or None to detect it (0-based if any index is 0). ``hints`` replaces the
+    advice of reader errors by their ``reason`` (see :class:`DataFormatError`).
+    """
     fmt = detect_format(path, fmt)
-    if not os.path.exists(path):
-        raise FileNotFoundError(2, "No such file or directory", str(path))
-    if fmt == "tsv":
-        texts, labels = datasets.load_text_tsv(path)
-        return Data(list(texts), np.asarray(labels), str(path), text=True)
-    if fmt == "csv":
-        X, y = datasets.load_csv(path, label_column)
-        if n_features is not None and X.shape[1] != n_features:
-            raise CLIError(f"{path}: has {X.shape[1]} feature columns but the model expects"
-                           f" {n_features}")
-        return Data(X, y, str(path))
-    kwargs = {} if n_features is None else {"n_features": n_features}
-    if fmt == "vw":
-        X, y = datasets.load_vw(path, **kwargs)[:2]
+    if path == STDIN:
+        source, name = sys.stdin.buffer, "<stdin>"
     else:
-        X, y = datasets.load_svmlight(path, **kwargs)[:2]
-    return Data(X, np.asarray(y), str(path))
+        if not os.path.exists(path):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        source, name = path, str(path)
+    try:
+        data = _read(source, name, fmt, label_column, n_features, zero_based)
+    except DataFormatError as exc:
+        hint = {**_HINTS, **(hints or {})}.get(exc.reason)
+        if hint:
+            raise exc.with_hint(hint) from None
+        raise
+    data.format = fmt
+    return data
+
+
+def _read(source, name: str, fmt: str, label_column, n_features, zero_based) -> Data:
+    from . import datasets
+    from .datasets.svmlight import _load
+
+    if fmt == "tsv":
+        texts, labels = datasets.load_text_tsv(source)
+        return Data(list(texts), np.asarray(labels), name, text=True)
+    if fmt == "csv":
+        X, y = datasets.load_csv(source, label_column)
+        if n_features is not None and X.shape[1] != n_features:
+            raise CLIError(f"{name}: has {X.shape[1]} feature columns but the model expects"
+                           f" {n_features}")
+        return Data(X, y, name)
+    if fmt == "vw":
+        kwargs = {} if n_features is None else {"n_features": n_features}
+        X, y = datasets.load_vw(source, **kwargs)
+        return Data(X, np.asarray(y), name)
+    X, y, _, zero_based = _load(source, n_features, np.float64,
+                                "auto" if zero_based is None else zero_based, False)
+    return Data(X, np.asarray(y), name, zero_based=zero_based)
 
 
 # -- models ---------------------------------------------------------------------------------
@@ -298,9 +341,26 @@ def _model_n_features(model) -> int | None:
     return getattr(model, "n_features_in_", None)
 
 
-def _read_for_model(model, args: argparse.Namespace) -> Data:
-    data = read_data(args.data, args.format, label_column=args.label_column,
-                     n_features=_model_n_features(model))
+def _read_for_model(model, metadata: dict, args: argparse.Namespace) -> Data:
+    """Read ``args.data`` as the model's training data was: standard input in its format
+    (unless --format says otherwise), svmlight with its indexing (unless --zero-based or
+    --one-based says otherwise), and its number of features."""
+    n_features = _model_n_features(model)
+    recorded = metadata.get("zero_based")
+    zero_based = args.zero_based if args.zero_based is not None else recorded
+    hints = {}
+    if n_features is not None:
+        hints["n_features"] = (f"the model {args.model} was trained on {n_features} features,"
+                               " so this file does not match it")
+    if args.zero_based is None and recorded is False:
+        hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
+                               " training file had no index 0); if that file was 0-based too,"
+                               " train again with --zero-based")
+    # A file is told by its extension (as at training); standard input by the model's record.
+    default = metadata.get("format", "svmlight") if args.data == STDIN else "svmlight"
+    fmt = detect_format(args.data, args.format, default=default)
+    data = read_data(args.data, fmt, label_column=args.label_column, n_features=n_features,
+                     zero_based=zero_based, hints=hints)
     if _expects_text(model) and not data.text:
         raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
                        f" label<TAB>text file (.tsv or --format tsv), not {data.path}")
@@ -310,19 +370,23 @@ def _read_for_model(model, args: argparse.Namespace) -> Data:
     return data
 
 
-def load_model(path: str):
-    """Load a model saved by ``train`` (any estimator or a text Pipeline)."""
+def load_model(path: str) -> tuple[Any, dict]:
+    """``(model, metadata)`` saved by ``train`` (any estimator or a text Pipeline); the
+    metadata says how the training data was read (format, zero_based, n_features)."""
     if not os.path.exists(path):
         raise FileNotFoundError(2, "No such file or directory", str(path))
-    from . import load
+    from .persistence import load
 
-    return load(path)
+    return load(path, with_metadata=True)
 
 
-def save_model(model, path: str) -> None:
+def save_model(model, path: str, data: Data) -> None:
+    """Save ``model`` with how its training ``data`` was read, for ``_read_for_model``."""
     from .persistence import save
 
-    save(model, path)
+    metadata = {"format": data.format, "zero_based": data.zero_based,
+                "n_features": None if data.text else int(data.X.shape[1])}
+    save(model, path, metadata=metadata)
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -372,7 +436,8 @@ def _fmt(value: Any) -> str:
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, gzip/bz2/xz-compressed by extension."""
+    """Write ``text`` (UTF-8) to ``path`` atomically, gzip/bz2/xz-compressed by extension
+    (through a symbolic link; into a FIFO or a device such as /dev/null directly)."""
     with atomic_write(path) as handle:
         handle.write(text.encode("utf-8"))
 
@@ -404,7 +469,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     with _progress(args, total=3, desc="train", unit="step") as bar:
         bar.set_postfix_str("reading " + os.path.basename(args.data))
         data = read_data(args.data, args.format, label_column=args.label_column,
-                         n_features=args.n_features if not _is_text(args) else None)
+                         n_features=args.n_features if not _is_text(args) else None,
+                         zero_based=args.zero_based)
         bar.update()
         estimator = make_estimator(args, None if data.text else data.X)
         model = wrap_for_text(estimator, args) if data.text else estimator
@@ -412,7 +478,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         model.fit(data.X, data.y)
         bar.update()
         bar.set_postfix_str("saving")
-        save_model(model, args.output)
+        save_model(model, args.output, data)
         bar.update()
     accuracy = float(model.score(data.X, data.y))
     result = {"model": args.output, "algo": args.algo, "estimator": type(estimator).__name__,
@@ -431,11 +497,11 @@ def _is_text(args: argparse.Namespace) -> bool:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
-    data = _read_for_model(model, args)
+    model, metadata = load_model(args.model)
+    data = _read_for_model(model, metadata, args)
     predictions = _predict_blocks(model, data, args)
     text = "".join(format_label(p) + "\n" for p in predictions)
-    if args.output:
+    if args.output and args.output != "-":
         write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
@@ -484,8 +550,8 @@ def evaluate_model(model, data: Data) -> dict[str, Any]:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
-    data = _read_for_model(model, args)
+    model, metadata = load_model(args.model)
+    data = _read_for_model(model, metadata, args)
     result = evaluate_model(model, data)
     if args.json:
         _print_json(result)
@@ -764,6 +830,7 @@ examples:
 data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
   .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first)
   .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
+DATA - reads standard input (with --format, else the model's recorded format, else svmlight).
 
 errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1;
 add --debug for the traceback.
@@ -795,13 +862,20 @@ examples:
 """
 
 
-def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str) -> None:
+def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
+                      indexing_help: str | None = None) -> None:
     parser.add_argument("--format", choices=FORMATS,
                         help="data format (default: from the extension, see halfspaces --help)")
     parser.add_argument("--label-column", default="0", metavar="COLUMN",
                         help="CSV only: index (0 = first, -1 = last) or header name of the label"
                              " column (default: 0)")
     parser.add_argument("--n-features", type=int, metavar="N", help=n_features_help)
+    if indexing_help:
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument("--zero-based", dest="zero_based", action="store_const", const=True,
+                           help="svmlight: indices start at 0 (" + indexing_help + ")")
+        group.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
+                           help="svmlight: indices start at 1")
 
 
 def _add_common(parser: argparse.ArgumentParser, *, json_help: str | None = None) -> None:
@@ -847,7 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="fit a model and save it", formatter_class=formatter,
                        epilog=_TRAIN_EPILOG, description="Fit an estimator on DATA and save it.")
-    p.add_argument("data", metavar="DATA")
+    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to save the model")
     p.add_argument("--vectorizer", choices=("hashing", "tfidf"), default="hashing",
@@ -855,7 +929,9 @@ def build_parser() -> argparse.ArgumentParser:
                         " or --n-features)")
     _add_data_options(p, n_features_help="svmlight: number of features (default: the largest"
                                          " index); VW, and text with --vectorizer hashing:"
-                                         " number of hash buckets (default: 2**18)")
+                                         " number of hash buckets (default: 2**18)",
+                      indexing_help="default: 0-based if any index is 0, else 1-based; the"
+                                    " model records it for predict and evaluate")
     _add_estimator_options(p, default_algo=None)
     _add_common(p)
     p.set_defaults(func=cmd_train)
@@ -866,11 +942,12 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n  halfspaces predict heart.model heart_scale -o"
                               " labels.txt\n  halfspaces predict spam.model new.tsv")
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("data", metavar="DATA")
+    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the labels here (atomically; a .gz, .bz2 or .xz name is"
-                        " compressed) instead of standard output")
-    _add_data_options(p, n_features_help="ignored: the model's number of features is used")
+                        " compressed) instead of standard output (-)")
+    _add_data_options(p, n_features_help="ignored: the model's number of features is used",
+                      indexing_help="default: as the model's training file was read")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
     p.set_defaults(func=cmd_predict)
@@ -884,8 +961,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  halfspaces evaluate heart.model heart_scale\n"
                "  halfspaces evaluate spam.model test.tsv --json")
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("data", metavar="DATA")
-    _add_data_options(p, n_features_help="ignored: the model's number of features is used")
+    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
+    _add_data_options(p, n_features_help="ignored: the model's number of features is used",
+                      indexing_help="default: as the model's training file was read")
     _add_common(p, json_help="print one JSON object (keys include accuracy, zero_one, hinge,"
                              " logistic, min_functional_margin, geometric_margin)")
     p.set_defaults(func=cmd_evaluate)

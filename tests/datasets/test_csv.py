@@ -123,3 +123,13 @@ def test_label_column_of_wrong_type(tmp_path, column):
     path = _write(tmp_path / "d.csv", *_data(n=3))
     with pytest.raises(ValueError, match=r"load_csv: 'label_column' must be an int"):
         load_csv(path, column)
+
+
+@pytest.mark.parametrize("label_at", [0, -1])
+def test_a_byte_order_mark_is_not_part_of_the_first_field(tmp_path, label_at):
+    X, y = np.array([[0.5, 2.0], [-1.0, 3.0], [4.0, 0.0]]), np.array([1.0, -1.0, 1.0])
+    path = _write(tmp_path / "bom.csv", X, y.astype(int), label_at=label_at)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    X2, y2 = load_csv(path, label_at)
+    assert y2.dtype == np.float64 and y2.tolist() == y.tolist()  # not strings, no row lost
+    np.testing.assert_array_equal(X2, X)

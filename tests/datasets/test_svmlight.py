@@ -6,6 +6,8 @@ import bz2
 import gzip
 import lzma
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numba
@@ -117,13 +119,15 @@ def svmlight_texts(draw):
     n_rows = draw(st.integers(0, 8))
     lines = []
     zero = draw(st.booleans())
+    indices = st.integers(0 if zero else 1, 40) | st.integers(1, 10**6)
     for _ in range(n_rows):
         label = draw(st.sampled_from(["+1", "-1", "1", "0", "2.5", "-0", "1e0", ".5"]))
-        idx = sorted(draw(st.sets(st.integers(0 if zero else 1, 40), max_size=6)))
+        idx = sorted(draw(st.sets(indices, max_size=6)))
         toks = [label]
         for i in idx:
             fmt = draw(st.sampled_from(_FORMATS))
-            toks.append(f"{i}:{fmt(draw(floats))}")
+            written = draw(st.sampled_from([str(i), "+" + str(i), "00" + str(i)]))
+            toks.append(f"{written}:{fmt(draw(floats))}")
         sep = draw(st.sampled_from([" ", "\t", "  ", " \t "]))
         line = sep.join(toks)
         if draw(st.booleans()):
@@ -142,6 +146,10 @@ def test_generated_files_match_sklearn(tmp_path_factory, text, zero_based):
         ref = load_svmlight_file(str(path), zero_based=zero_based)
     except ValueError:
         with pytest.raises(DataFormatError):
+            load_svmlight(path, zero_based=zero_based)
+        return
+    if ref[0].shape[0] == 0:  # scikit-learn reads (0, 1); we say that there is nothing
+        with pytest.raises(DataFormatError, match="no examples in the file"):
             load_svmlight(path, zero_based=zero_based)
         return
     X, y = load_svmlight(path, zero_based=zero_based)
@@ -211,7 +219,8 @@ def test_n_features(tmp_path):
     path = write(tmp_path, "1 1:1 3:1\n")
     X, _ = load_svmlight(path, n_features=10)
     assert X.shape == (1, 10)
-    with pytest.raises(DataFormatError, match="n_features=2 but the file has feature index 2"):
+    with pytest.raises(DataFormatError, match=r"f\.svm:1:7: the index in '3:1' is beyond the"
+                                              " 2 features"):
         load_svmlight(path, n_features=2)
     with pytest.raises(ValueError, match="'zero_based' must be True, False or 'auto'"):
         load_svmlight(path, zero_based="yes")
@@ -264,10 +273,11 @@ def test_sklearn_also_rejects_what_we_reject(tmp_path, text, line, pattern):
 
 def test_index_zero_with_one_based(tmp_path):
     path = write(tmp_path, "1 1:1\n1 0:1\n", "z.svm")
-    with pytest.raises(DataFormatError, match=r"z\.svm:2:3: index 0 in '0:1' but zero_based="
-                                              "False") as err:
+    with pytest.raises(DataFormatError, match=r"z\.svm:2:3: index 0 in '0:1' in a file read"
+                                              r" with 1-based indices; pass zero_based=True")\
+            as err:
         load_svmlight(path, zero_based=False)
-    assert err.value.line == 2
+    assert err.value.line == 2 and err.value.reason == "zero_index"
     with pytest.raises(ValueError):
         load_svmlight_file(str(path), zero_based=False)
     assert_same(*load_svmlight(path), *load_svmlight_file(str(path)))
@@ -322,7 +332,8 @@ def test_stream_bad_arguments(tmp_path):
     path = write(tmp_path, "1 1:1\n")
     with pytest.raises(ValueError, match="'chunk_rows' must be an int >= 1; got 0"):
         iter_svmlight(path, chunk_rows=0)
-    with pytest.raises(DataFormatError, match="does not fit n_features=0"):
+    with pytest.raises(DataFormatError, match=r"f\.svm:1:3: the index in '1:1' is beyond the"
+                                              " 0 features"):
         list(iter_svmlight(path, n_features=0))
 
 
@@ -369,3 +380,179 @@ def test_atomic_write_leaves_the_old_file_on_failure(tmp_path):
             raise RuntimeError("disk died")
     assert path.read_bytes() == b"old contents\n"
     assert sorted(os.listdir(tmp_path)) == ["keep.svm"]
+
+
+# -- indices that overflow, do not fit, or cannot be allocated ---------------------------------
+
+@pytest.mark.parametrize("text, pattern", [
+    ("1 1:1\n-1 18446744073709551621:2.0\n",  # 2**64 + 5: wrapped around to 4 before
+     r"big\.svm:2:4: the index in '18446744073709551621:2\.0' does not fit in a 64-bit"),
+    ("1 1:1\n-1 9223372036854775808:1\n", r"big\.svm:2:4: .*does not fit in a 64-bit"),
+    ("1 1:1\n-1 9223372036854775807:1\n",  # its n_features, 2**63, would not fit
+     r"big\.svm:2:4: .*does not fit in a 64-bit integer index \(the largest is 2\*\*63 - 2\)"),
+    ("1 qid:1 1:1\n-1 qid:18446744073709551621 1:1\n",
+     r"big\.svm:2:4: the qid in 'qid:18446744073709551621' does not fit in a 64-bit"),
+])
+def test_indices_and_qids_beyond_64_bits_are_errors(tmp_path, text, pattern):
+    path = write(tmp_path, text, "big.svm")
+    for query_id in (False, True):
+        with pytest.raises(DataFormatError, match=pattern):
+            load_svmlight(path, query_id=query_id)
+        with pytest.raises(DataFormatError, match=pattern):
+            list(iter_svmlight(path, query_id=query_id))
+        with pytest.raises(DataFormatError, match=pattern):
+            list(iter_svmlight(path, n_features=10, query_id=query_id, block_size=8))
+    with pytest.raises(OverflowError):  # scikit-learn refuses them too
+        load_svmlight_file(str(path), query_id=True)
+
+
+def test_the_largest_qids_are_read_exactly(tmp_path):
+    path = write(tmp_path, "1 qid:9223372036854775807 1:1\n2 qid:-9223372036854775807 1:2\n")
+    _, _, qid = load_svmlight(path, query_id=True)
+    assert qid.tolist() == [2**63 - 1, -(2**63 - 1)]
+    np.testing.assert_array_equal(qid, load_svmlight_file(str(path), query_id=True)[2])
+    # -2**63 marks "no qid" inside the reader: refused (documented in the module).
+    path = write(tmp_path, "1 qid:-9223372036854775808 1:1\n", "big.svm")
+    with pytest.raises(DataFormatError, match=r"big\.svm:1:3: the qid in .* does not fit"):
+        load_svmlight(path, query_id=True)
+
+
+def test_an_index_whose_weight_vector_cannot_be_allocated(tmp_path):
+    n = 999_999_999_999_999  # 8 n bytes = 7.11 PiB
+    path = write(tmp_path, f"1 1:1\n-1 2:1 {n}:2\n", "huge.svm")
+    size = f"{8 * n / 2**50:.3g} PiB"
+    pattern = rf"huge\.svm:2:8: the index in '{n}:2' makes {n} features.*\({size} of"
+    with pytest.raises(DataFormatError, match=pattern):
+        load_svmlight(path)
+    with pytest.raises(DataFormatError, match=pattern):
+        list(iter_svmlight(path, block_size=4))
+    path = write(tmp_path, "1 0:1\n-1 9223372036854775806:1\n", "huge.svm")  # 2**63 - 1
+    with pytest.raises(DataFormatError, match=r"huge\.svm:2:4: .*makes 9223372036854775807 "
+                                              r"features.*\(64 EiB of float64\) cannot be"):
+        load_svmlight(path)
+
+
+@pytest.mark.parametrize("zero_based, n_features, line, column, token", [
+    ("auto", 5, 3, 7, "7:1"),   # beyond either indexing
+    (False, 5, 3, 7, "7:1"),
+    (True, 5, 2, 8, "5:1"),     # 0-based: 5 is the sixth feature
+    ("auto", 4, 2, 8, "5:1"),
+])
+def test_an_index_beyond_n_features_names_line_and_token(tmp_path, zero_based, n_features,
+                                                         line, column, token):
+    path = write(tmp_path, "1 1:1\n-1 2:1 5:1\n1 3:1 7:1\n", "n.svm")
+    pattern = rf"n\.svm:{line}:{column}: the index in '{token}' is beyond the {n_features}"
+    for read in (lambda: load_svmlight(path, n_features, zero_based=zero_based),
+                 lambda: list(iter_svmlight(path, 1, n_features, zero_based=zero_based,
+                                            block_size=4))):
+        with pytest.raises(DataFormatError, match=pattern) as err:
+            read()
+        assert (err.value.line, err.value.column) == (line, column)
+        assert err.value.reason == "n_features"
+    with pytest.raises(ValueError):
+        load_svmlight_file(str(path), n_features=n_features, zero_based=zero_based)
+
+
+def test_index_equal_to_n_features_in_a_zero_based_file(tmp_path):
+    # ... and "auto" finds the file 0-based only after reading its last line.
+    path = write(tmp_path, "1 1:1\n-1 2:1 4:1\n1 0:1\n", "n.svm")
+    with pytest.raises(DataFormatError, match=r"n\.svm:2:8: the index in '4:1' is beyond the"
+                                              r" 4 features \(0-based indices go up to 3\)"):
+        load_svmlight(path, 4)
+    with pytest.raises(ValueError):
+        load_svmlight_file(str(path), n_features=4)
+    assert_same(*load_svmlight(path, 5), *load_svmlight_file(str(path), n_features=5))
+
+
+# -- empty files, byte-order marks ---------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n  \n"])
+def test_a_file_without_examples_is_an_error(tmp_path, text):
+    path = write(tmp_path, text, "empty.svm")
+    with pytest.raises(DataFormatError, match=r"empty\.svm: no examples in the file") as err:
+        load_svmlight(path)
+    assert err.value.reason == "no_examples"
+    assert load_svmlight_file(str(path))[0].shape[0] == 0  # scikit-learn returns 0 rows
+
+
+@pytest.mark.parametrize("block_size", [1, 2, 5, 1 << 20])
+def test_a_byte_order_mark_is_skipped(tmp_path, block_size):
+    text = "+1 1:0.5 3:2\n-1 2:1\n"
+    plain = write(tmp_path, text)
+    marked = tmp_path / "bom.svm"
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    ref = load_svmlight_file(str(plain))
+    assert_same(*load_svmlight(marked), *ref)
+    assert_same(*_stack(iter_svmlight(marked, block_size=block_size)), *ref)
+    assert_same(*_stack(iter_svmlight(marked, n_features=3, block_size=block_size)), *ref)
+    marked.write_bytes(b"\xef\xbb\xbf+1 x:1\n")  # columns count the mark's three bytes
+    with pytest.raises(DataFormatError, match=r"bom\.svm:1:7: .*got 'x:1'"):
+        load_svmlight(marked)
+
+
+# -- pipes and FIFOs -----------------------------------------------------------------------
+
+def _python(code: str, *args, stdin: bytes | None = None) -> str:
+    """Run ``code`` with ``args`` in a fresh interpreter and return its standard output; a
+    hang fails the test (TimeoutExpired) instead of blocking it."""
+    result = subprocess.run([sys.executable, "-c", code, *map(str, args)], input=stdin,
+                            capture_output=True, timeout=120)
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode()
+
+
+_FIFO_WRITER = """
+import os, sys, threading
+import numpy as np
+fifo, data = sys.argv[1], open(sys.argv[2], "rb").read()
+def feed():
+    with open(fifo, "wb") as f:
+        f.write(data)
+threading.Thread(target=feed, daemon=True).start()
+"""
+
+
+def test_stdin_pipe_is_read_to_its_end(tmp_path):
+    text = "".join(f"{(-1) ** i} {i % 7 + 1}:{i / 3!r} 9:1\n" for i in range(300))
+    path = write(tmp_path, text)
+    out = _python("import sys\nfrom halfspaces.datasets import load_svmlight\n"
+                  "X, y = load_svmlight('/dev/stdin')\n"
+                  "sys.stdout.write(repr((X.shape, X.sum(), y.sum())))",
+                  stdin=text.encode())
+    X_ref, y_ref = load_svmlight_file(str(path))
+    assert out == repr((X_ref.shape, X_ref.sum(), y_ref.sum()))
+
+
+def test_fifo_loads_and_streams_in_one_pass(tmp_path):
+    text = "".join(f"{(-1) ** i} {i % 7 + 1}:{i / 3!r}\n" for i in range(300))
+    path = write(tmp_path, text)
+    fifo = tmp_path / "pipe.svm"
+    os.mkfifo(fifo)
+    X_ref, y_ref = load_svmlight_file(str(path))
+    expected = repr((X_ref.shape, X_ref.sum(), y_ref.sum()))
+    for read in ["load_svmlight(fifo)",
+                 "_stack(iter_svmlight(fifo, 50, n_features=7, block_size=64))"]:
+        code = _FIFO_WRITER + (
+            "import scipy.sparse as sp\n"
+            "from halfspaces.datasets import load_svmlight, iter_svmlight\n"
+            "def _stack(chunks):\n"
+            "    chunks = list(chunks)\n"
+            "    return sp.vstack([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks])\n"
+            f"X, y = {read}\n"
+            "sys.stdout.write(repr((X.shape, X.sum(), y.sum())))")
+        assert _python(code, fifo, path) == expected
+
+
+def test_fifo_that_needs_a_second_pass_is_an_error(tmp_path):
+    path = write(tmp_path, "1 1:1\n-1 2:1\n")
+    fifo = tmp_path / "pipe.svm"
+    os.mkfifo(fifo)
+    code = _FIFO_WRITER + (
+        "from halfspaces.datasets import iter_svmlight\n"
+        "try:\n"
+        "    list(iter_svmlight(fifo))\n"
+        "except ValueError as exc:\n"
+        "    sys.stdout.write(str(exc))\n")
+    message = _python(code, fifo, path)
+    assert message.startswith(f"iter_svmlight: {fifo} is a pipe (FIFO), which can be read"
+                              " only once, but 'n_features' is required"), message

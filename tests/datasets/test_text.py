@@ -102,3 +102,18 @@ def test_crlf_blank_lines_and_compression(tmp_path):
     path.write_bytes(bz2.compress(b"ham\tfirst\r\n\r\nspam\tsecond\tpart\r\n"))
     texts, labels = load_text_tsv(path)
     assert texts == ["first", "second\tpart"] and labels.tolist() == ["ham", "spam"]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_label(tmp_path):
+    path = tmp_path / "bom.tsv"
+    path.write_bytes(b"\xef\xbb\xbfham\thello\nspam\tWIN\nham\tbye\n")
+    texts, labels = load_text_tsv(path)
+    assert labels.tolist() == ["ham", "spam", "ham"] and texts == ["hello", "WIN", "bye"]
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\r\n  \n", b"\xef\xbb\xbf"])
+def test_a_file_without_examples_is_an_error(tmp_path, content):
+    path = tmp_path / "empty.tsv"
+    path.write_bytes(content)
+    with pytest.raises(DataFormatError, match=r"empty\.tsv: no examples in the file"):
+        load_text_tsv(path)

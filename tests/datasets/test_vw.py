@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -122,9 +124,102 @@ def test_integer_names_required_without_hashing(tmp_path):
                                               " non-negative integer"):
         load_vw(path, hash_features=False)
     path.write_text("1 |f 0:1 3:2\n")
-    with pytest.raises(DataFormatError, match="feature index 0 but zero_based=False"):
+    with pytest.raises(DataFormatError, match=r"n\.vw:1: feature index 0 in a file read with"
+                                              " 1-based indices; pass zero_based=True"):
         load_vw(path, hash_features=False, zero_based=False)
     X, _ = load_vw(path, hash_features=False, n_features=None)
     np.testing.assert_array_equal(X.toarray(), [[1.0, 0, 0, 2.0]])
     with pytest.raises(ValueError, match="'n_features' must be an int >= 1 when hashing"):
         load_vw(path, n_features=None)
+
+
+# -- indices that overflow or do not fit, empty files, byte-order marks, pipes ---------------
+
+def test_an_index_beyond_64_bits_names_the_line(tmp_path):
+    path = tmp_path / "big.vw"
+    path.write_text(f"1 |f 1:1\n-1 |f {10**23}:1\n")
+    pattern = rf"big\.vw:2: feature index '{10**23}' does not fit in a 64-bit integer"
+    with pytest.raises(DataFormatError, match=pattern):
+        load_vw(path, hash_features=False, n_features=None)
+    with pytest.raises(DataFormatError, match=pattern):
+        list(iter_vw(path, hash_features=False, n_features=None))
+    with pytest.raises(DataFormatError, match=pattern):
+        list(iter_vw(path, hash_features=False, n_features=10, zero_based=True))
+
+
+def test_an_index_whose_weight_vector_cannot_be_allocated(tmp_path):
+    n = 999_999_999_999_999
+    path = tmp_path / "huge.vw"
+    path.write_text(f"1 |f 1:1\n-1 |f 2:1 {n}:2\n")
+    pattern = rf"huge\.vw:2: feature index {n} makes {n} features.*\({8 * n / 2**50:.3g} PiB"
+    with pytest.raises(DataFormatError, match=pattern):
+        load_vw(path, hash_features=False, n_features=None)
+    with pytest.raises(DataFormatError, match=pattern):
+        list(iter_vw(path, hash_features=False, n_features=None))
+
+
+def test_an_index_beyond_n_features_names_the_line(tmp_path):
+    path = tmp_path / "n.vw"
+    path.write_text("1 |f 1:1\n-1 |f 2:1 7:1\n1 |f 3:1\n")
+    pattern = r"n\.vw:2: feature index 7 is beyond the 5 features \(1-based indices go up to 5\)"
+    with pytest.raises(DataFormatError, match=pattern) as err:
+        load_vw(path, hash_features=False, n_features=5)
+    assert err.value.reason == "n_features"
+    for zero_based in ("auto", False):
+        with pytest.raises(DataFormatError, match=pattern):
+            list(iter_vw(path, hash_features=False, n_features=5, zero_based=zero_based))
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n"])
+def test_a_file_without_examples_is_an_error(tmp_path, text):
+    path = tmp_path / "empty.vw"
+    path.write_text(text)
+    with pytest.raises(DataFormatError, match=r"empty\.vw: no examples in the file"):
+        load_vw(path)
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    text = "1 2.0 |f 1:0.5 3:2\n-1 |f 2:1\n"
+    plain, marked = tmp_path / "plain.vw", tmp_path / "bom.vw"
+    plain.write_text(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    for kwargs in ({"n_features": 64}, {"hash_features": False, "n_features": None}):
+        X, y, w = load_vw(marked, return_weights=True, **kwargs)
+        X_ref, y_ref, w_ref = load_vw(plain, return_weights=True, **kwargs)
+        assert (X != X_ref).nnz == 0
+        assert y.tolist() == y_ref.tolist() == [1.0, -1.0] and w.tolist() == w_ref.tolist()
+
+
+def test_streams_are_read_once(tmp_path):
+    text = "".join(f"{(-1) ** i} |f {i % 5 + 1}:{i}\n" for i in range(40))
+    path = tmp_path / "a.vw"
+    path.write_text(text)
+    code = ("import sys\nfrom halfspaces.datasets import load_vw\n"
+            "X, y = load_vw('/dev/stdin', hash_features=False, n_features=None)\n"
+            "sys.stdout.write(repr((X.shape, X.sum(), y.sum())))")
+    out = subprocess.run([sys.executable, "-c", code], input=text.encode(),
+                         capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr.decode()
+    X, y = load_vw(path, hash_features=False, n_features=None)
+    assert out.stdout.decode() == repr((X.shape, X.sum(), y.sum()))
+    with open(path, "rb") as f:  # the second pass would read nothing
+        with pytest.raises(ValueError, match=r"iter_vw: .* can be read only once, but with"
+                                             r" hash_features=False a first pass"):
+            iter_vw(f, hash_features=False, n_features=None)
+    fifo = tmp_path / "pipe.vw"
+    os.mkfifo(fifo)
+    code = ("import sys, threading\nfrom halfspaces.datasets import iter_vw\n"
+            "fifo, data = sys.argv[1], open(sys.argv[2], 'rb').read()\n"
+            "def feed():\n"
+            "    with open(fifo, 'wb') as f:\n"
+            "        f.write(data)\n"
+            "threading.Thread(target=feed, daemon=True).start()\n"
+            "try:\n"
+            "    list(iter_vw(fifo, hash_features=False, n_features=10))\n"  # "auto": 2 passes
+            "except ValueError as exc:\n"
+            "    sys.stdout.write(str(exc))\n")
+    out = subprocess.run([sys.executable, "-c", code, str(fifo), str(path)],
+                         capture_output=True, timeout=120)  # a hang fails instead of blocking
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode().startswith(f"iter_vw: {fifo} is a pipe (FIFO), which can be"
+                                          " read only once")

@@ -1,19 +1,24 @@
 """Shared plumbing for the readers and writers: compressed files, atomic writes, errors.
 
 Compression is chosen by the file name's extension (``.gz``, ``.bz2``, ``.xz``), with the
-standard library's :mod:`gzip`, :mod:`bz2` and :mod:`lzma`. Every writer goes through
-:func:`atomic_write`: the bytes go to a temporary file in the target's directory, which is
+standard library's :mod:`gzip`, :mod:`bz2` and :mod:`lzma`. Readers take files that are not
+regular files (a pipe, ``/dev/stdin``, a FIFO) as streams, read once from start to end, and
+skip a UTF-8 byte-order mark at the start. Every writer goes through :func:`atomic_write`:
+for a regular file the bytes go to a temporary file in the target's directory, which is
 flushed, synced and then moved over the target with :func:`os.replace`, so a crash leaves
-either the old file or the new one, never half of one.
+either the old file or the new one, never half of one; a symbolic link keeps pointing to its
+(atomically replaced) target, and a FIFO or a device such as ``/dev/null`` is written into.
 """
 
 from __future__ import annotations
 
 import bz2
+import codecs
 import contextlib
 import gzip
 import lzma
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from typing import IO
@@ -21,6 +26,7 @@ from typing import IO
 import numpy as np
 
 _COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
+BOM = codecs.BOM_UTF8
 
 
 class DataFormatError(ValueError):
@@ -34,18 +40,36 @@ class DataFormatError(ValueError):
         1-based line number of the problem (None when it is not tied to a line).
     column : int or None
         1-based byte column of the offending token on that line, when known.
+    problem : str
+        What is wrong, without the location or the advice.
+    hint : str or None
+        How to fix it, in the terms of the Python API (a caller such as the command line
+        re-words it with :meth:`with_hint`).
+    reason : str or None
+        A tag for the problems a caller may re-word: ``"zero_index"`` (an index 0 in a
+        file read as 1-based), ``"n_features"`` (an index beyond ``n_features``),
+        ``"no_examples"``.
     """
 
-    def __init__(self, path, line: int | None, message: str, column: int | None = None):
+    def __init__(self, path, line: int | None, message: str, column: int | None = None, *,
+                 hint: str | None = None, reason: str | None = None):
         if hasattr(path, "read") and not isinstance(path, (str, os.PathLike)):
             path = getattr(path, "name", "<stream>")
         self.path = str(path)
         self.line = line
         self.column = column
+        self.problem = message
+        self.hint = hint
+        self.reason = reason
         where = self.path if line is None else f"{self.path}:{line}"
         if line is not None and column is not None:
             where += f":{column}"
-        super().__init__(f"{where}: {message}")
+        super().__init__(f"{where}: {message}" + (f"; {hint}" if hint else ""))
+
+    def with_hint(self, hint: str | None) -> DataFormatError:
+        """The same error (file, line, column, problem) with another piece of advice."""
+        return DataFormatError(self.path, self.line, self.problem, self.column, hint=hint,
+                               reason=self.reason)
 
 
 def compression_of(path) -> str | None:
@@ -56,6 +80,23 @@ def compression_of(path) -> str | None:
 
 def _is_stream(path) -> bool:
     return hasattr(path, "read") and not isinstance(path, (str, bytes, os.PathLike))
+
+
+def require_regular_file(path, caller: str, why: str) -> None:
+    """Raise a ValueError unless ``path`` is a regular file, which can be read twice.
+
+    A pipe, a FIFO, ``/dev/stdin`` or an open file object can be read only once; ``why``
+    says what the second pass is for and how to avoid it.
+    """
+    if _is_stream(path):
+        kind = "an open file object"
+    else:
+        mode = os.stat(path).st_mode
+        if stat.S_ISREG(mode):
+            return
+        kind = "a pipe (FIFO)" if stat.S_ISFIFO(mode) else "not a regular file"
+    name = getattr(path, "name", "<stream>") if _is_stream(path) else os.fspath(path)
+    raise ValueError(f"{caller}: {name} is {kind}, which can be read only once, but {why}.")
 
 
 def open_binary(path) -> IO[bytes]:
@@ -72,7 +113,7 @@ def open_binary(path) -> IO[bytes]:
 
 
 def read_text(path, encoding: str = "utf-8") -> str:
-    """The whole (decompressed) file decoded as ``encoding``.
+    """The whole (decompressed) file decoded as ``encoding``, without a UTF-8 byte-order mark.
 
     Raises
     ------
@@ -81,6 +122,8 @@ def read_text(path, encoding: str = "utf-8") -> str:
     """
     with open_binary(path) as f:
         raw = f.read()
+    if raw.startswith(BOM) and codecs.lookup(encoding).name == "utf-8":
+        raw = raw[len(BOM):]  # a byte-order mark is not part of the first field
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -93,23 +136,43 @@ def read_bytes(path) -> np.ndarray:
     """The whole (decompressed) file as a uint8 array with one extra ``\\n`` at the end.
 
     The extra newline ends a last line that has none and stops number parsers at the end of
-    the buffer; the array is writable and C-contiguous.
+    the buffer; the array is writable and C-contiguous. A file that is not a regular file
+    (a pipe, ``/dev/stdin``) is read as a stream, to its end.
     """
     if not _is_stream(path) and compression_of(path) is None:
-        size = os.path.getsize(path)
-        buf = np.empty(size + 1, dtype=np.uint8)
         with open(path, "rb") as f:
-            got = f.readinto(memoryview(buf)[:size])
-        if got != size:  # the file changed size while we read it
-            return read_bytes(path)
-        buf[size] = 10
-        return buf
-    with open_binary(path) as f:
-        raw = f.read()
+            info = os.fstat(f.fileno())
+            if stat.S_ISREG(info.st_mode):
+                size = info.st_size
+                buf = np.empty(size + 1, dtype=np.uint8)
+                got = f.readinto(memoryview(buf)[:size])
+                if got != size:  # the file changed size while we read it
+                    return read_bytes(path)
+                buf[size] = 10
+                return buf
+            raw = f.read()  # a pipe or a device: its size says nothing
+    else:
+        with open_binary(path) as f:
+            raw = f.read()
     buf = np.empty(len(raw) + 1, dtype=np.uint8)
     buf[:-1] = np.frombuffer(raw, dtype=np.uint8)
     buf[-1] = 10
     return buf
+
+
+def weights_size_if_too_large(n_features: int) -> str | None:
+    """None when a float64 weight vector of ``n_features`` can be allocated here, else the
+    memory it would take as text (e.g. '7.11 PiB'). The probe allocates and frees at once."""
+    try:
+        np.empty(n_features, dtype=np.float64)
+    except (MemoryError, ValueError):  # ValueError: more bytes than an address can hold
+        value, unit = 8.0 * n_features, "bytes"
+        for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+            if value < 1024 or unit == "EiB":
+                break
+            value /= 1024
+        return f"{value:.3g} {unit}"
+    return None
 
 
 def line_and_column(buf: np.ndarray, pos: int, first_line: int = 1) -> tuple[int, int]:
@@ -128,6 +191,15 @@ def token_text(buf: np.ndarray, start: int, end: int, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def blank_bom(buf: np.ndarray) -> None:
+    """Overwrite a UTF-8 byte-order mark at the start of ``buf`` with blanks (in place).
+
+    The parsers skip leading blanks, and byte columns in messages stay those of the file.
+    """
+    if buf.size >= len(BOM) and bytes(buf[: len(BOM)]) == BOM:
+        buf[: len(BOM)] = 32
+
+
 def _target_mode(path: str) -> int:
     """Permissions for the new file: those of the file it replaces, else 0o666 less umask."""
     try:
@@ -139,34 +211,55 @@ def _target_mode(path: str) -> int:
 
 
 @contextlib.contextmanager
+def _compressed(raw: IO[bytes], kind: str | None) -> Iterator[IO[bytes]]:
+    """``raw`` itself, or a compressing stream over it that is closed (flushed) at the end."""
+    if kind is None:
+        yield raw
+        return
+    if kind == ".gz":
+        stream: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
+    elif kind == ".bz2":
+        stream = bz2.BZ2File(raw, "wb")
+    else:
+        stream = lzma.LZMAFile(raw, "wb")
+    yield stream
+    stream.close()
+
+
+@contextlib.contextmanager
 def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
     """Open a binary stream whose bytes replace ``path`` atomically when the block ends.
 
     With ``compress=True`` the stream compresses by the extension of ``path``. If the block
     raises, the temporary file is removed and ``path`` is left as it was.
+
+    Only a regular file (or a new one) is replaced: a symbolic link is followed and its
+    target replaced, so the link stays; a FIFO, a character device (``/dev/null``, a
+    terminal) or a socket is opened and written into directly, since replacing it would
+    destroy it (there, a failure can leave part of the output written).
     """
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
+    target = os.path.realpath(path)  # through symbolic links: the link itself stays
+    kind = compression_of(path) if compress else None
+    try:
+        special = not stat.S_ISREG(os.stat(target).st_mode)
+    except FileNotFoundError:
+        special = False
+    if special:
+        with open(target, "wb") as raw, _compressed(raw, kind) as stream:
+            yield stream
+        return
+    directory = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".",
                                suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:
-            kind = compression_of(path) if compress else None
-            if kind == ".gz":
-                stream: IO[bytes] = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)
-            elif kind == ".bz2":
-                stream = bz2.BZ2File(raw, "wb")
-            elif kind == ".xz":
-                stream = lzma.LZMAFile(raw, "wb")
-            else:
-                stream = raw
-            yield stream
-            if stream is not raw:
-                stream.close()
+            with _compressed(raw, kind) as stream:
+                yield stream
             raw.flush()
             os.fsync(raw.fileno())
-            os.chmod(tmp, _target_mode(path))
-        os.replace(tmp, path)
+            os.chmod(tmp, _target_mode(target))
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -23,7 +23,10 @@ Differences from scikit-learn, all of them errors rather than different answers:
 or labels are refused (no estimator accepts them), as are ``_`` digit separators, which
 Python's ``float`` accepts; a malformed ``qid:`` is refused even when ``query_id=False``
 (scikit-learn then ignores it); a ``qid`` must be on every line or on none when
-``query_id=True``. Every problem raises :class:`~halfspaces.datasets.DataFormatError` (a
+``query_id=True``, and ``qid:-9223372036854775808`` (-2**63) is refused; a file with no
+example is refused (scikit-learn returns a 0 x 1 matrix); an index whose weight vector
+(``index + 1`` float64 values) cannot be allocated is refused, naming the memory it would
+take. Every problem raises :class:`~halfspaces.datasets.DataFormatError` (a
 ValueError) naming the file, line and column, e.g.
 ``a9a.bad:17:5: expected 'index:value', got 'abc'``.
 """
@@ -44,10 +47,13 @@ from numpy.typing import ArrayLike
 from ._io import (
     DataFormatError,
     atomic_write,
+    blank_bom,
     line_and_column,
     open_binary,
     read_bytes,
+    require_regular_file,
     token_text,
+    weights_size_if_too_large,
 )
 
 __all__ = ["load_svmlight", "iter_svmlight", "dump_svmlight"]
@@ -66,6 +72,7 @@ _POW10 = np.array([float(10**k) for k in range(23)])
 # Status codes the kernel returns (0 is success); _ERRORS turns them into messages.
 _BAD_LABEL, _NAN_LABEL, _NO_COLON, _BAD_INDEX, _BAD_VALUE, _NAN_VALUE = 1, 2, 3, 4, 5, 6
 _ZERO_INDEX, _NOT_INCREASING, _BAD_QID, _QID_MIXED = 7, 8, 9, 10
+_BIG_INDEX, _BIG_QID, _OVER_LIMIT = 11, 12, 13
 _ERRORS = {
     _BAD_LABEL: "expected a label (a number such as +1, -1 or 0.5), got {tok!r}",
     _NAN_LABEL: "the label is NaN ({tok!r}); every label must be a number",
@@ -73,15 +80,18 @@ _ERRORS = {
     _BAD_INDEX: "expected 'index:value' with a non-negative integer index, got {tok!r}",
     _BAD_VALUE: "expected 'index:value' with a number as value, got {tok!r}",
     _NAN_VALUE: "the value is NaN in {tok!r}; remove the entry or impute a number",
-    _ZERO_INDEX: "index 0 in {tok!r} but zero_based=False (indices start at 1); pass"
-    " zero_based=True or zero_based='auto' for a file with 0-based indices",
     _NOT_INCREASING: "feature indices must be strictly increasing within a line (sorted,"
     " no repeats); got {tok!r} after index {prev}",
     _BAD_QID: "expected 'qid:<integer>', got {tok!r}",
     _QID_MIXED: "this line has no 'qid:' but other lines do; with query_id=True every line"
     " needs one",
+    _BIG_INDEX: "the index in {tok!r} does not fit in a 64-bit integer index (the largest is"
+    " 2**63 - 2); is it a typo?",
+    _BIG_QID: "the qid in {tok!r} does not fit in a 64-bit integer (at most 2**63 - 1 in"
+    " absolute value)",
 }
-_MAX_INDEX = 2**62
+_INT64_MAX = 2**63 - 1
+_CUT = _INT64_MAX // 10  # n * 10 + digit fits in an int64 when n < _CUT (or == and digit <= 7)
 _NO_QID = -(2**63)
 
 
@@ -229,19 +239,26 @@ def _fail(info, code, s, e, prev):
     return code
 
 
+@njit(cache=True, inline="always")
+def _fits_after_digit(n, d):
+    """Whether n * 10 + d fits in an int64 (n >= 0, 0 <= d <= 9)."""
+    return n < _CUT or (n == _CUT and d <= 7)
+
+
 @njit(cache=True)
-def _parse_svmlight(buf, start, end, allow_zero, use_strtod, pow10, data, indices, indptr,
-                    labels, qids, slow, info):
+def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, pow10, data, indices,
+                    indptr, labels, qids, slow, info):
     """Parse the lines of buf[start:end] in one pass; buf[end - 1] or buf[end] is a newline.
 
     buf : uint8[n], C-contiguous; data : float64[cap_nnz]; indices : int64[cap_nnz];
     indptr : int64[cap_rows + 1]; labels : float64[cap_rows]; qids : int64[cap_rows]
     (_NO_QID on a line without one); slow : int64[cap_nnz + cap_rows, 3] receives
     (target, start, end) of the numbers left to Python (target >= 0: data index, target < 0:
-    label -target-1).
-    info : int64[11] receives status, bad token start/end, previous index (on error);
-    n_rows, nnz, rows with a qid, n_slow, min index, max index, and the offset of the first
-    line whose having a qid differs from the first line (-1: none; set info[10] = -1 before).
+    label -target-1). An index above ``limit`` (in the file's own numbering) fails.
+    info : int64[12] receives status, bad token start/end, previous index (on error);
+    n_rows, nnz, rows with a qid, n_slow, min index, max index, the offset of the first
+    line whose having a qid differs from the first line (-1: none; set info[10] = -1 before),
+    and the offset of the (first) token with the largest index.
     Returns the status (0 = success).
     """
     endbox = np.zeros(1, dtype=np.intp)
@@ -250,8 +267,9 @@ def _parse_svmlight(buf, start, end, allow_zero, use_strtod, pow10, data, indice
     nnz = 0
     n_slow = 0
     n_qid = 0
-    min_idx = _MAX_INDEX
+    min_idx = _INT64_MAX
     max_idx = -1
+    max_pos = -1
     indptr[0] = 0
     p = start
     while p < end:
@@ -303,8 +321,10 @@ def _parse_svmlight(buf, start, end, allow_zero, use_strtod, pow10, data, indice
                 qv = 0
                 while r < e:
                     c = buf[r]
-                    if not (48 <= c <= 57) or qv > _MAX_INDEX:
+                    if not (48 <= c <= 57):
                         return _fail(info, _BAD_QID, s, e, 0)
+                    if not _fits_after_digit(qv, int(c) - 48):
+                        return _fail(info, _BIG_QID, s, e, 0)
                     qv = qv * 10 + (int(c) - 48)
                     r += 1
                 qids[row] = -qv if qneg else qv
@@ -318,22 +338,30 @@ def _parse_svmlight(buf, start, end, allow_zero, use_strtod, pow10, data, indice
             idx = 0
             n_idx_digits = 0
             while 48 <= c <= 57:
-                if idx <= _MAX_INDEX:
+                if _fits_after_digit(idx, int(c) - 48):
                     idx = idx * 10 + (int(c) - 48)
+                else:  # stays there: no digit fits after it
+                    idx = _INT64_MAX
                 n_idx_digits += 1
                 p += 1
                 c = buf[p]
-            if c != 58 or n_idx_digits == 0 or idx > _MAX_INDEX:
+            # One test for every error on the common path; the branch tells them apart.
+            if c != 58 or n_idx_digits == 0 or idx == _INT64_MAX:
                 e = _token_end(buf, p)
+                if c == 58 and n_idx_digits > 0:
+                    return _fail(info, _BIG_INDEX, s, e, 0)
                 has_colon = False
                 for r in range(s, e):
                     if buf[r] == 58:
                         has_colon = True
                 return _fail(info, _BAD_INDEX if has_colon else _NO_COLON, s, e, 0)
-            if idx == 0 and not allow_zero:
-                return _fail(info, _ZERO_INDEX, s, _token_end(buf, p), 0)
-            if idx <= prev:
-                return _fail(info, _NOT_INCREASING, s, _token_end(buf, p), prev)
+            if idx <= prev or idx > limit or (idx == 0 and not allow_zero):
+                e = _token_end(buf, p)
+                if idx == 0 and not allow_zero:
+                    return _fail(info, _ZERO_INDEX, s, e, 0)
+                if idx <= prev:
+                    return _fail(info, _NOT_INCREASING, s, e, prev)
+                return _fail(info, _OVER_LIMIT, s, e, 0)
             prev = idx
             v, st, q = _parse_float(buf, p + 1, pow10, use_strtod, endbox)
             if st == 1 or st == 2:
@@ -350,6 +378,7 @@ def _parse_svmlight(buf, start, end, allow_zero, use_strtod, pow10, data, indice
                 min_idx = idx
             if idx > max_idx:
                 max_idx = idx
+                max_pos = s
             p = q
         has_qid = qids[row] != _NO_QID
         if row == 0:
@@ -367,6 +396,7 @@ def _parse_svmlight(buf, start, end, allow_zero, use_strtod, pow10, data, indice
     info[7] = n_slow
     info[8] = min_idx
     info[9] = max_idx
+    info[11] = max_pos
     return 0
 
 def _strtod_usable() -> bool:
@@ -378,16 +408,65 @@ class _Parsed:
     """The arrays of one parsed region (float64 data, int64 indices, 0-based after shift)."""
 
     __slots__ = ("data", "indices", "indptr", "labels", "qids", "n_qid", "min_idx", "max_idx",
-                 "qid_mismatch")
+                 "max_pos", "qid_mismatch")
 
 
-_STREAM_ZERO = ("index 0 in {tok!r}, but the stream was read as 1-based from its first"
-                " block (zero_based='auto' cannot look ahead); pass zero_based=True")
+def _error_at(buf, pos, first_line, path, problem: str, **kwargs) -> DataFormatError:
+    """A DataFormatError at byte ``pos`` of ``buf`` (whose first line is ``first_line``)."""
+    line, column = line_and_column(buf, pos, first_line)
+    return DataFormatError(path, line, problem, column=column, **kwargs)
 
 
-def _parse_region(buf, start, end, *, allow_zero, path, first_line=1,
+def _token_at(buf, pos) -> str:
+    return token_text(buf, pos, _token_end(buf, pos))
+
+
+def _zero_index_error(buf, pos, first_line, path, stream_auto: bool) -> DataFormatError:
+    tok = _token_at(buf, pos)
+    if stream_auto:
+        return _error_at(buf, pos, first_line, path, f"index 0 in {tok!r}, but the stream was"
+                         " read as 1-based from its first block (zero_based='auto' cannot"
+                         " look ahead)", hint="pass zero_based=True", reason="zero_index")
+    return _error_at(buf, pos, first_line, path, f"index 0 in {tok!r} in a file read with"
+                     " 1-based indices", hint="pass zero_based=True, or zero_based='auto',"
+                     " for a file with 0-based indices", reason="zero_index")
+
+
+def _beyond_error(buf, pos, first_line, path, n_cols: int, zero_based) -> DataFormatError:
+    """The index at ``pos`` does not fit ``n_cols`` columns."""
+    if zero_based is True:
+        basis = f"0-based indices go up to {n_cols - 1}"
+    elif zero_based is False:
+        basis = f"1-based indices go up to {n_cols}"
+    else:
+        basis = f"indices go up to {n_cols - 1} if 0-based, {n_cols} if 1-based"
+    return _error_at(buf, pos, first_line, path, f"the index in {_token_at(buf, pos)!r} is"
+                     f" beyond the {n_cols} features ({basis})",
+                     hint="pass a larger n_features", reason="n_features")
+
+
+def _check_allocatable(n_cols: int, buf, pos, first_line, path) -> None:
+    """Refuse a number of columns whose weight vector (float64) cannot be allocated; the
+    index at ``pos`` of ``buf`` is the largest."""
+    size = weights_size_if_too_large(n_cols)
+    if size is not None:
+        raise _error_at(buf, pos, first_line, path, f"the index in {_token_at(buf, pos)!r}"
+                        f" makes {n_cols} features, and a weight vector that long ({size} of"
+                        " float64) cannot be allocated", hint="check that index; hash the"
+                        " features of an index space this large")
+
+
+def _parse_region(buf, start, end, *, zero_based, n_cols, path, first_line=1,
                   stream_auto=False) -> _Parsed:
-    """Run the kernel on buf[start:end], fix up the numbers left to Python, raise errors."""
+    """Run the kernel on buf[start:end], fix up the numbers left to Python, raise errors.
+
+    ``zero_based`` is True, False or "auto" (undecided); ``n_cols`` the number of columns,
+    or None when the file decides it.
+    """
+    if n_cols is None:
+        limit = _INT64_MAX
+    else:  # with "auto", index n_cols fits only when the file turns out 1-based
+        limit = n_cols - 1 if zero_based is True else n_cols
     cap_rows, cap_nnz = _count_capacity(buf, start, end)
     data = np.empty(cap_nnz, dtype=np.float64)
     indices = np.empty(cap_nnz, dtype=np.int64)
@@ -395,16 +474,20 @@ def _parse_region(buf, start, end, *, allow_zero, path, first_line=1,
     labels = np.empty(cap_rows, dtype=np.float64)
     qids = np.empty(cap_rows, dtype=np.int64)
     slow = np.empty((cap_nnz + cap_rows, 3), dtype=np.int64)
-    info = np.zeros(11, dtype=np.int64)
+    info = np.zeros(12, dtype=np.int64)
     info[10] = -1
-    status = _parse_svmlight(buf, start, end, allow_zero, _strtod_usable(), _POW10, data,
-                             indices, indptr, labels, qids, slow, info)
+    status = _parse_svmlight(buf, start, end, zero_based is not False, limit,
+                             _strtod_usable(), _POW10, data, indices, indptr, labels, qids,
+                             slow, info)
     if status:
-        line, column = line_and_column(buf, int(info[1]), first_line)
-        tok = token_text(buf, int(info[1]), int(info[2]))
-        template = _STREAM_ZERO if stream_auto and status == _ZERO_INDEX else _ERRORS[status]
-        raise DataFormatError(path, line, template.format(tok=tok, prev=int(info[3])),
-                              column=column)
+        pos = int(info[1])
+        if status == _ZERO_INDEX:
+            raise _zero_index_error(buf, pos, first_line, path, stream_auto)
+        if status == _OVER_LIMIT:
+            raise _beyond_error(buf, pos, first_line, path, n_cols, zero_based)
+        tok = token_text(buf, pos, int(info[2]))
+        raise _error_at(buf, pos, first_line, path,
+                        _ERRORS[status].format(tok=tok, prev=int(info[3])))
     n_rows, nnz, n_slow = int(info[4]), int(info[5]), int(info[7])
     for target, s, e in slow[:n_slow]:
         value = float(bytes(buf[s:e]))  # the same conversion as scikit-learn's reader
@@ -416,6 +499,7 @@ def _parse_region(buf, start, end, *, allow_zero, path, first_line=1,
     out.data, out.indices = data[:nnz], indices[:nnz]
     out.indptr, out.labels, out.qids = indptr[: n_rows + 1], labels[:n_rows], qids[:n_rows]
     out.n_qid, out.min_idx, out.max_idx = int(info[6]), int(info[8]), int(info[9])
+    out.max_pos = int(info[11])
     if out.n_qid and int(info[10]) >= 0:
         out.qid_mismatch = line_and_column(buf, int(info[10]), first_line)[0]
     else:
@@ -437,17 +521,13 @@ def _check_dtype(dtype) -> np.dtype:
     return dt
 
 
-def _check_n_features(n_features, needed: int, path) -> int:
+def _check_n_features(n_features) -> int | None:
     if n_features is None:
-        return needed
+        return None
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) \
             or n_features < 0:
         raise ValueError(f"svmlight: 'n_features' must be a non-negative int or None; got"
                          f" {n_features!r}.")
-    if n_features < needed:
-        raise DataFormatError(path, None, f"n_features={n_features} but the file has"
-                              f" feature index {needed - 1} (0-based), so it needs at least"
-                              f" n_features={needed}.")
     return int(n_features)
 
 
@@ -481,10 +561,11 @@ def load_svmlight(
     ----------
     path : str, path-like or binary file object
         The file; ``.gz``, ``.bz2`` and ``.xz`` files are decompressed by extension (an
-        open file object is read as it is).
+        open file object, a pipe or ``/dev/stdin`` is read as a stream, to its end).
     n_features : int or None, default=None
         Number of columns; None takes the largest index + 1. Pass it to load a test file
-        whose largest index is smaller than the training file's (a9a.t).
+        whose largest index is smaller than the training file's (a9a.t); an index beyond
+        it is an error.
     dtype : float64 or float32, default=float64
         Type of the values (float32 values are the float64 ones rounded, as in sklearn).
     zero_based : bool or "auto", default="auto"
@@ -502,7 +583,9 @@ def load_svmlight(
     Raises
     ------
     DataFormatError
-        A ValueError with ``.path`` and ``.line``, for any malformed line.
+        A ValueError with ``.path`` and ``.line``, for any malformed line, an index beyond
+        ``n_features`` or beyond what a weight vector can be allocated for, and a file with
+        no examples.
 
     Examples
     --------
@@ -518,25 +601,45 @@ def load_svmlight(
     >>> y
     array([ 1., -1., -1.])
     """
+    X, y, qid, _ = _load(path, n_features, dtype, zero_based, query_id)
+    return (X, y, qid) if query_id else (X, y)
+
+
+def _load(path, n_features, dtype, zero_based, query_id):
+    """:func:`load_svmlight`'s ``(X, y, qid or None, zero_based)``, with ``zero_based``
+    resolved to True or False (what "auto" decided)."""
     _check_zero_based(zero_based)
     dt = _check_dtype(dtype)
+    n_cols = _check_n_features(n_features)
     buf = read_bytes(path)
-    parsed = _parse_region(buf, 0, buf.size, allow_zero=zero_based is not False, path=path)
+    blank_bom(buf)
+    parsed = _parse_region(buf, 0, buf.size, zero_based=zero_based, n_cols=n_cols, path=path)
+    n_rows = parsed.labels.size
+    if n_rows == 0:
+        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
+                              " blank and comment lines)", reason="no_examples")
     indices = parsed.indices
     nnz = indices.size
-    shift = zero_based is False or (zero_based == "auto" and nnz > 0 and parsed.min_idx > 0)
-    if shift:
+    if zero_based == "auto":  # as scikit-learn: 0-based unless every index is > 0
+        zero_based = not (nnz > 0 and parsed.min_idx > 0)
+    if not zero_based:
         indices -= 1
-    needed = (parsed.max_idx - int(shift) if nnz else 0) + 1
-    n_cols = _check_n_features(n_features, needed, path)
-    n_rows = parsed.labels.size
-    X = _csr(parsed.data, indices, parsed.indptr, (n_rows, n_cols), dt)
+    if nnz and n_cols is None:
+        n_cols = parsed.max_idx + int(zero_based)
+        _check_allocatable(n_cols, buf, parsed.max_pos, 1, path)
+    elif nnz and parsed.max_idx - int(not zero_based) >= n_cols:  # "auto" found 0-based
+        raise _beyond_error(buf, parsed.max_pos, 1, path, n_cols, True)
+    X = _csr(parsed.data, indices, parsed.indptr, (n_rows, 1 if n_cols is None else n_cols),
+             dt)
     qid = _qid_values(parsed, path, query_id)
-    return (X, parsed.labels, qid) if query_id else (X, parsed.labels)
+    return X, parsed.labels, qid, zero_based
 
 
 def _blocks(path, block_size: int) -> Iterator[tuple[np.ndarray, int, int]]:
-    """Yield (buf, end, first_line): whole lines of the file, buf[end] is a newline."""
+    """Yield (buf, end, first_line): whole lines of the file, buf[end] is a newline.
+
+    A byte-order mark at the start of the file is blanked.
+    """
     carry = b""
     first_line = 1
     with open_binary(path) as f:
@@ -551,25 +654,32 @@ def _blocks(path, block_size: int) -> Iterator[tuple[np.ndarray, int, int]]:
                 continue
             carry = block[cut + 1 :]
             buf = np.frombuffer(block[: cut + 1], dtype=np.uint8).copy()
+            if first_line == 1:
+                blank_bom(buf)
             yield buf, cut, first_line
             first_line += int(np.count_nonzero(buf == 10))
     if carry:
         buf = np.empty(len(carry) + 1, dtype=np.uint8)
         buf[:-1] = np.frombuffer(carry, dtype=np.uint8)
         buf[-1] = 10
+        if first_line == 1:
+            blank_bom(buf)
         yield buf, len(carry), first_line
 
 
-def _scan(path, block_size: int, allow_zero: bool) -> tuple[int, int, int]:
-    """One pass over the file: (nnz, min index, max index), checking every line."""
-    nnz, lo, hi = 0, _MAX_INDEX, -1
+def _scan(path, block_size: int, zero_based) -> tuple[int, int, int, tuple | None]:
+    """One pass over the file: (nnz, min index, max index, where the max is), checking every
+    line; ``where`` is the (buf, pos, first_line) of the largest index's token."""
+    nnz, lo, hi, where = 0, _INT64_MAX, -1, None
     for buf, end, first_line in _blocks(path, block_size):
-        parsed = _parse_region(buf, 0, end, allow_zero=allow_zero, path=path,
+        parsed = _parse_region(buf, 0, end, zero_based=zero_based, n_cols=None, path=path,
                                first_line=first_line)
         if parsed.indices.size:
             nnz += parsed.indices.size
-            lo, hi = min(lo, parsed.min_idx), max(hi, parsed.max_idx)
-    return nnz, lo, hi
+            lo = min(lo, parsed.min_idx)
+            if parsed.max_idx > hi:
+                hi, where = parsed.max_idx, (buf, parsed.max_pos, first_line)
+    return nnz, lo, hi, where
 
 
 def iter_svmlight(
@@ -591,14 +701,15 @@ def iter_svmlight(
 
     Parameters
     ----------
-    path : str or path-like
-        The file (``.gz``, ``.bz2``, ``.xz`` by extension).
+    path : str, path-like or binary file object
+        The file (``.gz``, ``.bz2``, ``.xz`` by extension); a pipe, ``/dev/stdin`` or an
+        open file object is read as a stream, once, so it needs ``n_features``.
     chunk_rows : int, default=10000
         Rows per chunk (the last chunk may be shorter).
     n_features : int or None, default=None
         Columns of every chunk. With None, a first pass over the whole file finds the largest
         index (and resolves ``zero_based="auto"`` exactly as :func:`load_svmlight`); pass it
-        to read the file only once.
+        to read the file only once (required for a stream).
     dtype, zero_based, query_id
         As in :func:`load_svmlight`, with one difference: a stream cannot look ahead, so when
         ``n_features`` is given and ``zero_based="auto"``, the indexing is decided from the
@@ -628,17 +739,17 @@ def iter_svmlight(
     for name, value in (("chunk_rows", chunk_rows), ("block_size", block_size)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"iter_svmlight: '{name}' must be an int >= 1; got {value!r}.")
-    if n_features is None:
-        if hasattr(path, "read") and not isinstance(path, (str, os.PathLike)):
-            raise ValueError("iter_svmlight: 'n_features' is required when reading from an"
-                             " open file object (the first pass that finds it would consume"
-                             " the stream); pass n_features=, or a path.")
-        nnz, lo, hi = _scan(path, block_size, zero_based is not False)
+    n_cols = _check_n_features(n_features)
+    if n_cols is None:
+        require_regular_file(path, "iter_svmlight", "'n_features' is required to read it (a"
+                             " first pass over the file finds it); pass n_features= (and"
+                             " zero_based=True or False), or save the stream to a file")
+        nnz, lo, hi, where = _scan(path, block_size, zero_based)
         if zero_based == "auto":
             zero_based = not (nnz > 0 and lo > 0)
-        n_cols = (hi - int(not zero_based) if nnz else 0) + 1
-    else:
-        n_cols = _check_n_features(n_features, 0, path)
+        n_cols = hi + int(zero_based) if nnz else 1
+        if nnz:
+            _check_allocatable(n_cols, *where, path)
     return _iter_chunks(path, chunk_rows, n_cols, dt, zero_based, query_id, block_size)
 
 
@@ -648,21 +759,17 @@ def _iter_chunks(path, chunk_rows, n_cols, dt, zero_based, query_id, block_size)
     decided = zero_based if zero_based != "auto" else None
     qid_state = None  # whether the first line had a qid (query_id=True)
     for buf, end, first_line in _blocks(path, block_size):
-        parsed = _parse_region(buf, 0, end, allow_zero=decided is not False, path=path,
-                               first_line=first_line, stream_auto=zero_based == "auto")
+        parsed = _parse_region(buf, 0, end, zero_based="auto" if decided is None else decided,
+                               n_cols=n_cols, path=path, first_line=first_line,
+                               stream_auto=zero_based == "auto")
         indices = parsed.indices
         if indices.size:
             if decided is None:
                 decided = parsed.min_idx == 0
             if not decided:
                 indices -= 1
-            if indices.max() >= n_cols:
-                row = int(np.searchsorted(parsed.indptr, np.argmax(indices >= n_cols),
-                                          side="right")) - 1
-                line = _line_of_row(buf, end, row, first_line)
-                raise DataFormatError(path, line, f"feature index {int(indices.max())}"
-                                      f" (0-based) does not fit n_features={n_cols}; pass a"
-                                      " larger n_features")
+            elif parsed.max_idx >= n_cols:  # "auto" decided 0-based in this block
+                raise _beyond_error(buf, parsed.max_pos, first_line, path, n_cols, True)
         qid = None
         if query_id:
             has = parsed.n_qid > 0
@@ -681,18 +788,6 @@ def _iter_chunks(path, chunk_rows, n_cols, dt, zero_based, query_id, block_size)
     if n_pending:
         out, pending, n_pending = _take(pending, n_pending, n_pending)
         yield out if query_id else out[:2]
-
-
-def _line_of_row(buf, end, row, first_line) -> int:
-    """The line number of the ``row``-th example (0-based) in buf[:end]."""
-    # Rows are the non-blank, non-comment lines; rescan Python-side (error path only).
-    count = -1
-    for k, line in enumerate(bytes(buf[:end]).split(b"\n")):
-        if line.split(b"#", 1)[0].strip():
-            count += 1
-            if count == row:
-                return first_line + k
-    return first_line
 
 
 def _take(pending, k, n_pending):

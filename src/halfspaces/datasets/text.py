@@ -51,7 +51,8 @@ def load_text_tsv(
     Raises
     ------
     DataFormatError
-        A line without a tab, or with an empty label, or bytes that are not ``encoding``.
+        A line without a tab, or with an empty label, bytes that are not ``encoding``, or
+        a file with no examples.
 
     Examples
     --------
@@ -78,6 +79,9 @@ def load_text_tsv(
             raise DataFormatError(path, lineno, "empty label before the tab")
         labels.append(label)
         texts.append(body)
+    if not labels:
+        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
+                              " blank lines)", reason="no_examples")
     return texts, np.array(labels, dtype=str)
 
 

@@ -41,9 +41,17 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import murmurhash3_32
 
-from ._io import DataFormatError, open_binary
+from ._io import (
+    DataFormatError,
+    open_binary,
+    require_regular_file,
+    weights_size_if_too_large,
+)
 
 __all__ = ["load_vw", "iter_vw"]
+
+
+_INT64_MAX = 2**63 - 1
 
 
 class _Reader:
@@ -79,7 +87,11 @@ class _Reader:
             raise DataFormatError(self.path, lineno, f"feature name {name!r} is not a"
                                   " non-negative integer; with hash_features=False names are"
                                   " column indices. Use hash_features=True for named features")
-        return int(name)
+        index = int(name)
+        if index > _INT64_MAX:
+            raise DataFormatError(self.path, lineno, f"feature index {name!r} does not fit"
+                                  " in a 64-bit integer (at most 2**63 - 1); is it a typo?")
+        return index
 
     def parse(self, line: str, lineno: int):
         """(label, importance, columns, values) of one line, or None for a blank line."""
@@ -124,8 +136,8 @@ class _Reader:
 
 
 def _lines(path) -> Iterator[tuple[int, str]]:
-    with open_binary(path) as raw:
-        text = io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+    with open_binary(path) as raw:  # utf-8-sig: skip a byte-order mark at the start
+        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="\n")
         try:
             yield from enumerate(text, start=1)
         except UnicodeDecodeError as exc:
@@ -137,6 +149,21 @@ def _rows(reader: _Reader, path) -> Iterator[tuple[int, tuple]]:
         row = reader.parse(line, lineno)
         if row is not None:
             yield lineno, row
+
+
+class _Extent:
+    """The smallest and largest index of the rows seen, and the lines they are first on."""
+
+    def __init__(self):
+        self.lo, self.hi, self.lo_line, self.hi_line = None, -1, None, None
+
+    def add(self, cols: list[int], lineno: int) -> None:
+        if cols:
+            lo, hi = min(cols), max(cols)
+            if self.lo is None or lo < self.lo:
+                self.lo, self.lo_line = lo, lineno
+            if hi > self.hi:
+                self.hi, self.hi_line = hi, lineno
 
 
 def _check_common(n_features, hash_features, zero_based, dtype):
@@ -184,8 +211,9 @@ def load_vw(
 
     Parameters
     ----------
-    path : str or path-like
-        The file (``.gz``, ``.bz2``, ``.xz`` by extension), UTF-8.
+    path : str, path-like or binary file object
+        The file (``.gz``, ``.bz2``, ``.xz`` by extension), UTF-8; a pipe or an open file
+        is read as a stream.
     n_features : int or None, default=2**18
         Hash buckets when ``hash_features=True``; with ``hash_features=False`` the number of
         columns (None: the largest index + 1).
@@ -218,29 +246,46 @@ def load_vw(
     """
     dt = _check_common(n_features, hash_features, zero_based, dtype)
     reader = _Reader(path, n_features, hash_features, seed)
-    rows = [row for _, row in _rows(reader, path)]
-    shift, n_cols = _columns(rows, n_features, hash_features, zero_based, path)
+    rows, extent = [], _Extent()
+    for lineno, row in _rows(reader, path):
+        rows.append(row)
+        extent.add(row[2], lineno)
+    if not rows:
+        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
+                              " blank lines)", reason="no_examples")
+    shift, n_cols = _columns(extent, n_features, hash_features, zero_based, path)
     X, y, w = _build(rows, n_cols, dt, shift)
     return (X, y, w) if return_weights else (X, y)
 
 
-def _columns(rows, n_features, hash_features, zero_based, path):
+def _columns(extent: _Extent, n_features, hash_features, zero_based, path):
     """(shift by one?, number of columns) for rows parsed without hashing."""
     if hash_features:
         return False, int(n_features)
-    cols = [c for r in rows for c in r[2]]
-    lo, hi = (min(cols), max(cols)) if cols else (None, -1)
+    lo, hi = extent.lo, extent.hi
     if zero_based is False and lo == 0:
-        raise DataFormatError(path, None, "feature index 0 but zero_based=False; pass"
-                              " zero_based=True or 'auto'")
+        raise DataFormatError(path, extent.lo_line, "feature index 0 in a file read with"
+                              " 1-based indices", hint="pass zero_based=True, or"
+                              " zero_based='auto', for a file with 0-based indices",
+                              reason="zero_index")
     shift = zero_based is False or (zero_based == "auto" and lo is not None and lo > 0)
-    needed = (hi - int(shift) if cols else 0) + 1
+    if lo is None:
+        return shift, 1 if n_features is None else int(n_features)
+    needed = hi - int(shift) + 1
     if n_features is None:
+        size = weights_size_if_too_large(needed)
+        if size is not None:
+            raise DataFormatError(path, extent.hi_line, f"feature index {hi} makes {needed}"
+                                  f" features, and a weight vector that long ({size} of"
+                                  " float64) cannot be allocated", hint="check that index;"
+                                  " hash the features of an index space this large"
+                                  " (hash_features=True)")
         return shift, needed
     if n_features < needed:
-        raise DataFormatError(path, None, f"n_features={n_features} but the file has feature"
-                              f" index {needed - 1} (0-based), so it needs at least"
-                              f" n_features={needed}")
+        basis = f"{'1' if shift else '0'}-based indices go up to {n_features - 1 + shift}"
+        raise DataFormatError(path, extent.hi_line, f"feature index {hi} is beyond the"
+                              f" {n_features} features ({basis})", hint="pass a larger"
+                              " n_features", reason="n_features")
     return shift, int(n_features)
 
 
@@ -259,7 +304,8 @@ def iter_vw(
 
     The chunks stacked are exactly :func:`load_vw` with the same arguments. With hashing,
     the file is read once. With ``hash_features=False`` and ``n_features=None`` (or
-    ``zero_based="auto"``) a first pass over the file finds the largest and smallest index.
+    ``zero_based="auto"``) a first pass over the file finds the largest and smallest index,
+    so ``path`` must then be a regular file, not a pipe or a stream.
 
     Examples
     --------
@@ -277,15 +323,15 @@ def iter_vw(
     shift, n_cols = False, n_features
     if not hash_features:
         if n_features is None or zero_based == "auto":
-            lo, hi, seen = None, -1, False
+            require_regular_file(path, "iter_vw", "with hash_features=False a first pass"
+                                 " over the file finds the indexing and the number of"
+                                 " columns; pass n_features= and zero_based=True or False,"
+                                 " or save the stream to a file")
+            extent = _Extent()
             scan = _Reader(path, n_features, False, seed)
-            for _, row in _rows(scan, path):
-                if row[2]:
-                    seen = True
-                    lo = min(row[2]) if lo is None else min(lo, min(row[2]))
-                    hi = max(hi, max(row[2]))
-            fake = [(0.0, 1.0, [lo, hi], [])] if seen else []
-            shift, n_cols = _columns(fake, n_features, False, zero_based, path)
+            for lineno, row in _rows(scan, path):
+                extent.add(row[2], lineno)
+            shift, n_cols = _columns(extent, n_features, False, zero_based, path)
         else:
             shift = zero_based is False
             n_cols = int(n_features)
@@ -301,11 +347,14 @@ def _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, zero_based, shift,
         if not hash_features and row[2]:
             lo, hi = min(row[2]), max(row[2])
             if shift and lo == 0:
-                raise DataFormatError(path, lineno, "feature index 0 in a file read as"
-                                      " 1-based; pass zero_based=True")
+                raise DataFormatError(path, lineno, "feature index 0 in a file read with"
+                                      " 1-based indices", hint="pass zero_based=True",
+                                      reason="zero_index")
             if hi - int(shift) >= n_cols:
-                raise DataFormatError(path, lineno, f"feature index {hi - int(shift)}"
-                                      f" (0-based) does not fit n_features={n_cols}")
+                basis = f"{'1' if shift else '0'}-based indices go up to {n_cols - 1 + shift}"
+                raise DataFormatError(path, lineno, f"feature index {hi} is beyond the"
+                                      f" {n_cols} features ({basis})", hint="pass a larger"
+                                      " n_features", reason="n_features")
         rows.append(row)
         if len(rows) == chunk_rows:
             X, y, w = _build(rows, n_cols, dt, shift)
