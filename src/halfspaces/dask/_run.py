@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 FAN_IN = 8
+INLINE_BYTES = 64_000
 
 
 def identity(value):
@@ -75,7 +76,12 @@ class Run:
                                   retries=self.retries, **kwargs)
 
     def put(self, value, step: str, r: int):
-        """The model ``value`` as a future (one upload; workers fetch it from each other)."""
+        """The model ``value`` as a future (one upload; workers fetch it from each other),
+        or ``value`` itself when it is small enough to travel inside every task."""
+        from dask.sizeof import sizeof
+
+        if sizeof(value) <= INLINE_BYTES:
+            return value
         return self.submit(identity, value, step=step, index=(r,))
 
     def map(self, func, *args, step: str, r: int, states: list | None = None, **kwargs) -> list:
