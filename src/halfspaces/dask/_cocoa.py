@@ -87,7 +87,7 @@ def fit_cocoa(run, classes, *, C: float, loss: str, bias: float, max_iter: int, 
         params = RoundParams(positives, C, loss, float(m), bias, local_iters, seed, r)
         model = run.put(W, "model", r)
         results = run.map(cocoa_round, model, params, step="local", r=r, states=results)
-        total = run.reduce(run.pick(results, "update", "update", r), "sum", r).result()
+        total = run.gather(run.reduce(run.pick(results, "update", "update", r), "sum", r))
         sq = (W * W).sum(axis=1)
         primal = 0.5 * sq + C * total["loss"]
         dual = total["asum"] - 0.5 * sq - 0.5 * Dii * total["asq"]

@@ -139,8 +139,8 @@ def fit_ipm(run, estimator, classes, *, max_iter: int, mixing: str, shuffle: boo
         params = EpochParams(positives, mixing == "mistakes", seed if shuffle else None, r,
                              keep_states=(r == 0 or m == 1))
         model = run.put(states, "model", r)
-        total = run.reduce(run.map(ipm_epoch, model, params, step="epoch", r=r), "mix", r)
-        total = total.result()
+        total = run.gather(run.reduce(run.map(ipm_epoch, model, params, step="epoch", r=r),
+                                      "mix", r))
         per_shard = np.array([total["per_shard"][j]["mistakes"] for j in range(m)])  # (m, K)
         if m == 1:  # mixing one model is the identity: keep its bits
             states = total["per_shard"][0]["states"]

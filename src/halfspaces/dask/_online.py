@@ -43,7 +43,7 @@ def fit_online(run, estimator, classes, *, n_passes: int = 1, shuffle_blocks: bo
         for i, j in enumerate(order):
             future = run.submit(partial_fit_block, run.shards.futures[j], future, classes,
                                 j=int(j), step="partial-fit", index=(p, i))
-        state = future.result()
+        state = run.gather(future)
         record = {"method": "online", "round": p + 1, "blocks": order.tolist()}
         if hasattr(state, "n_mistakes_"):
             record["mistakes"] = int(state.n_mistakes_ - before)

@@ -63,6 +63,8 @@ class Run:
         self.retries = retries
         self.verbose = verbose
         self.callback = callback
+        self.bytes_sent = 0  # client -> cluster: models (in task specs or put once)
+        self.bytes_received = 0  # cluster -> client: the gathered sums
 
     @property
     def n_shards(self) -> int:
@@ -80,9 +82,20 @@ class Run:
         or ``value`` itself when it is small enough to travel inside every task."""
         from dask.sizeof import sizeof
 
-        if sizeof(value) <= INLINE_BYTES:
+        size = sizeof(value)
+        if size <= INLINE_BYTES:
+            self.bytes_sent += size * self.n_shards
             return value
+        self.bytes_sent += size
         return self.submit(identity, value, step=step, index=(r,))
+
+    def gather(self, future):
+        """The result of ``future`` on the client (its bytes are counted)."""
+        from dask.sizeof import sizeof
+
+        value = future.result()
+        self.bytes_received += sizeof(value)
+        return value
 
     def map(self, func, *args, step: str, r: int, states: list | None = None, **kwargs) -> list:
         """``func(shard_j, [states[j]], *args, j=j, **kwargs)`` on every shard's worker."""
@@ -109,11 +122,13 @@ class Run:
 
     def map_reduce(self, func, *args, step: str, r: int, **kwargs) -> dict:
         """Map ``func`` over the shards, sum the results on the cluster, gather the sum."""
-        return self.reduce(self.map(func, *args, step=step, r=r, **kwargs), f"{step}-sum",
-                           r).result()
+        return self.gather(self.reduce(self.map(func, *args, step=step, r=r, **kwargs),
+                                       f"{step}-sum", r))
 
     def report(self, record: dict, line: str) -> None:
-        """Progress of one round: ``verbose`` prints ``line``, ``callback`` gets ``record``."""
+        """Progress of one round: ``verbose`` prints ``line``, ``callback`` gets ``record``
+        (with the bytes sent to and received from the cluster so far)."""
+        record["bytes_sent"], record["bytes_received"] = self.bytes_sent, self.bytes_received
         if self.verbose:
             print(f"halfspaces.dask[{self.method}] {line}", flush=True)
         if self.callback is not None:
