@@ -10,10 +10,10 @@ N shows, not the cluster's latency. For each N:
   the IPM theorem bounds by (R / gamma)^2;
 * CoCoA+ (sigma' = N, one local pass per round) on noisy data, C = 1 / (lam n): rounds
   until the relative duality gap is below 1e-3;
-* communication per round, in floats, of the star the implementation uses for small N
-  (N models up, or one model down to each of N workers) and of a tree reduction (``fan-in``
-  8, which the implementation uses): the driver sends d and receives d; each worker sends
-  d once.
+* communication per round, in floats: ``star`` is what passes through the driver if every
+  worker sends its model to it and gets the new one back (``2 N d``); ``tree`` is what
+  travels along the longest path of a reduction with fan-in 8 and a broadcast back
+  (``2 d ceil(log_8 N)``), the driver itself sending and receiving one model (``2 d``).
 
 L-BFGS and the synchronous mini-batch Pegasos compute exactly the single-machine quantity
 (the full gradient, the batch's sub-gradient), so their rounds do not depend on N; only

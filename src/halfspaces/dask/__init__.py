@@ -245,6 +245,10 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         - ``minibatch``: ``batch_size`` (the estimator's; use thousands), ``n_iter``
           (steps) or ``max_iter`` (epochs of ``n / batch_size`` steps); ``random_state``.
 
+        For ``PegasosSVC``, ``eta0="auto"`` (and ``"calibrate"``, treated as ``"auto"``) and
+        ``intercept_decay="auto"`` are resolved once on all the rows, so that every shard
+        follows the same schedule.
+
     Returns
     -------
     estimator
