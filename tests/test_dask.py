@@ -278,6 +278,20 @@ def test_averaged_ipm_on_two_blocks_is_the_average_of_every_iterate(client):
     assert est.t_ == T == 90
 
 
+def test_pegasos_averaging_on_two_blocks_approaches_the_svm_optimum(client):
+    """Mixed per epoch, the shards' Pegasos runs converge to the SVM optimum (no offset)."""
+    X, y = _data(n=60, d=3, seed=18)
+    lam = 0.1
+    rounds = []
+    est = hd.fit(PegasosSVC(lam=lam, fit_intercept=False, max_iter=20, random_state=0),
+                 *_dask(X, y, chunks=(30, 30)), callback=rounds.append)
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    best = _svm_optimum(X, y, 1.0 / (lam * 60)) * lam  # J_lam = lam J_C
+    J = svm_objective(est.coef_[0], 0.0, X, y_pm, lam=lam)
+    assert best <= J <= 1.02 * best
+    assert len(rounds) == est.n_iter_ == 20 and est.t_ == 20 * 30
+
+
 # -- Pegasos synchronous mini-batches ------------------------------------------------------------
 def _numpy_minibatch_pegasos(X, y, lam, k, T, seed):
     """Mini-batch Pegasos (eta_t = 1/(lam t), projection, no offset) on the same draws."""
