@@ -341,6 +341,21 @@ def test_dataframe_and_svmlight_shards_match_the_dask_array(client, tmp_path):
     assert est.n_features_in_ == 3
 
 
+def test_unknown_chunk_sizes_and_empty_blocks_from_a_row_filter(client):
+    X, y = _data(n=60, seed=8)
+    X[20:40, 0] = -1.0  # the filter empties the middle block
+    dX, dy = _dask(X, y, chunks=(20, 20, 20))
+    keep = dX[:, 0] > -0.5
+    fX, fy = dX[keep], dy[keep]  # chunk sizes are unknown (nan) until computed
+    assert np.isnan(fX.chunks[0][0])
+    est = hd.fit(Perceptron(), fX, fy, method="online")
+    mask = X[:, 0] > -0.5
+    sizes = [int(mask[i:i + 20].sum()) for i in (0, 20, 40)]
+    assert sizes[1] == 0
+    ref = _in_memory_loop(Perceptron(), X[mask], y[mask], [-1, 1], chunks=sizes[::2])
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+
+
 # -- the fitted estimator needs no Dask --------------------------------------------------------
 def test_fitted_estimators_are_saved_and_loaded_without_dask(client, tmp_path):
     from halfspaces import load
