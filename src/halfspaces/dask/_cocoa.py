@@ -20,6 +20,13 @@ adding, gamma = 1):
 
    and stops when ``gap <= tol P`` (then ``w`` is within a relative ``tol`` of the optimum).
 
+**Failures.** ``alpha_[k]`` of round ``r`` is the result of a task whose inputs are the
+shard, ``alpha_[k]`` of round ``r - 1`` and the model of round ``r - 1`` (written into the
+task or put on the cluster), so a worker lost mid-fit is recovered by recomputing that
+chain from the shard's source, and the fit ends with the same ``w``. The price is that the
+scheduler keeps every round's model for as long as the fit runs: ``rounds x K (d + 1)``
+floats.
+
 **The offset** is a constant feature of value ``intercept_scaling`` (see
 :mod:`halfspaces.solvers.cocoa`): CoCoA+ solves the SVM with the offset *regularized*,
 ``1/2 (||w||^2 + (b / intercept_scaling)^2) + C sum loss`` -- the problem of LIBLINEAR and
