@@ -33,6 +33,8 @@ def partial_fit_block(shard, estimator, classes, *, j: int):
 def fit_online(run, estimator, classes, *, n_passes: int = 1, shuffle_blocks: bool = False,
                random_state=None):
     """Chain ``partial_fit`` over the blocks ``n_passes`` times; returns the fitted copy."""
+    from dask.sizeof import sizeof
+
     rng = check_random_state(random_state)
     m = run.n_shards
     state = estimator
@@ -40,6 +42,7 @@ def fit_online(run, estimator, classes, *, n_passes: int = 1, shuffle_blocks: bo
         order = rng.permutation(m) if shuffle_blocks else np.arange(m)
         before = getattr(state, "n_mistakes_", 0)
         future = state  # the first task's input is the estimator itself, in its spec
+        run.bytes_sent += sizeof(state)
         for i, j in enumerate(order):
             future = run.submit(partial_fit_block, run.shards.futures[j], future, classes,
                                 j=int(j), step="partial-fit", index=(p, i))
