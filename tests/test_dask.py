@@ -1,24 +1,32 @@
-"""The Dask backend: block-by-block partial_fit and map_blocks prediction.
+"""The Dask backend: training on the workers of a 2-process LocalCluster, map_blocks prediction.
 
-References: the in-memory loop ``for block: est.partial_fit(block)`` over the same NumPy
-blocks (written here), NumPy perceptron and Pegasos passes over the concatenated rows written
-from the update rules, and the estimator's own predict on the computed array.
-Every test runs dask's synchronous scheduler, so the order of work is deterministic.
+References: the single-machine estimators on the concatenated data (with one block every
+method is the single-machine fit), a NumPy perceptron and a NumPy mini-batch Pegasos
+written from their update rules, the exact SVM optimum of the QP solver, the IPM mistake
+bound (McDonald, Hall and Mann 2010, Theorem 3), and the estimator's own predict on the
+computed array. The cluster is created once for the module (tests that need no cluster
+use dask's synchronous scheduler).
 """
 
 from __future__ import annotations
 
 import builtins
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.exceptions import NotFittedError
 
+dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
-import dask  # noqa: E402
+distributed = pytest.importorskip("distributed")
+
+from numba import config as numba_config  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning, NotFittedError  # noqa: E402
 
 from halfspaces import (  # noqa: E402
     SVC,
@@ -30,14 +38,18 @@ from halfspaces import (  # noqa: E402
     VotedPerceptron,
 )
 from halfspaces import dask as hd  # noqa: E402
+from halfspaces.datasets import dump_svmlight, make_separable  # noqa: E402
+from halfspaces.losses import logistic_objective, svm_objective  # noqa: E402
 
 ROW_CHUNKS = (7, 13, 1, 19, 10)  # uneven, including a one-row block
 
 
-@pytest.fixture(autouse=True)
-def _synchronous():
-    with dask.config.set(scheduler="synchronous"):
-        yield
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
 
 
 def _data(n=50, d=4, seed=0, n_classes=2, noise=0.15):
@@ -57,11 +69,14 @@ def _dask(X, y, chunks=ROW_CHUNKS):
     return da.from_array(X, chunks=(chunks, -1)), da.from_array(y, chunks=(chunks,))
 
 
-def _in_memory_loop(est, X, y, classes, chunks=ROW_CHUNKS, n_passes=1, to_block=None):
+def _in_memory_loop(est, X, y, classes, chunks=ROW_CHUNKS, n_passes=1, to_block=None,
+                    order=None):
     """The reference: partial_fit on each NumPy block, in order."""
     bounds = np.cumsum((0,) + tuple(chunks))
-    for _ in range(n_passes):
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+    for p in range(n_passes):
+        blocks = range(len(chunks)) if order is None else order[p]
+        for j in blocks:
+            lo, hi = bounds[j], bounds[j + 1]
             block = X[lo:hi] if to_block is None else to_block(X[lo:hi])
             est.partial_fit(block, y[lo:hi], classes=classes)
     return est
@@ -77,129 +92,354 @@ def _numpy_perceptron(X, y, n_passes):
     return w, b, mistakes
 
 
-def _numpy_pegasos(X, y, lam):
-    """Pegasos, k = 1, eta_t = 1/(lam t), projection onto ||w|| <= 1/sqrt(lam), no b."""
-    w, mistakes = np.zeros(X.shape[1]), 0
-    for t, (x_t, y_t) in enumerate(zip(X, y, strict=True), start=1):
-        eta, margin = 1.0 / (lam * t), y_t * (w @ x_t)
-        mistakes += margin <= 0
-        w = (1.0 - eta * lam) * w + (eta * y_t * x_t if margin < 1 else 0.0)
-        w *= min(1.0, 1.0 / (np.sqrt(lam) * np.linalg.norm(w) + 1e-300))
-    return w, mistakes
-
-
-# -- fitting ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("n_passes", [1, 3])
-def test_perceptron_blocks_equal_the_in_memory_loop_and_the_pass_over_all_rows(n_passes):
+# -- the exact online pass -----------------------------------------------------------------------
+def test_online_pass_equals_the_in_memory_loop_and_the_numpy_perceptron(client):
     X, y = _data()
     dX, dy = _dask(X, y)
-    est = hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1], n_passes=n_passes)
-    ref = _in_memory_loop(Perceptron(), X, y, [-1, 1], n_passes=n_passes)
+    est = hd.fit(Perceptron(), dX, dy, method="online", n_passes=3)
+    ref = _in_memory_loop(Perceptron(), X, y, [-1, 1], n_passes=3)
     np.testing.assert_array_equal(est.coef_, ref.coef_)
     np.testing.assert_array_equal(est.intercept_, ref.intercept_)
     assert est.n_mistakes_ == ref.n_mistakes_
-    # Block boundaries do not matter: one online pass over the concatenated rows.
-    w, b, mistakes = _numpy_perceptron(X.astype(float), y, n_passes)
+    w, b, mistakes = _numpy_perceptron(X.astype(float), y, 3)
     np.testing.assert_allclose(est.coef_[0], w, rtol=1e-12, atol=1e-12)
     assert est.intercept_[0] == pytest.approx(b)
-    assert est.n_mistakes_ == mistakes
-    assert mistakes > 0
-
-
-def test_pegasos_blocks_equal_the_in_memory_loop_and_the_numpy_pegasos_pass():
-    X, y = _data(seed=1)
-    params = dict(lam=0.1, learning_rate="pegasos", eta0=1.0, average=False,
-                  fit_intercept=False, random_state=0)
-    dX, dy = _dask(X, y)
-    est = hd.fit_blocks(PegasosSVC(**params), dX, dy, classes=[-1, 1])
-    ref = _in_memory_loop(PegasosSVC(**params), X, y, [-1, 1])
-    np.testing.assert_array_equal(est.coef_, ref.coef_)
-    np.testing.assert_array_equal(est.intercept_, ref.intercept_)
-    assert est.n_mistakes_ == ref.n_mistakes_
-    assert est.t_ == ref.t_ == len(y)
-    w, mistakes = _numpy_pegasos(X, y, lam=0.1)
-    np.testing.assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-12)
-    assert est.n_mistakes_ == mistakes
+    assert est.n_mistakes_ == mistakes > 0
 
 
 @pytest.mark.parametrize("make", [
     lambda: AveragedPerceptron(),
     lambda: VotedPerceptron(),
-    lambda: PegasosSVC(lam=0.01, batch_size=3, random_state=0),  # eta0="auto", averaged
+    lambda: PegasosSVC(lam=0.01, batch_size=3, random_state=0),
     lambda: LogisticRegression(lam=0.01),
 ], ids=["averaged", "voted", "pegasos-minibatch", "logistic"])
-@pytest.mark.parametrize("n_classes", [2, 3])
-def test_every_online_estimator_matches_its_in_memory_loop(make, n_classes):
-    X, y = _data(n_classes=n_classes, seed=2)
-    classes = np.unique(y)
+def test_online_pass_of_every_online_estimator_on_three_classes(client, make):
+    X, y = _data(n_classes=3, seed=2)
     dX, dy = _dask(X, y)
-    est = hd.fit_blocks(make(), dX, dy, classes=classes, n_passes=2)
-    ref = _in_memory_loop(make(), X, y, classes, n_passes=2)
+    est = hd.fit(make(), dX, dy, method="online", n_passes=2)
+    ref = _in_memory_loop(make(), X, y, np.unique(y), n_passes=2)
     np.testing.assert_array_equal(est.classes_, ref.classes_)
     np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
-    if hasattr(ref, "n_mistakes_"):
-        assert est.n_mistakes_ == ref.n_mistakes_
 
 
-def test_csr_blocks_match_the_in_memory_loop_on_csr_and_the_dense_fit():
+def test_online_pass_shuffles_blocks_with_a_seed_and_reads_csr_blocks(client):
     X, y = _data(seed=3)
-    X[np.abs(X) < 0.7] = 0.0  # genuinely sparse rows
+    X[np.abs(X) < 0.7] = 0.0
     dX, dy = _dask(X, y)
     dS = dX.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 0)))
-    est = hd.fit_blocks(Perceptron(), dS, dy, classes=[-1, 1], n_passes=2)
-    ref = _in_memory_loop(Perceptron(), X, y, [-1, 1], n_passes=2, to_block=sp.csr_matrix)
+    est = hd.fit(Perceptron(), dS, dy, method="online", n_passes=2, shuffle_blocks=True,
+                 random_state=4)
+    rng = np.random.RandomState(4)
+    order = [rng.permutation(len(ROW_CHUNKS)) for _ in range(2)]
+    ref = _in_memory_loop(Perceptron(), X, y, [-1, 1], n_passes=2, order=order,
+                          to_block=sp.csr_matrix)
     np.testing.assert_array_equal(est.coef_, ref.coef_)
     assert est.n_mistakes_ == ref.n_mistakes_
-    dense = hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1], n_passes=2)
-    np.testing.assert_allclose(est.coef_, dense.coef_, rtol=1e-12)
-    labels = hd.predict(est, dS)
-    np.testing.assert_array_equal(labels.compute(), est.predict(X))
+    assert order[0].tolist() != list(range(len(ROW_CHUNKS)))  # the order did change
 
 
-def test_blocks_are_computed_one_at_a_time_in_order():
-    X, y = _data(n=40)
-    log = []
-
-    def load(j, lo, hi):
-        log.append(j)
-        return X[lo:hi]
-
-    bounds = [0, 10, 25, 30, 40]
-    parts = [da.from_delayed(dask.delayed(load)(j, lo, hi), shape=(hi - lo, X.shape[1]),
-                             dtype=X.dtype)
-             for j, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))]
-    dX = da.concatenate(parts, axis=0)
-    dy = da.from_array(y, chunks=(tuple(np.diff(bounds)),))
-    est = hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1], n_passes=2)
-    assert log == [0, 1, 2, 3, 0, 1, 2, 3]  # each block once per pass, never X at once
-    ref = _in_memory_loop(Perceptron(), X, y, [-1, 1], chunks=np.diff(bounds), n_passes=2)
-    np.testing.assert_array_equal(est.coef_, ref.coef_)
-
-
-def test_classes_none_computes_the_labels_of_y_and_continues_a_fitted_estimator():
+def test_fit_blocks_alias_continues_a_fitted_estimator_with_its_classes(client):
     X, y = _data(seed=4)
     labels = np.array(["ham", "spam"])[(y > 0).astype(int)]
     dX, dy = _dask(X, labels)
-    est = hd.fit_blocks(Perceptron(), dX, dy)  # da.unique(y) pass
+    est = hd.fit_blocks(Perceptron(), dX, dy)  # classes from the data
     ref = _in_memory_loop(Perceptron(), X, labels, ["ham", "spam"])
     np.testing.assert_array_equal(est.classes_, ["ham", "spam"])
-    np.testing.assert_array_equal(est.coef_, ref.coef_)
-    # A fitted estimator continues from its state with its own classes_.
     hd.fit_blocks(est, dX, dy)
     _in_memory_loop(ref, X, labels, None)
     np.testing.assert_array_equal(est.coef_, ref.coef_)
     assert est.n_mistakes_ == ref.n_mistakes_
 
 
-def test_numpy_labels_are_chunked_like_X():
-    X, y = _data(seed=5)
-    dX, _ = _dask(X, y)
-    est = hd.fit_blocks(Perceptron(), dX, y, classes=[-1, 1])
-    ref = _in_memory_loop(Perceptron(), X, y, [-1, 1])
+# -- with one block, every method is the single-machine fit -----------------------------------
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_ipm_on_one_block_is_the_single_machine_fit(client, cls, n_classes):
+    X, y = _data(n_classes=n_classes, seed=5, noise=0.1)
+    est = hd.fit(cls(max_iter=7), *_dask(X, y, chunks=(50,)), mixing="mistakes")
+    ref = cls(max_iter=7).fit(X, y)
+    for name in ("coef_", "intercept_", "classes_"):
+        np.testing.assert_array_equal(getattr(est, name), getattr(ref, name))
+    if cls is AveragedPerceptron:
+        np.testing.assert_array_equal(est.current_coef_, ref.current_coef_)
+        np.testing.assert_array_equal(est.weighted_coef_sum_, ref.weighted_coef_sum_)
+    assert est.mistakes_per_epoch_ == ref.mistakes_per_epoch_
+    assert (est.n_iter_, est.t_, est.n_mistakes_, est.converged_) == (
+        ref.n_iter_, ref.t_, ref.n_mistakes_, ref.converged_)
+
+
+def test_lbfgs_on_one_block_is_the_single_machine_fit(client):
+    X, y = _data(seed=6)
+    est = hd.fit(LogisticRegression(C=0.5), *_dask(X, y, chunks=(50,)))
+    ref = LogisticRegression(C=0.5).fit(X, y)
+    # The same evaluations in the same order; BLAS may round the last bit differently on a
+    # copy of theta with another memory alignment (or thread count) in the worker.
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=1e-12, atol=1e-14)
+    assert est.n_iter_ == ref.n_iter_
+
+
+def test_pegasos_averaging_on_one_block_is_the_single_machine_partial_fit(client):
+    X, y = _data(seed=7)
+    est = hd.fit(PegasosSVC(lam=0.05, max_iter=3), *_dask(X, y, chunks=(50,)), shuffle=False)
+    ref = PegasosSVC(lam=0.05)
+    for _ in range(3):
+        ref.partial_fit(X, y, classes=[-1, 1])
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    np.testing.assert_array_equal(est.intercept_, ref.intercept_)
+    assert est.t_ == ref.t_ == 150
+
+
+def _svm_optimum(X, y, C):
+    qp = SVC(C=C, fit_intercept=False, solver="qp").fit(X, y)
+    return svm_objective(qp.coef_[0], 0.0, X, np.where(y > 0, 1.0, -1.0), C=C)
+
+
+@pytest.mark.parametrize("chunks", [(40,), (25, 15)], ids=["one-block", "two-blocks"])
+def test_cocoa_reaches_the_svm_optimum(client, chunks):
+    X, y = _data(n=40, d=3, seed=8)
+    gaps = []
+    est = hd.fit(SVC(C=0.5, fit_intercept=False), *_dask(X, y, chunks=chunks), tol=1e-6,
+                 local_iters=5, callback=lambda r: gaps.append(float(r["duality_gap"][0])))
+    best = _svm_optimum(X, y, 0.5)
+    J = svm_objective(est.coef_[0], 0.0, X, np.where(y > 0, 1.0, -1.0), C=0.5)
+    assert abs(J - best) <= 1e-6 * best
+    assert est.objective_ == pytest.approx(J, rel=1e-12)
+    assert gaps[-1] <= 1e-6 * est.objective_ < gaps[0]
+    assert est.n_iter_ == len(gaps) == len(est.dask_history_["duality_gap"])
+
+
+def test_cocoa_offset_is_the_constant_feature_of_intercept_scaling(client):
+    """The offset is regularized: the optimum is SVC without offset on X with a column of
+    intercept_scaling appended."""
+    X, y = _data(n=40, d=3, seed=9)
+    est = hd.fit(SVC(C=0.5), *_dask(X, y, chunks=(20, 20)), tol=1e-6, local_iters=5,
+                 intercept_scaling=0.5)
+    Xa = np.hstack([X, np.full((40, 1), 0.5)])
+    best = _svm_optimum(Xa, y, 0.5)
+    theta = np.concatenate([est.coef_[0], est.intercept_ / 0.5])
+    J = svm_objective(theta, 0.0, Xa, np.where(y > 0, 1.0, -1.0), C=0.5)
+    assert abs(J - best) <= 1e-6 * best
+    np.testing.assert_array_equal(est.decision_function(X), X @ est.coef_[0] + est.intercept_)
+
+
+def test_lbfgs_on_two_blocks_reaches_the_single_machine_optimum(client):
+    X, y = _data(n=60, seed=10)
+    est = hd.fit(LogisticRegression(C=2.0, tol=1e-10), *_dask(X, y, chunks=(35, 25)))
+    ref = LogisticRegression(C=2.0, tol=1e-10).fit(X, y)
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    J = logistic_objective(est.coef_[0], est.intercept_[0], X, y_pm, C=2.0)
+    J_ref = logistic_objective(ref.coef_[0], ref.intercept_[0], X, y_pm, C=2.0)
+    assert abs(J - J_ref) <= 1e-8 * J_ref
+    assert est.predict_proba(X).shape == (60, 2)
+
+
+# -- two workers: IPM separates, with the mixing bound ----------------------------------------
+@pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
+def test_ipm_separates_separable_data_within_the_mixing_bound(client, mixing):
+    gamma = 0.15
+    X, y = make_separable(n_samples=120, n_features=3, margin=gamma, random_state=1)
+    rounds = []
+    est = hd.fit(Perceptron(fit_intercept=False), *_dask(X, y, chunks=(30, 30, 30, 30)),
+                 mixing=mixing, shuffle=True, random_state=0, callback=rounds.append)
+    assert est.converged_ and est.score(X, y) == 1.0
+    R = np.sqrt((X * X).sum(axis=1).max())
+    mistakes = est.dask_history_["mistakes"]  # (epochs, shards)
+    assert mistakes.shape == (est.n_iter_, 4) and mistakes[-1].sum() == 0
+    if mixing == "uniform":
+        mixed = (mistakes / 4.0).sum()
+    else:
+        k = mistakes.sum(axis=1, keepdims=True)
+        mixed = (mistakes * mistakes / np.where(k > 0, k, 1)).sum()
+    assert mixed == pytest.approx(rounds[-1]["mixed_mistakes"])
+    assert mixed <= (R / gamma) ** 2
+    assert est.n_mistakes_ == mistakes.sum() > 0
+
+
+def test_averaged_ipm_on_two_blocks_is_the_average_of_every_iterate(client):
+    """Two shards, uniform mixing: coef_ is (1/T) sum of every weight vector the shards
+    produced, recomputed here with a NumPy perceptron run shard by shard."""
+    X, y = _data(n=30, d=3, seed=11, noise=0.2)
+    est = hd.fit(AveragedPerceptron(max_iter=3), *_dask(X, y, chunks=(18, 12)))
+    w, b, total, total_b, T = np.zeros(3), 0.0, np.zeros(3), 0.0, 0
+    for _ in range(est.n_iter_):
+        ends = []
+        for lo, hi in ((0, 18), (18, 30)):
+            wj, bj = w.copy(), b
+            for x_t, y_t in zip(X[lo:hi], y[lo:hi], strict=True):
+                if y_t * (wj @ x_t + bj) <= 0:
+                    wj, bj = wj + y_t * x_t, bj + y_t
+                total, total_b, T = total + wj, total_b + bj, T + 1
+            ends.append((wj, bj))
+        w, b = (ends[0][0] + ends[1][0]) / 2, (ends[0][1] + ends[1][1]) / 2
+    np.testing.assert_allclose(est.current_coef_[0], w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(est.coef_[0], total / T, rtol=1e-9, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(total_b / T, rel=1e-9)
+    assert est.t_ == T == 90
+
+
+def test_pegasos_averaging_on_two_blocks_approaches_the_svm_optimum(client):
+    """Mixed per epoch, the shards' Pegasos runs converge to the SVM optimum (no offset)."""
+    X, y = _data(n=60, d=3, seed=18)
+    lam = 0.1
+    rounds = []
+    est = hd.fit(PegasosSVC(lam=lam, fit_intercept=False, max_iter=20, random_state=0),
+                 *_dask(X, y, chunks=(30, 30)), callback=rounds.append)
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    best = _svm_optimum(X, y, 1.0 / (lam * 60)) * lam  # J_lam = lam J_C
+    J = svm_objective(est.coef_[0], 0.0, X, y_pm, lam=lam)
+    assert best <= J <= 1.02 * best
+    assert len(rounds) == est.n_iter_ == 20 and est.t_ == 20 * 30
+
+
+# -- Pegasos synchronous mini-batches ------------------------------------------------------------
+def _numpy_minibatch_pegasos(X, y, lam, k, T, seed):
+    """Mini-batch Pegasos (eta_t = 1/(lam t), projection, no offset) on the same draws."""
+    w = np.zeros(X.shape[1])
+    for t in range(1, T + 1):
+        rows = np.random.default_rng([seed, t]).integers(0, len(y), size=k)
+        viol = y[rows] * (X[rows] @ w) < 1
+        eta = 1.0 / (lam * t)
+        w = (1 - eta * lam) * w + eta / k * (y[rows][viol] @ X[rows][viol])
+        w *= min(1.0, 1.0 / (np.sqrt(lam) * np.linalg.norm(w) + 1e-300))
+    return w
+
+
+def test_minibatch_pegasos_does_not_depend_on_the_blocks(client):
+    X, y = _data(n=60, seed=12)
+    params = dict(lam=0.1, learning_rate="pegasos", average=False, fit_intercept=False)
+    fits = [hd.fit(PegasosSVC(**params), *_dask(X, y, chunks=chunks), method="minibatch",
+                   batch_size=16, n_iter=25, random_state=3)
+            for chunks in [(60,), (13, 27, 20)]]
+    np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-12, atol=1e-14)
+    seed = np.random.RandomState(3).randint(0, 2**31 - 1)
+    w = _numpy_minibatch_pegasos(X, np.where(y > 0, 1.0, -1.0), 0.1, 16, 25, seed)
+    np.testing.assert_allclose(fits[1].coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert fits[1].t_ == 25
+    est = fits[1]
+    est.partial_fit(X, y)  # the Dask-fitted estimator continues on one machine
+    assert est.t_ == 85
+
+
+# -- inputs ------------------------------------------------------------------------------------
+def test_dataframe_and_svmlight_shards_match_the_dask_array(client, tmp_path):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=40, d=3, seed=13)
+    X[np.abs(X) < 0.5] = 0.0
+    ref = hd.fit(Perceptron(), *_dask(X, y, chunks=(20, 20)), method="online")
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
+    est = hd.fit(Perceptron(), dd.from_pandas(frame, npartitions=2), "label",
+                 method="online")
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    paths = [tmp_path / "part0.svm", tmp_path / "part1.svm"]
+    Xs = np.hstack([X, np.zeros((40, 2))])  # trailing empty columns are not in the files
+    for path, rows in zip(paths, (slice(0, 20), slice(20, 40)), strict=True):
+        dump_svmlight(Xs[rows], y[rows], path)  # 1-based indices
+    est = hd.fit(Perceptron(), [str(p) for p in paths], method="online")
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    assert est.n_features_in_ == 3
+
+
+def test_unknown_chunk_sizes_and_empty_blocks_from_a_row_filter(client):
+    X, y = _data(n=60, seed=8)
+    X[20:40, 0] = -1.0  # the filter empties the middle block
+    dX, dy = _dask(X, y, chunks=(20, 20, 20))
+    keep = dX[:, 0] > -0.5
+    fX, fy = dX[keep], dy[keep]  # chunk sizes are unknown (nan) until computed
+    assert np.isnan(fX.chunks[0][0])
+    est = hd.fit(Perceptron(), fX, fy, method="online")
+    mask = X[:, 0] > -0.5
+    sizes = [int(mask[i:i + 20].sum()) for i in (0, 20, 40)]
+    assert sizes[1] == 0
+    ref = _in_memory_loop(Perceptron(), X[mask], y[mask], [-1, 1], chunks=sizes[::2])
     np.testing.assert_array_equal(est.coef_, ref.coef_)
 
 
-# -- prediction ------------------------------------------------------------------------------
+# -- the fitted estimator needs no Dask --------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 5 rounds
+def test_fitted_estimators_are_saved_and_loaded_without_dask(client, tmp_path):
+    from halfspaces import load
+
+    X, y = _data(n=40, seed=14)
+    for est in (hd.fit(AveragedPerceptron(max_iter=3), *_dask(X, y, chunks=(20, 20))),
+                hd.fit(SVC(), *_dask(X, y, chunks=(20, 20)), max_iter=5),
+                hd.fit(PegasosSVC(), *_dask(X, y, chunks=(20, 20)), max_iter=2)):
+        est.save(tmp_path / "m.npz")
+        np.testing.assert_array_equal(load(tmp_path / "m.npz").predict(X), est.predict(X))
+
+
+# -- faults and observability ------------------------------------------------------------------
+def _kill_one_worker(client, when):
+    """A callback that kills one worker process (SIGKILL) at round ``when``."""
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    killed = []
+
+    def callback(record):
+        if record["round"] == when and not killed:
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    return callback, killed
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 8 rounds
+def test_a_worker_killed_mid_fit_does_not_change_the_model(client):
+    """CoCoA+ keeps each shard's dual variables on its worker from round to round: the
+    scheduler recomputes the lost shards and their chain of rounds from their sources."""
+    X, y = _data(n=60, seed=15, noise=0.2)
+    options = dict(tol=1e-12, max_iter=8, random_state=0)
+    parts = _dask(X, y, chunks=(15, 15, 15, 15))
+    calm = hd.fit(SVC(C=1.0), *parts, **options)
+    callback, killed = _kill_one_worker(client, when=3)
+    hit = hd.fit(SVC(C=1.0), *parts, callback=callback, **options)
+    assert killed  # the worker was killed mid-fit (rounds 4 to 8 ran after it)
+    np.testing.assert_array_equal(hit.coef_, calm.coef_)
+    np.testing.assert_array_equal(hit.intercept_, calm.intercept_)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
+    assert killed[0] not in client.run(os.getpid).values()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 3 rounds
+def test_the_client_does_not_train(client):
+    """The fitting thread's CPU time is a small part of the tasks' compute time.
+
+    The scheduler of a LocalCluster runs in this process, so the whole process's CPU time
+    would count the scheduler's work; the thread that calls ``fit`` is where a client-side
+    training loop (as the first backend's) would spend its time.
+    """
+    n = 1_000 if numba_config.DISABLE_JIT else 40_000  # interpreted kernels: ~100x slower
+    rng = da.random.default_rng(0)
+    dX = rng.standard_normal((n, 50), chunks=(n // 2, -1))  # generated on the workers
+    dy = da.where(dX[:, 0] + 0.5 * dX[:, 1] + 0.3 * rng.standard_normal(n, chunks=n // 2)
+                  > 0, 1, -1)
+    dX, dy = client.persist([dX, dy])
+    distributed.wait([dX, dy])
+    with distributed.get_task_stream(client) as stream:
+        start = time.thread_time()
+        hd.fit(SVC(C=1.0), dX, dy, local_iters=20, max_iter=3, tol=1e-12)
+        client_cpu = time.thread_time() - start
+    compute = sum(s["stop"] - s["start"] for task in stream.data
+                  for s in task["startstops"]
+                  if s["action"] == "compute" and "halfspaces-cocoa-local" in str(task["key"]))
+    assert compute > 0
+    assert client_cpu < 0.25 * compute, (client_cpu, compute)
+
+
+def test_verbose_and_callback_report_each_round(client, capsys):
+    X, y = _data(n=40, seed=16)
+    rounds = []
+    with pytest.warns(ConvergenceWarning, match=r"CoCoA\+ did not reach a relative duality"
+                                                r" gap of tol=1e-12 in max_iter=3 rounds"):
+        hd.fit(SVC(C=1.0), *_dask(X, y, chunks=(20, 20)), max_iter=3, tol=1e-12,
+               verbose=True, callback=rounds.append)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "halfspaces.dask" in ln]
+    assert [r["round"] for r in rounds] == [1, 2, 3] and len(lines) == 3
+    assert "duality gap" in lines[0] and rounds[2]["duality_gap"][0] < rounds[0]["duality_gap"][0]
+
+
+# -- prediction ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_map_blocks_predictions_equal_the_estimator_on_the_computed_array(n_classes):
     X, y = _data(n_classes=n_classes, seed=6)
@@ -207,72 +447,107 @@ def test_map_blocks_predictions_equal_the_estimator_on_the_computed_array(n_clas
     y = names[np.searchsorted(np.unique(y), y)]
     clf = LogisticRegression(lam=0.01).fit(X, y)
     dX, _ = _dask(X, y)
-    labels = hd.predict(clf, dX)
-    scores = hd.decision_function(clf, dX)
+    labels, scores = hd.predict(clf, dX), hd.decision_function(clf, dX)
     proba = hd.predict_proba(clf, dX)
-    # Metadata declared without computing anything.
     assert labels.shape == (len(y),) and labels.dtype == clf.classes_.dtype
     assert labels.chunks == (ROW_CHUNKS,)
     expected_scores_shape = (len(y),) if n_classes == 2 else (len(y), n_classes)
     assert scores.shape == expected_scores_shape and scores.dtype == np.float64
     assert proba.shape == (len(y), n_classes) and proba.chunks == (ROW_CHUNKS, (n_classes,))
-    np.testing.assert_array_equal(labels.compute(), clf.predict(dX.compute()))
-    # BLAS may sum a short block in another order: equal up to rounding.
-    np.testing.assert_allclose(scores.compute(), clf.decision_function(X), rtol=1e-12,
-                               atol=1e-13)
-    np.testing.assert_allclose(proba.compute(), clf.predict_proba(X), rtol=1e-12, atol=1e-13)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(labels.compute(), clf.predict(X))
+        np.testing.assert_allclose(scores.compute(), clf.decision_function(X), rtol=1e-12,
+                                   atol=1e-13)
+        np.testing.assert_allclose(proba.compute(), clf.predict_proba(X), rtol=1e-12,
+                                   atol=1e-13)
 
 
-def test_predict_works_for_a_batch_estimator_too():
-    X, y = _data(seed=7, noise=0.0)
-    clf = SVC(C=1.0).fit(X, y)
-    dX, _ = _dask(X, y)
+def test_predict_on_the_cluster_equals_local_prediction(client):
+    X, y = _data(seed=17)
+    clf = hd.fit(LogisticRegression(), *_dask(X, y))
+    dX = _dask(X, y)[0].map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 0)))
     np.testing.assert_array_equal(hd.predict(clf, dX).compute(), clf.predict(X))
 
 
-# -- errors ----------------------------------------------------------------------------------
-def test_column_chunks_are_rejected_with_the_rechunk_hint():
+# -- errors --------------------------------------------------------------------------------------
+def test_column_chunks_and_mismatched_row_chunks_are_rejected(client):
     X, y = _data()
     dX = da.from_array(X, chunks=(10, 2))
-    dy = da.from_array(y, chunks=10)
     with pytest.raises(ValueError, match=r"chunked along rows only.*2 column chunks.*"
                                          r"X\.rechunk\(\{1: -1\}\)"):
-        hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1])
-    clf = Perceptron().fit(X, y)
+        hd.fit(Perceptron(), dX, da.from_array(y, chunks=10))
     with pytest.raises(ValueError, match=r"X\.rechunk\(\{1: -1\}\)"):
-        hd.predict(clf, dX)
-    hd.fit_blocks(Perceptron(), dX.rechunk({1: -1}), dy, classes=[-1, 1])  # the hint works
-
-
-def test_mismatched_row_chunks_are_rejected():
-    X, y = _data()
-    dX = da.from_array(X, chunks=(10, -1))
-    dy = da.from_array(y, chunks=25)
+        hd.predict(Perceptron().fit(X, y), dX)
     with pytest.raises(ValueError, match=r"same row chunks as X.*\(10, 10, 10, 10, 10\).*"
                                          r"\(25, 25\).*y\.rechunk\(X\.chunks\[0\]\)"):
-        hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1])
-    hd.fit_blocks(Perceptron(), dX, dy.rechunk(dX.chunks[0]), classes=[-1, 1])
+        hd.fit(Perceptron(), da.from_array(X, chunks=(10, -1)), da.from_array(y, chunks=25))
 
 
-@pytest.mark.parametrize("est", [SVC(), LPSeparator(), PegasosSVC(kernel="rbf")],
-                         ids=["SVC", "LPSeparator", "kernel-Pegasos"])
-def test_estimators_without_partial_fit_are_rejected(est):
+def test_bad_methods_and_options_are_rejected_before_any_work(client):
     X, y = _data()
     dX, dy = _dask(X, y)
-    name = type(est).__name__
-    with pytest.raises(TypeError, match=rf"{name} has no partial_fit.*sample.*PegasosSVC"):
-        hd.fit_blocks(est, dX, dy, classes=[-1, 1])
-
-
-def test_bad_arguments_are_rejected():
-    X, y = _data()
-    dX, dy = _dask(X, y)
+    with pytest.raises(TypeError, match=r"LPSeparator has no partial_fit.*method='online'"):
+        hd.fit(LPSeparator(), dX, dy)
+    with pytest.raises(TypeError, match=r"method='cocoa' trains SVC; got Perceptron"):
+        hd.fit(Perceptron(), dX, dy, method="cocoa")
+    with pytest.raises(TypeError, match=r"\['mixing'\] are not used by method='cocoa'.*"
+                                        r"max_iter, tol, local_iters"):
+        hd.fit(SVC(), dX, dy, mixing="uniform")
+    with pytest.raises(ValueError, match=r"'mixing' must be one of 'uniform', 'mistakes';"
+                                         r" got 'mean'"):
+        hd.fit(Perceptron(), dX, dy, mixing="mean")
+    with pytest.raises(ValueError, match=r"CoCoA\+ trains the linear SVM.*kernel='rbf'"):
+        hd.fit(SVC(kernel="rbf"), dX, dy)
+    with pytest.raises(ValueError, match=r"CoCoA\+ needs a finite C"):
+        hd.fit(SVC(C=np.inf), dX, dy)
+    with pytest.raises(ValueError, match=r"PegasosSVC\(kernel='rbf'\).*kernel=None"):
+        hd.fit(PegasosSVC(kernel="rbf"), dX, dy)
+    with pytest.raises(ValueError, match=r"SVC: 'C' must be a float > 0"):
+        hd.fit(SVC(C=-1.0), dX, dy)
     with pytest.raises(ValueError, match=r"'n_passes' must be an int >= 1; got 0"):
-        hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1], n_passes=0)
-    with pytest.raises(TypeError, match=r"X must be a dask array; got ndarray.*from_array"):
-        hd.fit_blocks(Perceptron(), X, dy, classes=[-1, 1])
+        hd.fit(Perceptron(), dX, dy, method="online", n_passes=0)
+    with pytest.raises(TypeError, match=r"X must be a dask array.*got ndarray.*from_array"):
+        hd.fit(Perceptron(), X, dy)
     with pytest.raises(ValueError, match=r"y must be a 1-D .*shape \(49,\)"):
-        hd.fit_blocks(Perceptron(), dX, y[:-1], classes=[-1, 1])
+        hd.fit(Perceptron(), dX, y[:-1])
+
+
+def test_bad_data_is_reported_with_its_block_and_row(client, tmp_path):
+    X, y = _data()
+    X[30, 2] = np.nan  # block 3 holds rows 21..39
+    with pytest.raises(ValueError, match=r"block 3 has a non-finite value \(nan or inf\) at"
+                                         r" row 9 of the block, column 2"):
+        hd.fit(Perceptron(), *_dask(X, y), retries=0)
+    with pytest.raises(ValueError, match=r"needs samples of at least 2 classes.*\[1\]"):
+        hd.fit(Perceptron(), *_dask(X[:5] * 0 + 1, np.ones(5, dtype=int), chunks=(5,)))
+    path = tmp_path / "bad.svm"
+    path.write_text("+1 1:0.5\n-1 2:x\n")
+    with pytest.raises(ValueError, match=r"bad\.svm:2:"):
+        hd.fit(Perceptron(), [str(path)], retries=0)
+    with pytest.raises(ValueError, match=r"svmlight files hold their labels; pass y=None"):
+        hd.fit(Perceptron(), [str(path)], y)
+
+
+def test_no_running_client_says_how_to_start_one(monkeypatch):
+    def no_client():
+        raise ValueError("No clients found")  # what distributed.get_client raises
+
+    monkeypatch.setattr(distributed, "get_client", no_client)
+    X, y = _data()
+    with pytest.raises(ValueError, match=r"no dask\.distributed Client is running.*"
+                                         r"client = Client\(\)"):
+        hd.fit(Perceptron(), *_dask(X, y))
+
+
+def test_estimators_without_partial_fit_are_rejected_by_fit_blocks():
+    X, y = _data()
+    with pytest.raises(TypeError, match=r"SVC has no partial_fit.*sample.*PegasosSVC"):
+        hd.fit_blocks(SVC(), *_dask(X, y))
+
+
+def test_prediction_errors():
+    X, y = _data()
+    dX, dy = _dask(X, y)
     with pytest.raises(ValueError, match=r"X must be a 2-D dask array"):
         hd.predict(Perceptron().fit(X, y), dy)
     with pytest.raises(NotFittedError):
@@ -294,7 +569,7 @@ def test_missing_dask_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)  # `import dask` now raises ImportError
     monkeypatch.setitem(sys.modules, "dask.array", None)
     with pytest.raises(ImportError, match=MISSING):
-        hd.fit_blocks(Perceptron(), dX, dy, classes=[-1, 1])
+        hd.fit(Perceptron(), dX, dy)
     with pytest.raises(ImportError, match=MISSING):
         hd.predict(clf, dX)
 
@@ -316,18 +591,3 @@ def test_importing_halfspaces_does_not_import_dask():
     code = ("import sys, halfspaces, halfspaces.dask; halfspaces.Perceptron;"
             " assert 'dask' not in sys.modules, sorted(m for m in sys.modules if 'dask' in m)")
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_unknown_chunk_sizes_from_a_row_filter():
-    X, y = _data(n=60, seed=8)
-    dX, dy = _dask(X, y, chunks=(20, 20, 20))
-    keep = dX[:, 0] > -0.5
-    fX, fy = dX[keep], dy[keep]  # chunk sizes are unknown (nan) until computed
-    assert np.isnan(fX.chunks[0][0])
-    est = hd.fit_blocks(Perceptron(), fX, fy, classes=[-1, 1])
-    mask = X[:, 0] > -0.5
-    sizes = [int(mask[i:i + 20].sum()) for i in (0, 20, 40)]
-    ref = _in_memory_loop(Perceptron(), X[mask], y[mask], [-1, 1], chunks=sizes)
-    np.testing.assert_array_equal(est.coef_, ref.coef_)
-    proba = hd.predict_proba(LogisticRegression().fit(X, y), fX).compute()
-    assert proba.shape == (mask.sum(), 2)

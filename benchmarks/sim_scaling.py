@@ -1,0 +1,113 @@
+"""Simulate N workers on one machine: how the distributed methods behave from 1 to 1,000.
+
+The rows are split into N equal shards and each method's round is run shard by shard in
+this process, with the same per-shard computation as on a cluster (the library's perceptron
+pass, the CoCoA+ local solver); no Dask is involved, so only the algorithm's dependence on
+N shows, not the cluster's latency. For each N:
+
+* IPM (uniform and mistakes-weighted mixing) on separable data (margin gamma = 0.02):
+  epochs until an epoch makes no mistake, and sum_n sum_i mu_{i,n} k_{i,n}, the quantity
+  the IPM theorem bounds by (R / gamma)^2;
+* CoCoA+ (sigma' = N, one local pass per round) on noisy data, C = 1 / (lam n): rounds
+  until the relative duality gap is below 1e-3;
+* communication per round, in floats: ``star`` is what passes through the driver if every
+  worker sends its model to it and gets the new one back (``2 N d``); ``tree`` is what
+  travels along the longest path of a reduction with fan-in 8 and a broadcast back
+  (``2 d ceil(log_8 N)``), the driver itself sending and receiving one model (``2 d``).
+
+L-BFGS and the synchronous mini-batch Pegasos compute exactly the single-machine quantity
+(the full gradient, the batch's sub-gradient), so their rounds do not depend on N; only
+their time per round does (the O(nnz / N) work per worker plus the O(d log N) reduction).
+
+Run: ``python benchmarks/sim_scaling.py`` (about two minutes; ``--quick`` for N <= 100).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from halfspaces.datasets import make_separable
+from halfspaces.linear.perceptron import perceptron_pass
+from halfspaces.solvers.cocoa import cocoa_local_solve, hinge_terms
+
+
+def ipm_epochs(X, y, N: int, mixing: str, max_epochs: int = 200):
+    """Epochs of IPM until a mistake-free epoch, and sum_n sum_i mu_{i,n} k_{i,n}."""
+    shards = np.array_split(np.arange(X.shape[0]), N)
+    w, b = np.zeros(X.shape[1]), np.zeros(1)
+    mixed = 0.0
+    for epoch in range(1, max_epochs + 1):
+        ws, ks = [], []
+        for rows in shards:
+            wj, bj = w.copy(), b.copy()
+            Xs = X[rows]
+            k = perceptron_pass(Xs, y[rows], wj, bj, False, np.arange(len(rows)),
+                                np.empty(len(rows)))
+            ws.append(wj)
+            ks.append(k)
+        ks = np.array(ks, dtype=float)
+        if ks.sum() == 0:
+            return epoch, mixed
+        mu = ks / ks.sum() if mixing == "mistakes" else np.full(N, 1.0 / N)
+        mixed += float(mu @ ks)
+        w = mu @ np.array(ws)
+    return None, mixed
+
+
+def cocoa_rounds(X, y, N: int, C: float, target: float = 1e-3, max_rounds: int = 300):
+    """CoCoA+ rounds until the relative duality gap is at most ``target``."""
+    shards = np.array_split(np.arange(X.shape[0]), N)
+    alpha = [np.zeros(len(rows)) for rows in shards]
+    w = np.zeros(X.shape[1] + 1)
+    rng = np.random.default_rng(0)
+    for r in range(1, max_rounds + 1):
+        dw = np.zeros_like(w)
+        loss = asum = 0.0
+        for j, rows in enumerate(shards):
+            Xs, ys = X[rows], y[rows]
+            total, a, _ = hinge_terms(Xs, ys, alpha[j], w)
+            loss, asum = loss + total, asum + a
+            update = cocoa_local_solve(Xs, ys, alpha[j], w, C=C, sigma=float(N), rng=rng)
+            alpha[j] += update.delta_alpha
+            dw += update.delta_w
+        primal = 0.5 * w @ w + C * loss
+        gap = primal - (asum - 0.5 * w @ w)
+        if gap <= target * primal:
+            return r
+        w += dw
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="N in 1, 10, 100 only")
+    args = parser.parse_args()
+    Ns = [1, 10, 100] if args.quick else [1, 10, 100, 1000]
+    n, d, gamma = 20_000, 1_000, 0.02
+    Xs, ys = make_separable(n_samples=n, n_features=d, margin=gamma, sparse=True,
+                            nnz_per_row=20, random_state=0)
+    R = float(np.sqrt(Xs.multiply(Xs).sum(axis=1).max()))
+    Xn, yn = make_separable(n_samples=n, n_features=d, margin=gamma, sparse=True,
+                            nnz_per_row=20, noise=0.05, random_state=1)
+    C = 1.0 / (1e-4 * n)
+    print(f"separable: {n} x {d}, 20 per row, gamma = {gamma}, R = {R:.3f},"
+          f" (R/gamma)^2 = {(R / gamma) ** 2:.0f}; noisy: 5% flipped, C = 1/(1e-4 n)")
+    print(f"{'N':>5s} {'IPM uniform':>22s} {'IPM mistakes':>22s} {'CoCoA+ rounds':>14s}"
+          f" {'floats/round: star':>19s} {'tree':>10s}")
+    for N in Ns:
+        cells = []
+        for mixing in ("uniform", "mistakes"):
+            epochs, mixed = ipm_epochs(Xs, ys, N, mixing)
+            cells.append(f"{epochs} ep, sum mu k {mixed:7.0f}")
+        rounds = cocoa_rounds(Xn, yn, N, C)
+        rounds = "> 300" if rounds is None else rounds
+        depth = max(1, math.ceil(math.log(N, 8))) if N > 1 else 0
+        print(f"{N:5d} {cells[0]:>22s} {cells[1]:>22s} {rounds!s:>14s}"
+              f" {2 * N * d:19d} {2 * d * max(depth, 1):10d}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

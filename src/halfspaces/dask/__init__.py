@@ -1,0 +1,446 @@
+"""Dask backend: training whose work runs on Dask's workers, where the data is.
+
+:func:`fit` trains an ordinary halfspaces estimator on data that lives on a
+``dask.distributed`` cluster (a laptop's ``LocalCluster``, a cluster, Kubernetes): a Dask
+array of NumPy or CSR blocks with its labels, a Dask DataFrame, or svmlight files that each
+worker reads itself. The row blocks become *shards* held by the workers for the whole fit;
+every task that reads a shard runs on its worker, and only weight vectors, gradients and
+scalars travel (see :mod:`halfspaces.dask._run`). The estimator passed in picks the
+algorithm:
+
+==================================  ===============  ===============================================
+estimator                           ``method``       what runs on the workers
+==================================  ===============  ===============================================
+any with ``partial_fit``            ``"online"``     the exact online pass: the model travels from
+                                                     block to block (a chain of ``partial_fit``
+                                                     tasks); equal to the single-machine pass
+``Perceptron``,                     ``"ipm"``        iterative parameter mixing (McDonald, Hall and
+``AveragedPerceptron``                               Mann 2010): a perceptron epoch per shard,
+                                                     mixed until an epoch makes no mistake
+``SVC`` (linear)                    ``"cocoa"``      CoCoA+ (Ma et al. 2015): local dual coordinate
+                                                     ascent on each shard's rows, updates added
+``LogisticRegression``              ``"lbfgs"``      the loss and gradient of each shard, for
+                                                     L-BFGS on the client (exact objective)
+``PegasosSVC``                      ``"average"``,   Pegasos epochs mixed per epoch, or synchronous
+                                    ``"minibatch"``  mini-batch steps (independent of the workers)
+==================================  ===============  ===============================================
+
+``method="auto"`` (the default) picks the method of the estimator's row; ``"online"`` is
+available for every online estimator. :func:`predict`, :func:`decision_function` and
+:func:`predict_proba` return lazy Dask arrays (``map_blocks``) and need no cluster.
+
+Every task is pure and retried (``retries``); if a worker dies, the scheduler recomputes
+what it held from its source (the shards from the input collection, the models from the
+values the client put), so the fitted model does not change. Each round reports its
+progress through ``verbose`` / ``callback``, and task keys are named
+``halfspaces-<method>-<step>`` in the Dask dashboard.
+
+Dask is an optional dependency (``pip install "halfspaces[dask]"``), imported inside each
+function; ``import halfspaces`` and ``import halfspaces.dask`` never import it.
+``fit_blocks`` (feed the blocks to ``partial_fit`` in order) is now ``fit(...,
+method="online")``; the name remains as an alias.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import check_choice, check_scalar
+from ._predict import decision_function, import_dask, predict, predict_proba
+
+__all__ = ["fit", "fit_blocks", "predict", "decision_function", "predict_proba"]
+
+OWNER = "halfspaces.dask.fit"
+
+#: The options of each method and their defaults (None: taken from the estimator).
+OPTIONS: dict[str, dict[str, Any]] = {
+    "online": {"n_passes": 1, "shuffle_blocks": False, "random_state": None},
+    "ipm": {"max_iter": None, "mixing": "uniform", "shuffle": None, "random_state": None},
+    "cocoa": {"max_iter": None, "tol": 1e-5, "local_iters": 1, "intercept_scaling": 1.0,
+              "random_state": None},
+    "lbfgs": {},
+    "average": {"max_iter": None, "shuffle": None, "random_state": None},
+    "minibatch": {"batch_size": None, "n_iter": None, "max_iter": None,
+                  "random_state": None},
+}
+
+
+def _auto_method(estimator) -> str:
+    from ..linear import (
+        SVC,
+        AveragedPerceptron,
+        LogisticRegression,
+        PegasosSVC,
+        Perceptron,
+    )
+
+    kind = type(estimator)
+    if kind in (Perceptron, AveragedPerceptron):
+        return "ipm"
+    if kind is SVC:
+        return "cocoa"
+    if kind is LogisticRegression:
+        return "lbfgs"
+    if kind is PegasosSVC:
+        return "average"
+    return "online"
+
+
+def _check_method(estimator, method: str) -> None:
+    from ..linear import (
+        SVC,
+        AveragedPerceptron,
+        LogisticRegression,
+        PegasosSVC,
+        Perceptron,
+    )
+
+    name = type(estimator).__name__
+    needs = {"ipm": (Perceptron, AveragedPerceptron), "cocoa": (SVC,),
+             "lbfgs": (LogisticRegression,), "average": (PegasosSVC,),
+             "minibatch": (PegasosSVC,)}
+    if method == "online":
+        if not hasattr(estimator, "partial_fit"):
+            raise TypeError(
+                f"{OWNER}: {name} has no partial_fit, so it cannot learn block by block"
+                " (method='online'). Use method='auto' for its distributed algorithm, or fit"
+                " it on a sample that fits in memory, or use an online estimator such as"
+                " PegasosSVC (kernel=None) or Perceptron.")
+        return
+    if type(estimator) not in needs[method]:
+        allowed = " or ".join(c.__name__ for c in needs[method])
+        raise TypeError(f"{OWNER}: method={method!r} trains {allowed}; got {name}. Use"
+                        " method='auto' (or 'online' for any estimator with partial_fit).")
+    if method == "cocoa":
+        if callable(estimator.kernel) or estimator.kernel != "linear":
+            raise ValueError(f"{OWNER}: CoCoA+ trains the linear SVM; got SVC(kernel="
+                             f"{estimator.kernel!r}). A kernel SVM keeps one coefficient per"
+                             " training row: fit it on a sample in memory.")
+        if estimator.lam is None and np.isinf(estimator.C):
+            raise ValueError(f"{OWNER}: CoCoA+ needs a finite C (the soft-margin SVM); got"
+                             " C=inf. Fit the hard-margin SVM in memory, or use a large C.")
+    if method in ("average", "minibatch") and estimator.kernel is not None:
+        raise ValueError(f"{OWNER}: PegasosSVC(kernel={estimator.kernel!r}) keeps one"
+                         " coefficient per training row and is not distributed; use"
+                         " kernel=None.")
+
+
+def _options(estimator, method: str, given: dict) -> dict:
+    unknown = sorted(set(given) - set(OPTIONS[method]))
+    if unknown:
+        listed = ", ".join(OPTIONS[method]) or "none"
+        raise TypeError(f"{OWNER}: option(s) {unknown} are not used by method={method!r}"
+                        f" ({type(estimator).__name__}); its options are: {listed}.")
+    opts = {**OPTIONS[method], **given}
+    if "random_state" in opts and opts["random_state"] is None:
+        opts["random_state"] = getattr(estimator, "random_state", None)
+    for name in ("max_iter", "batch_size"):
+        if name in opts and opts[name] is None:
+            opts[name] = getattr(estimator, name)
+    for name in ("max_iter", "n_passes", "local_iters", "batch_size"):
+        if name in opts:
+            check_scalar(OWNER, name, opts[name], kind=numbers.Integral, low=1)
+    if opts.get("n_iter") is not None:
+        check_scalar(OWNER, "n_iter", opts["n_iter"], kind=numbers.Integral, low=1,
+                     meaning="number of mini-batch steps")
+    if "mixing" in opts:
+        check_choice(OWNER, "mixing", opts["mixing"], ("uniform", "mistakes"))
+    if method == "cocoa":
+        check_scalar(OWNER, "tol", opts["tol"], low=0, low_inclusive=False,
+                     meaning="relative duality gap at which CoCoA+ stops",
+                     hint="Try tol=1e-5.")
+        check_scalar(OWNER, "intercept_scaling", opts["intercept_scaling"], low=0,
+                     low_inclusive=False, meaning="value of the constant feature that"
+                     " carries the offset")
+    for flag in ("shuffle", "shuffle_blocks"):
+        if opts.get(flag) is not None:
+            check_scalar(OWNER, flag, opts[flag], kind=(bool, np.bool_))
+    return opts
+
+
+def _seed(random_state) -> int:
+    from sklearn.utils import check_random_state
+
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+def _client(client):
+    try:
+        from distributed import get_client
+    except ImportError as exc:
+        raise ImportError("The Dask backend needs the optional dependency"
+                          " 'dask[distributed]': pip install \"halfspaces[dask]\".") from exc
+    if client is not None:
+        return client
+    try:
+        return get_client()
+    except ValueError as exc:
+        raise ValueError(
+            f"{OWNER}: no dask.distributed Client is running. Start one first, e.g."
+            " `from dask.distributed import Client; client = Client()` (a LocalCluster on"
+            " this machine) or Client('scheduler-address:8786'), or pass client=.") from exc
+
+
+def _classes(estimator, shards, classes, method: str):
+    from .._labels import check_classes
+
+    if classes is None and method == "online" and hasattr(estimator, "classes_"):
+        return None  # a fitted estimator continues with its own classes_
+    return check_classes(OWNER, shards.labels, classes)
+
+
+def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=None,
+        classes: ArrayLike | None = None, verbose: bool = False,
+        callback: Callable[[dict], Any] | None = None, retries: int = 2, **options) -> Any:
+    """Fit ``estimator`` on data held by a Dask cluster, with the work done on its workers.
+
+    Parameters
+    ----------
+    estimator : halfspaces estimator
+        It picks the algorithm (see the module docstring) and gives its hyper-parameters
+        (``C``/``lam``, ``loss``, ``fit_intercept``, ``max_iter``, ``tol``, ...). It is fitted
+        in place and returned; the result is an ordinary estimator, usable and savable
+        without Dask.
+    X : dask array, Dask DataFrame, or list of svmlight paths
+        A dask array of NumPy or ``scipy.sparse`` CSR blocks, chunked along rows only; a
+        Dask DataFrame whose columns other than the label column ``y`` are the features; or
+        svmlight files (one shard each) read by the workers, with ``y=None``.
+    y : dask array, NumPy array, str or None
+        The labels, chunked like ``X`` (a NumPy array is chunked like ``X``); the label
+        column's name for a DataFrame; None for svmlight files.
+    method : {"auto", "online", "ipm", "cocoa", "lbfgs", "average", "minibatch"}
+        ``"auto"`` picks the estimator's distributed algorithm.
+    client : distributed.Client or None
+        None uses the current client (``distributed.get_client()``).
+    classes : array-like or None
+        Every label; None computes them from the data (one pass over the labels only).
+    verbose : bool
+        Print one line of progress per round (mistakes, duality gap or objective).
+    callback : callable or None
+        Called with a dict describing each round (``"method"``, ``"round"``, and
+        ``"mistakes"``, ``"duality_gap"`` or ``"objective"``).
+    retries : int
+        Times a failing task is run again (a worker that dies is handled by the scheduler
+        without counting against it).
+    **options
+        The method's own options:
+
+        - ``online``: ``n_passes=1``; ``shuffle_blocks=False`` (visit the blocks in a
+          seeded random order each pass); ``random_state``.
+        - ``ipm``: ``max_iter`` (epochs; the estimator's); ``mixing="uniform"`` or
+          ``"mistakes"``; ``shuffle`` (rows of each shard in a seeded random order each
+          epoch; the estimator's); ``random_state``.
+        - ``cocoa``: ``max_iter`` (rounds; the estimator's); ``tol=1e-5``, the relative
+          duality gap at which to stop; ``local_iters=1``, coordinate passes over the
+          shard per round; ``intercept_scaling=1.0``, the constant feature that carries
+          the (regularized) offset; ``random_state``.
+        - ``lbfgs``: none (``max_iter`` and ``tol`` are the estimator's, as in ``fit``).
+        - ``average``: ``max_iter`` (epochs; the estimator's); ``shuffle`` (default: the
+          estimator's ``sampling`` is not "cyclic"); ``random_state``.
+        - ``minibatch``: ``batch_size`` (the estimator's; use thousands), ``n_iter``
+          (steps) or ``max_iter`` (epochs of ``n / batch_size`` steps); ``random_state``.
+
+        For ``PegasosSVC``, ``eta0="auto"`` (and ``"calibrate"``, treated as ``"auto"``) and
+        ``intercept_decay="auto"`` are resolved once on all the rows, so that every shard
+        follows the same schedule.
+
+    Returns
+    -------
+    estimator
+        The same estimator, fitted. Iterative methods also set ``dask_history_``: a dict
+        of per-round arrays (mistakes per shard, duality gaps, objectives).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from dask.distributed import Client, LocalCluster
+    >>> from halfspaces import Perceptron
+    >>> from halfspaces.datasets import make_separable
+    >>> from halfspaces.dask import fit, predict
+    >>> X, y = make_separable(n_samples=200, margin=0.1, random_state=0)
+    >>> dX, dy = da.from_array(X, chunks=(50, -1)), da.from_array(y, chunks=50)
+    >>> with LocalCluster(n_workers=2, processes=False) as cluster, Client(cluster):
+    ...     clf = fit(Perceptron(), dX, dy)                  # iterative parameter mixing
+    ...     labels = predict(clf, dX).compute()
+    >>> bool(clf.converged_), bool((labels == y).all())
+    (True, True)
+    """
+    import_dask()
+    if method != "auto":
+        check_choice(OWNER, "method", method, ("auto", *OPTIONS))
+    method = _auto_method(estimator) if method == "auto" else method
+    _check_method(estimator, method)
+    if hasattr(estimator, "_check_params") and method != "online":
+        estimator._check_params()
+    opts = _options(estimator, method, options)
+    check_scalar(OWNER, "retries", retries, kind=numbers.Integral, low=0)
+    client = _client(client)
+
+    from ._data import load_shards
+    from ._run import Run
+
+    run = Run(client, None, method, retries=int(retries), verbose=bool(verbose),
+              callback=callback)
+    try:
+        run.shards = load_shards(client, X, y, run.tag, int(retries))
+        labels = _classes(estimator, run.shards, classes, method)
+        fitted = _FIT[method](run, estimator, labels, opts)
+    finally:
+        if run.shards is not None:
+            run.close()
+    if method != "online":
+        fitted.n_features_in_ = run.shards.n_features
+    vars(estimator).clear()  # fit in place, as scikit-learn's fit does
+    vars(estimator).update(vars(fitted))
+    return estimator
+
+
+def _fit_online(run, estimator, classes, opts):
+    from ._online import fit_online
+
+    return fit_online(run, estimator, classes, n_passes=int(opts["n_passes"]),
+                      shuffle_blocks=bool(opts["shuffle_blocks"]),
+                      random_state=opts["random_state"])
+
+
+def _fit_ipm(run, estimator, classes, opts):
+    from ._ipm import assemble, fit_ipm
+
+    shuffle = estimator.shuffle if opts["shuffle"] is None else opts["shuffle"]
+    states, history, converged = fit_ipm(run, estimator, classes,
+                                         max_iter=int(opts["max_iter"]),
+                                         mixing=opts["mixing"], shuffle=bool(shuffle),
+                                         seed=_seed(opts["random_state"]))
+    return assemble(states, classes, history, converged)
+
+
+def _fit_cocoa(run, estimator, classes, opts):
+    from sklearn.base import clone
+
+    from ._cocoa import fit_cocoa
+
+    n, d = run.shards.n_samples, run.shards.n_features
+    C = float(estimator.C) if estimator.lam is None else 1.0 / (float(estimator.lam) * n)
+    bias = float(opts["intercept_scaling"]) if estimator.fit_intercept else 0.0
+    W, history, converged, objective, gap = fit_cocoa(
+        run, classes, C=C, loss=estimator.loss, bias=bias, max_iter=int(opts["max_iter"]),
+        tol=float(opts["tol"]), local_iters=int(opts["local_iters"]),
+        seed=_seed(opts["random_state"]))
+    if not converged:
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        warnings.warn(f"{OWNER}: CoCoA+ did not reach a relative duality gap of"
+                      f" tol={opts['tol']:g} in max_iter={opts['max_iter']} rounds (last:"
+                      f" {float(np.max(gap / objective)):.3g}); increase max_iter or"
+                      " local_iters.", ConvergenceWarning, stacklevel=3)
+    fitted = clone(estimator)
+    fitted.classes_, fitted.C_, fitted.solver_ = classes, C, "cocoa+"
+    fitted.coef_, fitted.intercept_ = W[:, :d].copy(), bias * W[:, d]
+    norms = np.linalg.norm(fitted.coef_, axis=1)
+    margins = np.where(norms > 0, 1.0 / np.maximum(norms, np.finfo(float).tiny), np.inf)
+    one = W.shape[0] == 1
+    fitted.margin_ = float(margins[0]) if one else margins
+    fitted.objective_ = float(objective[0]) if one else objective
+    fitted.duality_gap_ = float(gap[0]) if one else gap
+    fitted.n_iter_ = len(history["duality_gap"])
+    fitted.dask_history_ = history
+    return fitted
+
+
+def _fit_lbfgs(run, estimator, classes, opts):
+    from sklearn.base import clone
+
+    from ._lbfgs import fit_lbfgs
+
+    n = run.shards.n_samples
+    lam = float(estimator.lam) if estimator.lam is not None else 1.0 / (float(estimator.C) * n)
+    coef, intercept, objectives, n_iter, history = fit_lbfgs(run, estimator, classes, lam=lam)
+    fitted = clone(estimator)
+    fitted.classes_, fitted.coef_, fitted.intercept_ = classes, coef, intercept
+    fitted.objective_ = objectives[0] if objectives.size == 1 else objectives
+    fitted.n_iter_ = n_iter
+    fitted.t_, fitted.n_mistakes_, fitted.mistakes_per_epoch_ = 0, 0, []  # as after fit
+    fitted.dask_history_ = history
+    return fitted
+
+
+def _pegasos_schedule(run, estimator) -> tuple[float, float]:
+    """``eta0`` and ``intercept_decay`` resolved on all the data (PegasosSVC's "auto")."""
+    eta0 = estimator.eta0
+    if isinstance(eta0, str):  # "auto", and "calibrate" as "auto" (see fit's Notes)
+        mean_sq = run.shards.mean_sq_norm
+        eta0 = 0.5 / mean_sq if mean_sq > 0 else 1.0
+    return float(eta0), float(estimator._resolve_intercept_decay(run.shards.density))
+
+
+def _fit_average(run, estimator, classes, opts):
+    from sklearn.base import clone
+
+    from ._pegasos import fit_average
+
+    model = clone(estimator)
+    if run.n_shards > 1:  # every shard must use the same schedule: resolve it on all rows
+        eta0, decay = _pegasos_schedule(run, estimator)
+        model.set_params(eta0=eta0, intercept_decay=decay)
+    shuffle = estimator.sampling != "cyclic" if opts["shuffle"] is None else opts["shuffle"]
+    fitted, history = fit_average(run, model, classes, max_iter=int(opts["max_iter"]),
+                                  shuffle=bool(shuffle), seed=_seed(opts["random_state"]))
+    fitted.set_params(eta0=estimator.eta0, intercept_decay=estimator.intercept_decay)
+    per_epoch = history["mistakes"].sum(axis=1)
+    fitted.n_iter_, fitted.mistakes_per_epoch_ = len(per_epoch), [int(v) for v in per_epoch]
+    fitted.n_mistakes_ = int(per_epoch.sum())
+    fitted.dask_history_ = history
+    return fitted
+
+
+def _fit_minibatch(run, estimator, classes, opts):
+    import scipy.sparse as sp
+    from sklearn.base import clone
+
+    from ._pegasos import fit_minibatch, hold
+
+    n, d, k = run.shards.n_samples, run.shards.n_features, int(opts["batch_size"])
+    n_steps = (int(opts["n_iter"]) if opts["n_iter"] is not None
+               else int(opts["max_iter"]) * -(-n // k))
+    eta0, decay = _pegasos_schedule(run, estimator)
+    W, B, history = fit_minibatch(run, estimator, classes, n_steps=n_steps, batch_size=k,
+                                  eta0=eta0, intercept_decay=decay,
+                                  seed=_seed(opts["random_state"]))
+    fitted = clone(estimator)
+    # partial_fit on one zero row allocates the estimator's state; hold() then overwrites it
+    fitted.partial_fit(sp.csr_matrix((1, d)), classes[:1], classes=classes)
+    hold(fitted, W, B, n_steps)
+    fitted.eta0_, fitted.intercept_decay_ = eta0, decay
+    fitted.n_iter_, fitted.mistakes_per_epoch_ = n_steps, []
+    fitted.n_mistakes_ = int(history["mistakes"].sum())
+    fitted.dask_history_ = history
+    return fitted
+
+
+_FIT = {"online": _fit_online, "ipm": _fit_ipm, "cocoa": _fit_cocoa, "lbfgs": _fit_lbfgs,
+        "average": _fit_average, "minibatch": _fit_minibatch}
+
+
+def fit_blocks(estimator: Any, X: Any, y: Any, *, classes: ArrayLike | None = None,
+               n_passes: int = 1, client=None) -> Any:
+    """The exact online pass: ``fit(estimator, X, y, method="online", n_passes=...)``.
+
+    Kept for code written against the first Dask backend, which fed the blocks to
+    ``partial_fit`` in the client process; the blocks are now learned on the workers.
+    """
+    if not hasattr(estimator, "partial_fit"):
+        raise TypeError(
+            f"fit_blocks: {type(estimator).__name__} has no partial_fit, so it cannot learn"
+            " block by block. Fit it on a sample that fits in memory (e.g."
+            " est.fit(X[:n].compute(), y[:n].compute())), or use an online estimator such"
+            " as PegasosSVC (kernel=None) or Perceptron.")
+    return fit(estimator, X, y, method="online", client=client, classes=classes,
+               n_passes=n_passes)
+
