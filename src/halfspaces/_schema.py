@@ -873,14 +873,19 @@ def _pegasos_state(params, attrs, where):
 
 
 def _svc_kernel(params, attrs, where):
-    """A linear SVC keeps coef_, a kernel one gamma_ (and no coef_)."""
+    """A linear SVC keeps coef_, a kernel one gamma_ (and no coef_); the support vectors
+    and dual coefficients are kept unless halfspaces.dask.fit trained it by CoCoA+ (whose
+    dual variables stay on the workers)."""
     if not attrs:
         return
     linear = params.get("kernel", "linear") == "linear"
-    for name, wanted in (("coef_", linear), ("gamma_", not linear)):
+    local = attrs.get("solver_") != "cocoa+"
+    for name, wanted in (("coef_", linear), ("gamma_", not linear), ("support_", local),
+                         ("support_vectors_", local), ("dual_coef_", local)):
         if (name in attrs) != wanted:
             what = "is missing" if wanted else "must not be stored"
-            raise SchemaError(f"{where}.{name}", f"{what} with kernel={params.get('kernel')!r}.")
+            raise SchemaError(f"{where}.{name}", f"{what} with kernel={params.get('kernel')!r}"
+                                                 f" and solver_={attrs.get('solver_')!r}.")
 
 
 def _ngram_range(params, attrs, where):
@@ -1047,14 +1052,14 @@ SCHEMAS: dict[str, Schema] = {
          "loss": Choice("hinge", "squared_hinge"), "tol": POSITIVE, "max_iter": Int(low=1),
          "shrinking": Bool(), "random_state": Seed(), "verbose": Bool()},
         {**_CLASSIFIER, "C_": Float(low=0, low_open=True, allow_inf=True),
-         "solver_": Choice("qp", "dcd"), "coef_": WEIGHTS, "gamma_": POSITIVE,
+         "solver_": Choice("qp", "dcd", "cocoa+"), "coef_": WEIGHTS, "gamma_": POSITIVE,
          "intercept_": OFFSETS, "support_": SUPPORT, "support_vectors_": SUPPORT_VECTORS,
          "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
          **dict.fromkeys(("margin_", "objective_", "duality_gap_"),
                          OneOf(Float(low=0, allow_inf=True), Array(F8, ("n_models",), low=0))),
          "n_iter_": COUNT},
-        ("n_features_in_", "classes_", "C_", "solver_", "intercept_", "support_",
-         "support_vectors_", "dual_coef_", "margin_", "objective_", "duality_gap_", "n_iter_"),
+        ("n_features_in_", "classes_", "C_", "solver_", "intercept_", "margin_", "objective_",
+         "duality_gap_", "n_iter_"),
         (_svc_kernel,)),
     "LogisticRegression": Schema(
         {"C": POSITIVE, "lam": OneOf(NONE, POSITIVE), "fit_intercept": Bool(),

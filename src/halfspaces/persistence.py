@@ -77,6 +77,9 @@ MAX_BYTES = 2 * 2**30
 _MAX_META_BYTES = 64 * 2**20
 #: ``save``'s metadata: at most this many bytes of JSON.
 _MAX_METADATA_BYTES = 64 * 2**10
+# Reports of how a model was fitted, not state the model needs: never written to a model
+# file (halfspaces.dask.fit's per-round history holds one array per round).
+_RUN_REPORTS = ("dask_history_",)
 _ENTRY = re.compile(r"(__meta__|__sha256__|a[0-9]{1,9})\.npy")
 
 #: Every class a model file may name, mapped to the module that defines it. Loading
@@ -235,7 +238,7 @@ class _Encoder:
             params = est.get_params(deep=False)
         else:  # a plain registered object (e.g. a CoordinateStump): its __init__ arguments
             params = {}
-        exclude = set(getattr(est, "_persist_exclude", ()))
+        exclude = set(getattr(est, "_persist_exclude", ())) | set(_RUN_REPORTS)
         node_params = {k: self.encode(v, f"{name}.{k}") for k, v in params.items()}
         attrs = {k: self.encode(v, f"{name}.{k}") for k, v in vars(est).items()
                  if k not in params and k not in exclude}
