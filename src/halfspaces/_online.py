@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
-from ._validation import check_scalar, validate_X, validate_X_y
+from ._validation import CSR_OK, check_scalar, csr_fault, validate_X, validate_X_y
 
 
 class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
@@ -175,10 +175,11 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
                 or cls.decision_function is not OnlineClassifier.decision_function):
             return None
         if sp.issparse(x):  # a 1 x d CSR row, as play hands out for sparse data
-            ok = (x.format == "csr" and x.shape == (1, self.n_features_in_)
-                  and x.dtype in (np.float32, np.float64) and x.has_canonical_format
-                  and np.isfinite(x.data).all())
-            return x if ok else None
+            if not (x.format == "csr" and x.shape == (1, self.n_features_in_)
+                    and x.dtype in (np.float32, np.float64)):
+                return None
+            fault, _, _, canonical = csr_fault(x)  # the kernels need valid indices
+            return x if fault == CSR_OK and canonical else None
         try:
             row = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError):

@@ -19,15 +19,14 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._validation import param_error
+from .._validation import check_X, param_error
 
 
 def _as_X(owner: str, X: ArrayLike):
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
         if X.dtype.kind not in "fiu":
             raise param_error(owner, "X", "a numeric matrix", X.dtype)
-        return X
+        return sp.csr_matrix(check_X(owner, X, accept_sparse="csr", dtype=np.float64))
     X = np.asarray(X)
     if X.ndim != 2 or X.dtype.kind not in "fiub":
         raise param_error(owner, "X", "a 2-D numeric array of shape (n_samples, n_features)",
