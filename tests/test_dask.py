@@ -231,6 +231,7 @@ def test_predict_works_for_a_batch_estimator_too():
 
 
 # -- errors ----------------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 def test_column_chunks_are_rejected_with_the_rechunk_hint():
     X, y = _data()
     dX = da.from_array(X, chunks=(10, 2))
@@ -264,6 +265,7 @@ def test_estimators_without_partial_fit_are_rejected(est):
         hd.fit_blocks(est, dX, dy, classes=[-1, 1])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 def test_bad_arguments_are_rejected():
     X, y = _data()
     dX, dy = _dask(X, y)
@@ -287,6 +289,7 @@ MISSING = (r"The Dask backend needs the optional dependency 'dask\[array\]':"
            r" pip install \"halfspaces\[dask\]\"\.")
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 def test_missing_dask_says_how_to_install_it(monkeypatch):
     X, y = _data()
     dX, dy = _dask(X, y)

@@ -12,6 +12,10 @@ from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
 from halfspaces.linear.averaged_perceptron import AveragedPerceptron
 from halfspaces.linear.perceptron import Perceptron
 
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
 
 def reference_averaged(X, y, fit_intercept, max_iter, w=None, b=0.0, sums=None,
                        stop_when_clean=True):
@@ -57,6 +61,7 @@ def close(a, b):
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_fit_equals_the_naive_average(fmt, fit_intercept):
@@ -94,6 +99,7 @@ def test_average_runs_over_partial_fit_calls_and_converged_epochs():
     close(clf.intercept_[0], avg_b)
 
 
+@stops_at_max_iter
 @settings(max_examples=30, deadline=None)
 @given(labelled_data(integer_valued=True))
 def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
@@ -108,6 +114,7 @@ def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
         close(clf.intercept_[k], avg_b)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
 def test_running_perceptron_is_the_perceptron(fmt):
     X0, y = make_noisy(200, 6, seed=8)
@@ -162,6 +169,7 @@ def test_bad_parameter_is_reported():
         AveragedPerceptron().partial_fit(np.eye(2), [0, 1])
 
 
+@stops_at_max_iter
 @parametrize_with_checks([AveragedPerceptron()])
 def test_sklearn_contract(estimator, check):
     check(estimator)

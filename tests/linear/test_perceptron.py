@@ -25,6 +25,10 @@ from strategies import (
 
 from halfspaces.linear.perceptron import Perceptron
 
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 def reference_pass(X, y, w, b, fit_intercept, order):
@@ -74,6 +78,7 @@ def test_one_pass_matches_reference_exactly_on_integer_data(fmt, fit_intercept):
     assert clf.n_mistakes_ == m > 0
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_fit_matches_reference_on_float_data(fmt, fit_intercept):
@@ -92,6 +97,7 @@ def test_fit_matches_reference_on_float_data(fmt, fit_intercept):
     np.testing.assert_allclose(clf.intercept_[0], b, rtol=1e-12, atol=1e-12)
 
 
+@stops_at_max_iter
 def test_dense_and_csr_give_the_same_model():
     rng = np.random.default_rng(11)
     X = rng.standard_normal((300, 17))
@@ -105,6 +111,7 @@ def test_dense_and_csr_give_the_same_model():
         np.testing.assert_array_equal(clf.predict(X), fits[0].predict(X))
 
 
+@stops_at_max_iter
 def test_shuffled_fit_follows_random_state():
     X, y = make_noisy(200, 6, seed=2)
     clf = Perceptron(shuffle=True, random_state=5, max_iter=7).fit(X, y)
@@ -124,6 +131,7 @@ def make_noisy(n, d, seed):
     return X, y
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
 def test_multiclass_is_one_vs_rest_of_the_reference(fmt):
     rng = np.random.default_rng(4)
@@ -217,6 +225,7 @@ def test_compiled_game_equals_one_example_loop(fmt):
     assert fast.n_mistakes_ == slow.n_mistakes_ == np.sum(pm(y, 1) * fast_scores <= 0)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f32", "dense-f64", "csr-f32-i64", "csr-f64-i32"])
 def test_input_reaches_the_kernel_without_a_converting_copy(fmt, monkeypatch):
     import halfspaces.linear.perceptron as module
@@ -266,6 +275,7 @@ def test_bad_data_is_reported():
 
 
 # -- scikit-learn contract ----------------------------------------------------------------
+@stops_at_max_iter
 @parametrize_with_checks([Perceptron()])
 def test_sklearn_contract(estimator, check):
     check(estimator)

@@ -12,6 +12,10 @@ from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
 from halfspaces.linear.perceptron import Perceptron
 from halfspaces.linear.voted_perceptron import VotedPerceptron
 
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
 
 def reference_voted(X, y, fit_intercept, max_iter, stop_when_clean=True):
     """The paper's training loop: keep every vector v_k (dense) and its survival count c_k."""
@@ -53,6 +57,7 @@ def dense64(X):
     return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_counts_and_votes_equal_the_paper(fmt, fit_intercept):
@@ -84,6 +89,7 @@ def test_float_data_and_repeated_partial_fit():
                                   [reference_vote(V, B, C, x) for x in X_test])
 
 
+@stops_at_max_iter
 @settings(max_examples=25, deadline=None)
 @given(labelled_data(integer_valued=True, max_samples=30))
 def test_multiclass_is_one_vs_rest_of_the_paper(data):
@@ -99,6 +105,7 @@ def test_multiclass_is_one_vs_rest_of_the_paper(data):
         np.testing.assert_array_equal(votes[:, k], [reference_vote(V, B, C, x) for x in X])
 
 
+@stops_at_max_iter
 def test_running_perceptron_is_the_perceptron():
     X, y = make_noisy(150, 5, seed=9)
     voted = VotedPerceptron(max_iter=4, shuffle=True, random_state=3).fit(X, y)
@@ -144,6 +151,7 @@ def test_a_second_game_continues_the_first():
     np.testing.assert_array_equal(one.vote_counts_, whole.vote_counts_)
 
 
+@stops_at_max_iter
 def test_sparse_storage_is_the_mistake_rows_not_dense_vectors():
     rng = np.random.default_rng(0)
     n, d = 300, 1_000_000
@@ -165,6 +173,7 @@ def test_bad_parameter_is_reported():
         VotedPerceptron(max_iter=-1).fit(np.eye(2), [0, 1])
 
 
+@stops_at_max_iter
 @parametrize_with_checks([VotedPerceptron()])
 def test_sklearn_contract(estimator, check):
     check(estimator)
