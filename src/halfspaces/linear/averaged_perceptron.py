@@ -22,24 +22,40 @@ from .perceptron import (
     Perceptron,
     _dot_csr,
     _dot_dense,
-    _finite,
     _prefetch_row,
     linear_scores,
 )
+
+# Overflow. The running perceptron's w cannot overflow unseen: its score is checked, and
+# _perceptron_epoch explains why that suffices. But no score reads u, and c y_t x_t grows
+# with the round c, so u is checked: in a dense pass once at its end (a u_j once inf stays
+# inf, so the last update is one after which u is not finite), in a CSR pass at each update
+# on the entries written (a row touches only its own; an end-of-pass check would cost O(d)
+# per learn_one).
+
+
+@njit(cache=True)
+def _finite(v):
+    """Whether every entry of the vector v is finite (``x - x`` is nan for inf and nan)."""
+    for j in range(v.shape[0]):
+        if not v[j] - v[j] == 0.0:
+            return False
+    return True
 
 
 @njit(cache=True)
 def _update_csr(w, u, y_t, cy, data, indices, start, end):
     """w <- w + y_t x_t and u <- u + c y_t x_t for the CSR row x_t = (data, indices)[start:end];
-    returns whether the weights written are finite (they were before: an overflow gives inf).
+    returns whether the entries of u written are finite (they were before, so an overflow
+    gives inf, never nan).
     """
     largest = 0.0
     for p in range(np.uint64(start), np.uint64(end)):
         j = np.uint64(indices[p])
-        w_j = w[j] + y_t * data[p]
+        w[j] += y_t * data[p]
         u_j = u[j] + cy * data[p]
-        w[j], u[j] = w_j, u_j
-        largest = max(largest, abs(w_j), abs(u_j))
+        u[j] = u_j
+        largest = max(largest, abs(u_j))
     return largest - largest == 0.0
 
 
@@ -75,17 +91,14 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
             n_mistakes += 1
             last = t
         c += 1.0
-    # No score reads u, and a weight once inf stays so: if u or w overflowed, they are
-    # still not finite after the last update (as in _perceptron_epoch).
-    if last >= 0 and not (_finite(w) and _finite(u)):
+    if last >= 0 and not _finite(u):  # see "Overflow" above
         return n_mistakes, UPDATE_NOT_FINITE, last
     return n_mistakes, FINITE, -1
 
 
 @njit(cache=True)
 def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, order, scores):
-    """The same pass for CSR input; O(nnz) per pass. Each update checks the weights it
-    writes (as ``_perceptron_epoch_csr``)."""
+    """The same pass for CSR input; O(nnz) per pass. Each update checks the u it writes."""
     n_mistakes = 0
     for t in order:
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
@@ -173,7 +186,7 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
             n_mistakes += 1
             last = t
         c += 1.0
-    if last >= 0 and not (_finite(w) and _finite(u)):
+    if last >= 0 and not _finite(u):
         return n_mistakes, UPDATE_NOT_FINITE, last
     return n_mistakes, FINITE, -1
 

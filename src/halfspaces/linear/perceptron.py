@@ -36,7 +36,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE, OnlineClassifier, check_finite
+from .._online import FINITE, SCORE_NOT_FINITE, OnlineClassifier, check_finite
 from .._validation import check_scalar
 from ..exceptions import NumericalError
 
@@ -195,26 +195,19 @@ def _dot_csr(w, data, indices, start, end):
 
 
 @njit(cache=True)
-def _finite(v):
-    """Whether every entry of the vector v is finite (``x - x`` is nan for inf and nan)."""
-    for j in range(v.shape[0]):
-        if not v[j] - v[j] == 0.0:
-            return False
-    return True
-
-
-@njit(cache=True)
 def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
     """One pass over rows X[order]; updates w (and b[0]) in place.
 
     X : float64 or float32[n_samples, n_features], C-contiguous; y : float64[n] in {-1,+1};
     w : float64[n_features]; b : float64[1]; scores : float64[n] receives each row's score
     before its update. Returns (mistakes, status, row): status is FINITE, or
-    SCORE_NOT_FINITE / UPDATE_NOT_FINITE when row ``row``'s score or update was inf or nan
-    (the pass stops there).
+    SCORE_NOT_FINITE when row ``row``'s score is inf or nan (the pass stops there).
+
+    Only the score needs a check: if the update w_j + y_t x_tj overflowed, both |w_j| and
+    |x_tj| would exceed half the float spacing at the overflow limit (about 1e292), so their
+    product, a term of the score, would have overflowed first. (b only counts mistakes.)
     """
     n_mistakes = 0
-    last = -1  # the row of the last update
     d = X.shape[1]
     n = order.shape[0]
     for i in range(n):
@@ -232,11 +225,6 @@ def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
             if fit_intercept:
                 b[0] += y_t  # b <- b + y_t
             n_mistakes += 1
-            last = t
-    # A dense row reads every weight, so an update that overflows makes the next score
-    # inf or nan: only the pass's last update is left to check.
-    if last >= 0 and not _finite(w):
-        return n_mistakes, UPDATE_NOT_FINITE, last
     return n_mistakes, FINITE, -1
 
 
@@ -251,19 +239,11 @@ def _perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, order, 
         if not score - score == 0.0:  # inf or nan
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
-            # A CSR row reads only its own weights: check the ones it writes (they were
-            # finite, as the score is, so an overflow can only give inf, never nan).
-            largest = 0.0
             for p in range(np.uint64(start), np.uint64(end)):  # see _dot_csr
-                j = np.uint64(indices[p])
-                w_j = w[j] + y_t * data[p]  # w <- w + y_t x_t
-                w[j] = w_j
-                largest = max(largest, abs(w_j))
+                w[np.uint64(indices[p])] += y_t * data[p]  # w <- w + y_t x_t
             if fit_intercept:
                 b[0] += y_t
             n_mistakes += 1
-            if not largest - largest == 0.0:
-                return n_mistakes, UPDATE_NOT_FINITE, t
     return n_mistakes, FINITE, -1
 
 
@@ -313,8 +293,8 @@ def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
                     order: NDArray, scores: NDArray, owner: str = "Perceptron") -> int:
     """Dispatch one perceptron pass to the dense or CSR kernel (state updated in place).
 
-    Returns the mistakes; raises NumericalError (naming ``owner``) when a score or an
-    update is not finite.
+    Returns the mistakes; raises NumericalError (naming ``owner``) when a score is not
+    finite.
     """
     if sp.issparse(X):
         mistakes, status, row = _perceptron_epoch_csr(X.data, X.indices, X.indptr, y, w, b,

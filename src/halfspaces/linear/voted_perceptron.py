@@ -20,9 +20,9 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE, check_finite
+from .._online import FINITE, SCORE_NOT_FINITE, check_finite
 from ..exceptions import NumericalError
-from .perceptron import Perceptron, _dot_csr, _dot_dense, _finite, perceptron_pass
+from .perceptron import Perceptron, _dot_csr, _dot_dense, perceptron_pass
 
 
 @njit(cache=True)
@@ -103,7 +103,8 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
     returns); the update is the running perceptron's. counts[0..M] are the stored counts
     (M = hi - lo), counts[M+1..] receive the new vectors'. The pass's own mistake rows are
     read from X, non-zeros in order: the very sums their stored copies give. Returns
-    (m, status, row) as ``_perceptron_epoch`` does; the vote's scores are checked too."""
+    (m, status, row) as ``_perceptron_epoch`` does, which also says why the updates need no
+    check; the vote's scores are checked too."""
     n_stored = hi - lo
     m = 0
     d = X.shape[1]
@@ -135,8 +136,6 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
             counts[n_stored + m] = 1.0
         else:
             counts[n_stored + m] += 1.0
-    if m > 0 and not _finite(w):  # see _perceptron_epoch: only the last update is left
-        return m, UPDATE_NOT_FINITE, new_rows[m - 1]
     return m, FINITE, -1
 
 
@@ -168,18 +167,13 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
         if not (score - score == 0.0 and s - s == 0.0):
             return m, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:
-            largest = 0.0  # the weights written (see _perceptron_epoch_csr)
             for p in range(start, end):
-                j = np.uint64(indices[p])
-                w[j] += y_t * data[p]
-                largest = max(largest, abs(w[j]))
+                w[np.uint64(indices[p])] += y_t * data[p]
             if fit_intercept:
                 b[0] += y_t
             new_rows[m] = t
             m += 1
             counts[n_stored + m] = 1.0
-            if not largest - largest == 0.0:
-                return m, UPDATE_NOT_FINITE, t
         else:
             counts[n_stored + m] += 1.0
     return m, FINITE, -1
