@@ -32,9 +32,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from . import _csr
 from ._base import SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
-from ._validation import CSR_OK, check_scalar, csr_fault, validate_X, validate_X_y
+from ._validation import check_scalar, validate_X, validate_X_y
 from .exceptions import NumericalError
 
 # What a compiled pass found not finite, returned with the row where it stopped. A nan
@@ -204,8 +205,8 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
             if not (x.format == "csr" and x.shape == (1, self.n_features_in_)
                     and x.dtype in (np.float32, np.float64)):
                 return None
-            fault, _, _, canonical = csr_fault(x)  # the kernels need valid indices
-            return x if fault == CSR_OK and canonical else None
+            fault, _, _, canonical = _csr.csr_fault(x)  # the kernels need valid indices
+            return x if fault == _csr.OK and canonical else None
         try:
             row = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError):

@@ -6,12 +6,12 @@ Every message says what was wrong, the value received, and how to fix it::
       Try a small positive value such as 1e-4.
 
 A CSR matrix reaches the compiled kernels only after one compiled sweep over its arrays
-(:func:`check_csr`): the kernels index ``w[indices[p]]`` without bounds checks, so a column
-index outside ``[0, n_features)`` or a decreasing ``indptr`` would read or write outside
-the weights (a crash, or a silently wrong model). The same sweep checks that every stored
-value is finite and whether the matrix is canonical (indices sorted, no duplicates), the
-two checks scikit-learn's ``check_array`` and SciPy's ``has_canonical_format`` would each
-make in a pass of their own.
+(:func:`check_csr`; the sweep is in ``_csr.py``): the kernels index ``w[indices[p]]``
+without bounds checks, so a column index outside ``[0, n_features)`` or a decreasing
+``indptr`` would read or write outside the weights (a crash, or a silently wrong model).
+The same sweep checks that every stored value is finite and whether the matrix is
+canonical (indices sorted, no duplicates), the two checks scikit-learn's ``check_array``
+and SciPy's ``has_canonical_format`` would each make in a pass of their own.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 
@@ -85,51 +84,6 @@ def check_choice(owner: str, name: str, value: Any, choices: tuple) -> Any:
     return value
 
 
-# Faults of a CSR matrix, as csr_fault reports them (the first one found, in row order).
-CSR_OK, _CSR_BAD_SHAPE, _CSR_BAD_INDPTR, _CSR_BAD_INDEX, _CSR_NOT_FINITE = 0, 1, 2, 3, 4
-
-
-@njit(cache=True)
-def _csr_sweep(data, indices, indptr, n_features):
-    """One pass over CSR arrays: the first fault, and whether the matrix is canonical.
-
-    Needs ``indptr[0] >= 0`` and ``data.shape == indices.shape`` (see ``csr_fault``).
-    Returns ``(fault, row, p, canonical)``: ``fault`` is ``CSR_OK`` or the first of
-    ``_CSR_BAD_INDPTR`` (``indptr[row] <= indptr[row + 1] <= nnz`` fails),
-    ``_CSR_BAD_INDEX`` (``indices[p]`` of ``row`` is outside ``[0, n_features)``) and
-    ``_CSR_NOT_FINITE`` (``data[p]`` is inf or nan); ``canonical`` is whether the indices
-    of each row seen are strictly increasing (sorted, no duplicates).
-    """
-    nnz = indices.shape[0]
-    canonical = True
-    for i in range(indptr.shape[0] - 1):
-        start, end = indptr[i], indptr[i + 1]
-        if not start <= end <= nnz:
-            return _CSR_BAD_INDPTR, i, end, canonical
-        previous = -1
-        for p in range(start, end):
-            j = indices[p]
-            if not 0 <= j < n_features:
-                return _CSR_BAD_INDEX, i, p, canonical
-            if j <= previous:
-                canonical = False
-            previous = j
-            v = data[p]
-            if not v - v == 0.0:  # inf - inf and nan - nan are nan
-                return _CSR_NOT_FINITE, i, p, canonical
-    return CSR_OK, -1, -1, canonical
-
-
-def csr_fault(X) -> tuple[int, int, int, bool]:
-    """``_csr_sweep``'s ``(fault, row, p, canonical)`` for a CSR matrix, after the O(1)
-    checks that make the sweep safe (``_CSR_BAD_SHAPE`` when they fail)."""
-    n, d = X.shape
-    data, indices, indptr = X.data, X.indices, X.indptr
-    if indptr.shape != (n + 1,) or data.shape != indices.shape or indptr[0] < 0:
-        return _CSR_BAD_SHAPE, -1, -1, False
-    return _csr_sweep(data, indices, indptr, d)
-
-
 def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
     """Check a CSR matrix's structure and values in one compiled sweep; return it canonical.
 
@@ -139,11 +93,13 @@ def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
     duplicate indices is copied and its duplicates summed (the kernels would not sum
     them); one that is already canonical is returned as it is, without a copy.
     """
+    from ._csr import BAD_INDEX, BAD_INDPTR, BAD_SHAPE, NOT_FINITE, csr_fault  # numba: lazily
+
     n, d = X.shape
     data, indices, indptr = X.data, X.indices, X.indptr
     build = "scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns))"
     fault, row, p, canonical = csr_fault(X)
-    if fault == _CSR_BAD_SHAPE:
+    if fault == BAD_SHAPE:
         raise ValueError(
             f"{owner}: X's CSR arrays do not fit together: X has shape {X.shape}, so"
             f" X.indptr needs {n + 1} entries starting at 0 (got {indptr.shape[0]}, starting"
@@ -151,7 +107,7 @@ def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
             f" same length (got {indices.shape[0]} and {data.shape[0]}). Build X with"
             f" {build}."
         )
-    if fault == _CSR_BAD_INDPTR:
+    if fault == BAD_INDPTR:
         raise ValueError(
             f"{owner}: X.indptr is not a row pointer at row {row}: indptr[{row}] ="
             f" {indptr[row]} and indptr[{row + 1}] = {indptr[row + 1]}, but it must be"
@@ -159,7 +115,7 @@ def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
             " the entries indptr[i]:indptr[i + 1]). Build indptr as"
             " np.concatenate([[0], np.cumsum(entries_per_row)])."
         )
-    if fault == _CSR_BAD_INDEX:
+    if fault == BAD_INDEX:
         j = int(indices[p])
         fix = (f"build the matrix with {build} and n_columns > {j}" if j >= d else
                "column indices count from 0 and cannot be negative; fix the indices")
@@ -167,7 +123,7 @@ def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
             f"{owner}: X.indices has {j} at row {row}, position {p}, but X has {d} columns"
             f" (valid column indices are 0..{d - 1}); {fix}."
         )
-    if fault == _CSR_NOT_FINITE:
+    if fault == NOT_FINITE:
         what = "NaN" if np.isnan(data[p]) else "infinity"
         raise ValueError(
             f"{owner}: Input X contains {what} at row {row}, column {int(indices[p])}"
