@@ -255,3 +255,44 @@ def test_partial_fit_requires_classes_first():
                                                                random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+def not_finite(row):
+    return rf"^KernelPerceptron: the score became non-finite \(inf or nan\) at row {row}: "
+
+
+# the overflow this test is about: scikit-learn's Gram matrix warns as it makes it
+@pytest.mark.filterwarnings("ignore:overflow encountered in power:RuntimeWarning")
+def test_an_overflowing_gram_value_stops_at_its_row():
+    # alpha_0 = 1 and b = 1 after the tie of row 0; row 1's score is
+    # k(x_0, x_1) + 1 = (-1e240 + 1)^3 + 1 = -inf
+    from halfspaces.exceptions import NumericalError
+
+    with np.errstate(over="ignore"):
+        assert np.isneginf((np.float64(-1e240) + 1.0) ** 3 + 1.0)
+    X = np.array([[1e120], [-1e120]] * 3)
+    y = np.array([1, -1] * 3)
+    params = {"kernel": "poly", "gamma": 1.0, "degree": 3}
+    with pytest.raises(NumericalError, match=not_finite(1)):
+        KernelPerceptron(**params).fit(X, y)
+    with pytest.raises(NumericalError, match=not_finite(1)):
+        KernelPerceptron(**params).partial_fit(X, y, classes=[-1, 1])
+    clf = KernelPerceptron(**params).fit(np.array([[1.0], [-1.0]]), [1, -1])
+    with pytest.raises(NumericalError, match=not_finite(2)):
+        clf.decision_function(np.array([[1.0], [2.0], [1e120]]))
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
+    y = np.array([1, 1, -1, -1])
+    per_epoch = reference_dual_perceptron(X @ X.T, y, 5, True)[2]
+    assert len(per_epoch) == 5 and per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning,
+                      match=rf"^KernelPerceptron: fit stopped after max_iter=5 passes without"
+                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
+                            r" mistakes on 4 rows\)"):
+        clf = KernelPerceptron(kernel="linear", max_iter=5).fit(X, y)
+    assert not clf.converged_

@@ -175,3 +175,71 @@ def test_sklearn_contract(estimator, check):
     check(estimator)
 
 
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+def not_finite(what, row):
+    return (rf"^AveragedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: ")
+
+
+# scikit-learn's finiteness check of dense X first sums it, which overflows here
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_running_score_stops_at_its_row(fmt):
+    # w = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
+    y = np.array([1, -1] * 5)
+    for run in (lambda: AveragedPerceptron().fit(X, y),
+                lambda: AveragedPerceptron().partial_fit(X, y, classes=[-1, 1]),
+                lambda: play(AveragedPerceptron(), X, y)):
+        with pytest.raises(NumericalError, match=not_finite("the score", 1)):
+            run()
+
+
+@pytest.mark.parametrize("fmt, trailing_rows", [("dense-f64", 0), ("csr-f64-i32", 3),
+                                                ("csr-f64-i64", 3)])
+def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailing_rows):
+    # 20 zero rows are ties (mistakes that change nothing); row 20 adds c y_t x_t =
+    # 20 * 1e307 to u, which overflows although every score is 0. A dense pass checks u
+    # at its end (so row 20 is the last row there); a CSR pass at each update.
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(20.0) * np.float64(1e307))
+    X0 = np.zeros((21 + trailing_rows, 1))
+    X0[20, 0] = 1e307
+    X, y = as_format(X0, fmt), np.ones(len(X0))
+    y[0] = -1  # two classes; row 0 is a tie either way
+    match = not_finite("the weights after the update", 20)
+    for run in (lambda: AveragedPerceptron(fit_intercept=False).fit(X, y),
+                lambda: play(AveragedPerceptron(fit_intercept=False), X, y)):
+        with pytest.raises(NumericalError, match=match) as info:
+            run()
+        assert info.value.row == 20
+
+
+def test_decision_function_names_the_row_whose_score_overflows():
+    from halfspaces.exceptions import NumericalError
+
+    clf = AveragedPerceptron().fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
+    with pytest.raises(NumericalError, match=not_finite("the score", 2)):
+        clf.decision_function(np.array([[1.0, 1.0], [0.0, 1.0], [1e308, 1e308]]))
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
+    y = np.array([1, 1, -1, -1])
+    per_epoch = reference_averaged(X, y, True, 5)[-1]
+    assert len(per_epoch) == 5 and per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning,
+                      match=rf"^AveragedPerceptron: fit stopped after max_iter=5 passes without"
+                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
+                            r" mistakes on 4 rows\)"):
+        clf = AveragedPerceptron(max_iter=5).fit(X, y)
+    assert not clf.converged_

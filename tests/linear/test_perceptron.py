@@ -19,6 +19,7 @@ from strategies import (
     MATRIX_FORMATS,
     as_format,
     labelled_data,
+    make_planted,
     play_one_by_one,
     separable_through_origin,
 )
@@ -300,3 +301,75 @@ def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
         for x in X:  # rows of a 2-D array, as the kernels see them
             assert _dot_dense(w, x) == _dot_dense_scalar(w, x)
 
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+# Row 0 is a tie, hence a mistake: w = (1e308, 1e308), b = 1. Row 1's score is then
+# -1e308 * 1e308 + 1e308 * 1e308 + 1 = -inf + inf = nan, and nan <= 0 is false: before the
+# check the pass counted no mistake there and fit reported convergence.
+OVERFLOW_X = np.array([[1e308, 1e308], [-1e308, 1e308]] * 50)
+OVERFLOW_Y = np.array([1, -1] * 50)
+SCORE_NOT_FINITE = r"^Perceptron: the score became non-finite \(inf or nan\) at row {}: "
+
+
+def test_the_overflow_example_is_nan_in_float64():
+    x0, x1 = OVERFLOW_X[0], OVERFLOW_X[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isnan(x1[0] * x0[0] + x1[1] * x0[1] + 1.0)
+
+
+# scikit-learn's finiteness check of dense X first sums it, which overflows here
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_score_stops_fit_partial_fit_and_the_game_at_its_row(fmt):
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    X = as_format(OVERFLOW_X, fmt)
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)) as info:
+        Perceptron().fit(X, OVERFLOW_Y)
+    assert info.value.row == 1
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        Perceptron().partial_fit(X, OVERFLOW_Y, classes=[-1, 1])
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        play(Perceptron(), X, OVERFLOW_Y)
+    # shuffled, the pass meets the overflow at the second row it visits, whichever it is
+    order = np.random.RandomState(3).permutation(len(OVERFLOW_Y))
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(order[1])):
+        Perceptron(shuffle=True, random_state=3).fit(X, OVERFLOW_Y)
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
+def test_decision_function_names_the_row_whose_score_overflows(fmt):
+    from halfspaces.exceptions import NumericalError
+
+    clf = Perceptron().fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
+    X = as_format(np.array([[1.0, 1.0], [1e308, 1e308], [1.0, 0.0]]), fmt)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(dense64(X) @ clf.coef_[0]).all()  # 2e308 + 2e308 = inf
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        clf.decision_function(X)
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        clf.predict(X)
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    X, y = make_noisy(60, 4, seed=2)  # noisy labels: no pass is free of mistakes
+    _, _, per_epoch = reference_fit(X, pm(y, 1), True, 7)
+    assert len(per_epoch) == 7 and per_epoch[-1] > 0
+    match = (rf"^Perceptron: fit stopped after max_iter=7 passes without a pass free of"
+             rf" mistakes \(the last pass made {per_epoch[-1]} mistakes on 60 rows\), so"
+             r" converged_ is False")
+    with pytest.warns(ConvergenceWarning, match=match):
+        clf = Perceptron(max_iter=7).fit(X, y)
+    assert not clf.converged_ and clf.mistakes_per_epoch_ == per_epoch
+    # a small margin that 2 passes do not reach: separable, and still a warning
+    sample = make_planted(40, 3, 1e-3, seed=0)
+    _, _, per_epoch = reference_fit(sample.X, sample.y, False, 2)
+    assert per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=2 passes"):
+        Perceptron(fit_intercept=False, max_iter=2).fit(sample.X, sample.y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # converging: no warning
+        clf = Perceptron(fit_intercept=False, max_iter=10_000).fit(sample.X, sample.y)
+    assert clf.converged_

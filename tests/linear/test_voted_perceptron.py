@@ -179,3 +179,48 @@ def test_sklearn_contract(estimator, check):
     check(estimator)
 
 
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+def not_finite(what, row):
+    return rf"^VotedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: "
+
+
+# scikit-learn's finiteness check of dense X first sums it, which overflows here
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_score_stops_fit_and_the_game_at_its_row(fmt):
+    # v_2 = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
+    y = np.array([1, -1] * 5)
+    for run in (lambda: VotedPerceptron().fit(X, y), lambda: play(VotedPerceptron(), X, y)):
+        with pytest.raises(NumericalError, match=not_finite("the score", 1)):
+            run()
+
+
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
+def test_a_vote_on_a_non_finite_score_is_refused(fmt):
+    # the vectors are 0, (2, 2): on (1e308, 1e308) the second scores 4e308 = inf
+    from halfspaces.exceptions import NumericalError
+
+    clf = VotedPerceptron(fit_intercept=False).fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
+    with pytest.raises(NumericalError, match=not_finite("the score of a voting vector", 1)):
+        clf.decision_function(as_format(np.array([[1.0, 1.0], [1e308, 1e308]]), fmt))
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
+    y = np.array([1, 1, -1, -1])
+    per_epoch = reference_voted(X, y, True, 5)[-1]
+    assert len(per_epoch) == 5 and per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning,
+                      match=rf"^VotedPerceptron: fit stopped after max_iter=5 passes without"
+                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
+                            r" mistakes on 4 rows\)"):
+        clf = VotedPerceptron(max_iter=5).fit(X, y)
+    assert not clf.converged_

@@ -132,7 +132,8 @@ class HypothesisClass:
         if self.kind == "precomputed":
             return np.ascontiguousarray(X, dtype=np.int8)  # entries checked by check_X
         if self.kind == "halfspaces":
-            margins = safe_sparse_dot(X, self.W.T, dense_output=True) + self.offsets
+            with np.errstate(over="ignore", invalid="ignore"):  # refused just below
+                margins = safe_sparse_dot(X, self.W.T, dense_output=True) + self.offsets
             bad = np.argwhere(~np.isfinite(margins))
             if bad.size:  # an overflow: its sign (and a nan's) says nothing
                 t, i = bad[0]
