@@ -195,6 +195,12 @@ def test_arrays_that_do_not_fit_the_shape_are_refused():
         validate_X(Perceptron(), X, reset=True)
 
 
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 def test_duplicates_summing_to_infinity_are_refused():
     X = csr([1, 1, 0, 2, 3], [0, 2, 3, 5], [1e308, 1e308, 1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match=r"^Perceptron: Input X contains infinity at row 0 once its"

@@ -40,7 +40,7 @@ from .exceptions import NumericalError
 
 # What a compiled pass found not finite, returned with the row where it stopped. A nan
 # score would never count as a mistake (nan <= 0 is false), so a pass checks each score it
-# computes (``score - score == 0.0`` fails for inf and nan) and each weight it updates.
+# computes, and any weights no score reads.
 FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE = 0, 1, 2
 
 

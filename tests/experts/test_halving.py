@@ -193,6 +193,12 @@ def test_sklearn_compatible(estimator, check):
     assert _caused_by_not_realizable(info.value), _EXPECTED[name]
 
 
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 def test_an_overflowing_halfspace_margin_is_refused_with_its_row_and_hypothesis():
     # h_1's margin on row 1 is 2e308 - 2e308 = inf - inf = nan: its sign says nothing
     from halfspaces.exceptions import NumericalError

@@ -188,6 +188,12 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 def test_an_overflowing_halfspace_margin_is_refused_with_its_row_and_hypothesis():
     # h_0's margin on row 2 is 2e308 + 2e308 = inf, whose sign need not be the true one
     import scipy.sparse as sp

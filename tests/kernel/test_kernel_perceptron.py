@@ -262,8 +262,12 @@ def not_finite(row):
     return rf"^KernelPerceptron: the score became non-finite \(inf or nan\) at row {row}: "
 
 
-# the overflow this test is about: scikit-learn's Gram matrix warns as it makes it
-@pytest.mark.filterwarnings("ignore:overflow encountered in power:RuntimeWarning")
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 def test_an_overflowing_gram_value_stops_at_its_row():
     # alpha_0 = 1 and b = 1 after the tie of row 0; row 1's score is
     # k(x_0, x_1) + 1 = (-1e240 + 1)^3 + 1 = -inf

@@ -182,8 +182,12 @@ def not_finite(what, row):
     return (rf"^AveragedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: ")
 
 
-# scikit-learn's finiteness check of dense X first sums it, which overflows here
-@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
 def test_a_non_finite_running_score_stops_at_its_row(fmt):
     # w = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
@@ -199,6 +203,7 @@ def test_a_non_finite_running_score_stops_at_its_row(fmt):
             run()
 
 
+@overflows
 @pytest.mark.parametrize("fmt, trailing_rows", [("dense-f64", 0), ("csr-f64-i32", 3),
                                                 ("csr-f64-i64", 3)])
 def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailing_rows):
@@ -222,6 +227,7 @@ def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailin
         assert info.value.row == 20
 
 
+@overflows
 def test_decision_function_names_the_row_whose_score_overflows():
     from halfspaces.exceptions import NumericalError
 

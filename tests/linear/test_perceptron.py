@@ -318,8 +318,12 @@ def test_the_overflow_example_is_nan_in_float64():
         assert np.isnan(x1[0] * x0[0] + x1[1] * x0[1] + 1.0)
 
 
-# scikit-learn's finiteness check of dense X first sums it, which overflows here
-@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
 def test_a_non_finite_score_stops_fit_partial_fit_and_the_game_at_its_row(fmt):
     from halfspaces.exceptions import NumericalError
@@ -339,6 +343,7 @@ def test_a_non_finite_score_stops_fit_partial_fit_and_the_game_at_its_row(fmt):
         Perceptron(shuffle=True, random_state=3).fit(X, OVERFLOW_Y)
 
 
+@overflows
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
 def test_decision_function_names_the_row_whose_score_overflows(fmt):
     from halfspaces.exceptions import NumericalError

@@ -186,8 +186,12 @@ def not_finite(what, row):
     return rf"^VotedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: "
 
 
-# scikit-learn's finiteness check of dense X first sums it, which overflows here
-@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
 def test_a_non_finite_score_stops_fit_and_the_game_at_its_row(fmt):
     # v_2 = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
@@ -201,6 +205,7 @@ def test_a_non_finite_score_stops_fit_and_the_game_at_its_row(fmt):
             run()
 
 
+@overflows
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
 def test_a_vote_on_a_non_finite_score_is_refused(fmt):
     # the vectors are 0, (2, 2): on (1e308, 1e308) the second scores 4e308 = inf

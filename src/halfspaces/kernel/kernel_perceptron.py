@@ -12,6 +12,8 @@ y_t of the mistakes: it makes the same mistakes in the same order.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
@@ -48,7 +50,7 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
             i = support[p]
             score += coef[i] * K[r, i]
         scores[j] = score
-        if not score - score == 0.0:
+        if not math.isfinite(score):
             return n_mistakes, j
         if y[j] * score <= 0.0:  # mistake (a tie counts)
             s = slots[j]

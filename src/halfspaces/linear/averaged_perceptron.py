@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
@@ -36,9 +38,9 @@ from .perceptron import (
 
 @njit(cache=True)
 def _finite(v):
-    """Whether every entry of the vector v is finite (``x - x`` is nan for inf and nan)."""
+    """Whether every entry of the vector v is finite."""
     for j in range(v.shape[0]):
-        if not v[j] - v[j] == 0.0:
+        if not math.isfinite(v[j]):
             return False
     return True
 
@@ -56,7 +58,7 @@ def _update_csr(w, u, y_t, cy, data, indices, start, end):
         u_j = u[j] + cy * data[p]
         u[j] = u_j
         largest = max(largest, abs(u_j))
-    return largest - largest == 0.0
+    return math.isfinite(largest)
 
 
 @njit(cache=True)
@@ -78,7 +80,7 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
         x_t, y_t = X[t], y[t]
         score = _dot_dense(w, x_t) + b[0]
         scores[t] = score
-        if not score - score == 0.0:  # inf or nan
+        if not math.isfinite(score):  # inf or nan
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
@@ -104,7 +106,7 @@ def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, ord
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
         score = _dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
-        if not score - score == 0.0:  # inf or nan
+        if not math.isfinite(score):  # inf or nan
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
@@ -173,7 +175,7 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
             inv_c = 1.0 / c
             scores[t] = _dot_dense_avg(w, u, inv_c, x_t) + (b[0] - b[1] * inv_c)
         score = _dot_dense(w, x_t) + b[0]
-        if not (score - score == 0.0 and scores[t] - scores[t] == 0.0):
+        if not (math.isfinite(score) and math.isfinite(scores[t])):
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:
             cy = c * y_t
@@ -204,7 +206,7 @@ def _averaged_play_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, scor
             scores[t] = (_dot_csr_avg(w, u, inv_c, data, indices, start, end)
                          + (b[0] - b[1] * inv_c))
         score = _dot_csr(w, data, indices, start, end) + b[0]
-        if not (score - score == 0.0 and scores[t] - scores[t] == 0.0):
+        if not (math.isfinite(score) and math.isfinite(scores[t])):
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:
             cy = c * y_t

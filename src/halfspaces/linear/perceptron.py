@@ -26,6 +26,8 @@ because a dense row and a CSR row are summed in a different order.
 
 from __future__ import annotations
 
+import math
+
 import llvmlite.binding
 import numpy as np
 import scipy.sparse as sp
@@ -217,7 +219,7 @@ def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
         x_t, y_t = X[t], y[t]
         score = _dot_dense(w, x_t) + b[0]
         scores[t] = score
-        if not score - score == 0.0:  # inf or nan: nan <= 0 is false, never a mistake
+        if not math.isfinite(score):  # inf or nan: nan <= 0 is false, never a mistake
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts: Novikoff's proof needs it)
             for j in range(d):
@@ -236,7 +238,7 @@ def _perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, order, 
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
         score = _dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
-        if not score - score == 0.0:  # inf or nan
+        if not math.isfinite(score):  # inf or nan
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
             for p in range(np.uint64(start), np.uint64(end)):  # see _dot_csr
@@ -256,7 +258,7 @@ def _linear_scores(X, W, B, out):
     for i in range(X.shape[0]):
         for k in range(W.shape[0]):
             out[i, k] = score = _dot_dense(W[k], X[i]) + B[k]
-            if not score - score == 0.0:
+            if not math.isfinite(score):
                 return i
     return -1
 
@@ -267,7 +269,7 @@ def _linear_scores_csr(data, indices, indptr, W, B, out):
     for i in range(indptr.shape[0] - 1):
         for k in range(W.shape[0]):
             out[i, k] = score = _dot_csr(W[k], data, indices, indptr[i], indptr[i + 1]) + B[k]
-            if not score - score == 0.0:
+            if not math.isfinite(score):
                 return i
     return -1
 

@@ -15,6 +15,8 @@ so one prediction costs O(nnz of the stored mistakes), what storing dense v_k wo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
@@ -58,7 +60,7 @@ def _vote_scores(X, m_data, m_indices, m_indptr, m_y, m_b, ptr, counts, out):
         for k in range(ptr.shape[0] - 1):
             out[i, k], s, _ = _vote(X[i], m_data, m_indices, m_indptr, m_y, m_b, ptr[k],
                                     ptr[k + 1], counts, ptr[k] + k)
-            if not s - s == 0.0:
+            if not math.isfinite(s):
                 return i
     return -1
 
@@ -73,7 +75,7 @@ def _vote_scores_csr(data, indices, indptr, m_data, m_indices, m_indptr, m_y, m_
         for k in range(ptr.shape[0] - 1):
             out[i, k], s, _ = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, ptr[k],
                                     ptr[k + 1], counts, ptr[k] + k)
-            if not s - s == 0.0:
+            if not math.isfinite(s):
                 return i
         for p in range(indptr[i], indptr[i + 1]):
             work[np.uint64(indices[p])] = 0.0
@@ -124,7 +126,7 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
             vote += c if s + bk >= 0.0 else -c
         scores[t] = vote
         score = _dot_dense(w, x_t) + b[0]
-        if not (score - score == 0.0 and s - s == 0.0):
+        if not (math.isfinite(score) and math.isfinite(s)):
             return m, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # the running perceptron's mistake
             for j in range(d):
@@ -164,7 +166,7 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
             work[np.uint64(indices[p])] = 0.0
         scores[t] = vote
         score = _dot_csr(w, data, indices, start, end) + b[0]
-        if not (score - score == 0.0 and s - s == 0.0):
+        if not (math.isfinite(score) and math.isfinite(s)):
             return m, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:
             for p in range(start, end):
