@@ -346,6 +346,9 @@ class Perceptron(OnlineClassifier):
     Weights are float64 whatever the data's dtype; float32/float64 data and int32/int64
     CSR indices are used as given, without a converting copy. One pass costs
     :math:`O(\\mathrm{nnz})` (one dot product per row, one more per mistake).
+    A score that overflows to inf or nan (features near the float64 limit) stops the pass
+    with a :class:`~halfspaces.exceptions.NumericalError` naming the row; a ``fit`` that
+    ends after ``max_iter`` passes without a clean one warns with a ``ConvergenceWarning``.
 
     References
     ----------
