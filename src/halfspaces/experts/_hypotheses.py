@@ -124,7 +124,7 @@ class HypothesisClass:
                         " and classes_[0] as -1."
                     )
 
-    def predictions(self, X, rows: NDArray[np.intp] | None = None) -> NDArray[np.int8]:
+    def predictions(self, X, rows: NDArray[np.intp]) -> NDArray[np.int8]:
         """``P[t, i] = h_i(x_t)`` in {-1, +1} as a C-contiguous int8 ``(n, N)`` array.
 
         ``rows`` numbers the rows of ``X`` in the caller's data, for error messages.
@@ -137,7 +137,7 @@ class HypothesisClass:
             bad = np.argwhere(~np.isfinite(margins))
             if bad.size:  # an overflow: its sign (and a nan's) says nothing
                 t, i = bad[0]
-                raise NumericalError(self.owner, int(t if rows is None else rows[t]),
+                raise NumericalError(self.owner, int(rows[t]),
                                      f"the margin <w_{i}, x> + offset_{i} of hypothesis {i}")
             return np.ascontiguousarray(np.where(margins >= 0.0, 1, -1), dtype=np.int8)
         n = X.shape[0]
