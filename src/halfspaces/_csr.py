@@ -27,9 +27,9 @@ def _csr_sweep(bits, mask, indices, indptr, n_features):
     whether the indices of each row seen are strictly increasing (sorted, no duplicates).
 
     A row is checked without a branch per entry and with unsigned positions (no
-    wraparound test, as in the kernels), so the loop runs at memory speed: 8.6 ms for
-    16 M entries, against 15 ms with a test per entry and 10 ms for scikit-learn's finite
-    sum and SciPy's canonical check together. Only a faulty row is read a second time.
+    wraparound test, as in the kernels): on 200,000 x 100,000 with 80 entries per row this
+    took 8.6 ms, against 15 ms with a test per entry and about 10 ms for scikit-learn's
+    finite sum and SciPy's canonical check together. Only a faulty row is read twice.
     """
     nnz = indices.shape[0]
     d = np.uint64(n_features)
