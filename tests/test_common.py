@@ -38,6 +38,7 @@ def test_online_play_gives_identical_transcripts_on_both_paths(cls, fmt):
     np.testing.assert_array_equal(compiled.mistakes, generic.mistakes)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_warm_start_continues_the_epochs(cls):
     rng = np.random.default_rng(1)
@@ -49,6 +50,7 @@ def test_warm_start_continues_the_epochs(cls):
     np.testing.assert_array_equal(twice.decision_function(X), once.decision_function(X))
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_save_load_round_trip_and_continue(cls, tmp_path):
     rng = np.random.default_rng(0)

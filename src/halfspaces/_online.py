@@ -8,7 +8,8 @@ An algorithm module subclasses :class:`OnlineClassifier` and supplies three hook
     one online pass of binary problem ``k`` over rows ``X[order]`` with labels ``y`` in
     {-1, +1}; writes into ``scores[t]`` the score of row ``t`` *before* its update and
     returns the number of mistakes (``y_t * score_t <= 0``). This is where the compiled
-    kernel is called: no Python per row.
+    kernel is called: no Python per row. A kernel whose score or update is not finite
+    stops at that row and says so (``check_finite`` turns that into a NumericalError).
 ``_decision(X) -> scores``
     ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
 
@@ -21,17 +22,34 @@ given order) and the one-example protocol ``predict_one``/``score_one``/``learn_
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from . import _csr
 from ._base import SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
 from ._validation import check_scalar, validate_X, validate_X_y
+from .exceptions import NumericalError
+
+# What a compiled pass found not finite, returned with the row where it stopped. A nan
+# score would never count as a mistake (nan <= 0 is false), so a pass checks each score it
+# computes, and any weights no score reads.
+FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE = 0, 1, 2
+
+
+def check_finite(owner: str, status: int, row: int) -> None:
+    """Raise the NumericalError a compiled pass's ``(status, row)`` stands for, if any."""
+    if status == SCORE_NOT_FINITE:
+        raise NumericalError(owner, row, "the score")
+    if status == UPDATE_NOT_FINITE:
+        raise NumericalError(owner, row, "the weights after the update")
 
 
 class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
@@ -83,7 +101,9 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         """Run passes over the data until one makes no mistake, or ``max_iter`` passes.
 
         On linearly separable data this finds a separator (ERM in the realizable case):
-        ``converged_`` is then True. Shuffles each pass when ``shuffle=True``.
+        ``converged_`` is then True. Otherwise (data that is not separable, or a margin
+        too small for ``max_iter`` passes) ``converged_`` is False and a
+        ``ConvergenceWarning`` says so. Shuffles each pass when ``shuffle=True``.
         """
         self._check_params()
         warm = getattr(self, "warm_start", False) and hasattr(self, "classes_")
@@ -104,6 +124,13 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
             if mistakes == 0:
                 self.converged_ = True
                 break
+        else:
+            warnings.warn(
+                f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"
+                f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
+                f" {n} rows), so converged_ is False: the data may not be linearly separable,"
+                " or its margin is too small for that many passes. Increase max_iter if it"
+                " is separable.", ConvergenceWarning, stacklevel=2)
         return self
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
@@ -175,10 +202,11 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
                 or cls.decision_function is not OnlineClassifier.decision_function):
             return None
         if sp.issparse(x):  # a 1 x d CSR row, as play hands out for sparse data
-            ok = (x.format == "csr" and x.shape == (1, self.n_features_in_)
-                  and x.dtype in (np.float32, np.float64) and x.has_canonical_format
-                  and np.isfinite(x.data).all())
-            return x if ok else None
+            if not (x.format == "csr" and x.shape == (1, self.n_features_in_)
+                    and x.dtype in (np.float32, np.float64)):
+                return None
+            fault, _, _, canonical = _csr.csr_fault(x)  # the kernels need valid indices
+            return x if fault == _csr.OK and canonical else None
         try:
             row = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError):

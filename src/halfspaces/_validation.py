@@ -4,6 +4,14 @@ Every message says what was wrong, the value received, and how to fix it::
 
     PegasosSVC: 'lam' must be a float > 0 (lambda in the Pegasos objective); got -0.1.
       Try a small positive value such as 1e-4.
+
+A CSR matrix reaches the compiled kernels only after one compiled sweep over its arrays
+(:func:`check_csr`; the sweep is in ``_csr.py``): the kernels index ``w[indices[p]]``
+without bounds checks, so a column index outside ``[0, n_features)`` or a decreasing
+``indptr`` would read or write outside the weights (a crash, or a silently wrong model).
+The same sweep checks that every stored value is finite and whether the matrix is
+canonical (indices sorted, no duplicates), the two checks scikit-learn's ``check_array``
+and SciPy's ``has_canonical_format`` would each make in a pass of their own.
 """
 
 from __future__ import annotations
@@ -76,13 +84,89 @@ def check_choice(owner: str, name: str, value: Any, choices: tuple) -> Any:
     return value
 
 
+def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
+    """Check a CSR matrix's structure and values in one compiled sweep; return it canonical.
+
+    Raises a ValueError naming the row and the position when ``indptr`` is not a
+    non-decreasing row pointer into the stored entries, when a column index is outside
+    ``[0, n_features)``, or when a stored value is inf or nan. A matrix with unsorted or
+    duplicate indices is copied and its duplicates summed (the kernels would not sum
+    them); one that is already canonical is returned as it is, without a copy.
+    """
+    from ._csr import BAD_INDEX, BAD_INDPTR, BAD_SHAPE, NOT_FINITE, csr_fault  # numba: lazily
+
+    n, d = X.shape
+    data, indices, indptr = X.data, X.indices, X.indptr
+    build = "scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns))"
+    fault, row, p, canonical = csr_fault(X)
+    if fault == BAD_SHAPE:
+        raise ValueError(
+            f"{owner}: X's CSR arrays do not fit together: X has shape {X.shape}, so"
+            f" X.indptr needs {n + 1} entries starting at 0 (got {indptr.shape[0]}, starting"
+            f" at {indptr[0] if indptr.size else None}), and X.indices and X.data need the"
+            f" same length (got {indices.shape[0]} and {data.shape[0]}). Build X with"
+            f" {build}."
+        )
+    if fault == BAD_INDPTR:
+        raise ValueError(
+            f"{owner}: X.indptr is not a row pointer at row {row}: indptr[{row}] ="
+            f" {indptr[row]} and indptr[{row + 1}] = {indptr[row + 1]}, but it must be"
+            f" non-decreasing and at most X.indices' length {indices.shape[0]} (row i holds"
+            " the entries indptr[i]:indptr[i + 1]). Build indptr as"
+            " np.concatenate([[0], np.cumsum(entries_per_row)])."
+        )
+    if fault == BAD_INDEX:
+        j = int(indices[p])
+        fix = (f"build the matrix with {build} and n_columns > {j}" if j >= d else
+               "column indices count from 0 and cannot be negative; fix the indices")
+        raise ValueError(
+            f"{owner}: X.indices has {j} at row {row}, position {p}, but X has {d} columns"
+            f" (valid column indices are 0..{d - 1}); {fix}."
+        )
+    if fault == NOT_FINITE:
+        what = "NaN" if np.isnan(data[p]) else "infinity"
+        raise ValueError(
+            f"{owner}: Input X contains {what} at row {row}, column {int(indices[p])}"
+            f" (X.data[{p}]); every value must be finite. Replace it (e.g. impute it) or"
+            " drop the row."
+        )
+    if not canonical:
+        # Duplicate entries would be summed by scipy but not by our kernels.
+        X = X.copy()
+        X.sum_duplicates()
+        if not np.isfinite(X.data).all():  # two large duplicates can sum to inf
+            row = int(np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0],
+                                      side="right")) - 1
+            raise ValueError(
+                f"{owner}: Input X contains infinity at row {row} once its duplicate entries"
+                " are summed (X.sum_duplicates()); scale the features."
+            )
+    return X
+
+
+def _check_compressed(owner: str, X: Any) -> None:
+    """Check a CSC or BSR matrix's arrays before SciPy walks them to convert it to CSR."""
+    if X.format in ("csc", "bsr"):
+        try:
+            X.check_format(full_check=True)
+        except ValueError as error:
+            raise ValueError(f"{owner}: X is not a valid {X.format.upper()} matrix: {error}."
+                             " Build it with scipy.sparse or pass a CSR matrix.") from None
+
+
 def validate_X(estimator: Any, X: Any, *, reset: bool, allow_sparse: bool = True) -> Any:
     """Validate a feature matrix for the compiled kernels, without a converting copy.
 
     Dense input becomes a C-contiguous float64 or float32 array; sparse input a CSR matrix
-    whose float32/float64 data and int32/int64 indices are kept as given. Records
-    ``n_features_in_`` (and feature names) when ``reset`` is true, checks them otherwise.
+    whose float32/float64 data and int32/int64 indices are kept as given, checked by
+    :func:`check_csr` (which also scans for inf/nan, so scikit-learn's scan is skipped).
+    Records ``n_features_in_`` (and feature names) when ``reset`` is true, checks them
+    otherwise.
     """
+    owner = type(estimator).__name__
+    sparse = sp.issparse(X)
+    if sparse:
+        _check_compressed(owner, X)
     X = validate_data(
         estimator,
         X,
@@ -91,13 +175,19 @@ def validate_X(estimator: Any, X: Any, *, reset: bool, allow_sparse: bool = True
         dtype=[np.float64, np.float32],
         order="C",
         accept_large_sparse=True,
+        ensure_all_finite=not sparse,
     )
-    if sp.issparse(X):
-        if not X.has_canonical_format:
-            # Duplicate entries would be summed by scipy but not by our kernels.
-            X = X.copy()
-            X.sum_duplicates()
-    return X
+    return check_csr(owner, X) if sparse else X
+
+
+def check_X(owner: str, X: Any, **check_array_params: Any) -> Any:
+    """``check_array(X, **check_array_params)`` for a function (no estimator), with sparse
+    input checked as :func:`validate_X` checks it. Pass ``accept_sparse="csr"`` to take it."""
+    sparse = sp.issparse(X)
+    if sparse:
+        _check_compressed(owner, X)
+    X = check_array(X, input_name="X", ensure_all_finite=not sparse, **check_array_params)
+    return check_csr(owner, X) if sparse else X
 
 
 def validate_X_y(estimator: Any, X: Any, y: Any, *, reset: bool, allow_sparse: bool = True):

@@ -50,7 +50,7 @@ from sklearn.utils.validation import check_array
 
 from ._labels import decode_scores, encode_pm
 from ._online import OnlineClassifier
-from ._validation import check_scalar, param_error, validate_X
+from ._validation import check_scalar, check_X, param_error, validate_X
 
 __all__ = ["Adversary", "BoundCheck", "OnlineLearner", "Transcript", "play"]
 
@@ -345,7 +345,7 @@ def _play_sequence(learner, X, y, classes) -> Transcript:
         scores = learner._play(X, y_pm)
         return Transcript(decode_scores(scores, classes), y, scores, y_pm * scores <= 0.0,
                           classes, type(learner).__name__, X)
-    X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], input_name="X")
+    X = check_X("play", X, accept_sparse="csr", dtype=[np.float64, np.float32])
     y = _check_labels(X, y)
     classes = _two_classes(y, classes)
     rounds = _Rounds(X.shape[0], classes, learner)

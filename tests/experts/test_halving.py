@@ -191,3 +191,26 @@ def test_sklearn_compatible(estimator, check):
     with pytest.raises(Exception) as info:
         check(estimator)
     assert _caused_by_not_realizable(info.value), _EXPECTED[name]
+
+
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
+def test_an_overflowing_halfspace_margin_is_refused_with_its_row_and_hypothesis():
+    # h_1's margin on row 1 is 2e308 - 2e308 = inf - inf = nan: its sign says nothing
+    from halfspaces.exceptions import NumericalError
+
+    W = np.array([[1.0, 0.0], [2.0, 2.0]])
+    X = np.array([[1.0, 1.0], [1e308, -1e308], [-1.0, 0.0]])
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isnan(W[1, 0] * X[1, 0] + W[1, 1] * X[1, 1])
+    match = (r"^HalvingClassifier: the margin <w_1, x> \+ offset_1 of hypothesis 1 became"
+             r" non-finite \(inf or nan\) at row 1: ")
+    with pytest.raises(NumericalError, match=match):
+        HalvingClassifier(W).fit(X, [1, 1, -1])
+    clf = HalvingClassifier(W).fit(X[[0, 2]], [1, -1])
+    with pytest.raises(NumericalError, match=match):
+        clf.predict(X)

@@ -186,3 +186,27 @@ STUMPS = [CoordinateStump(f, t, s) for f in (0, -1) for t in (-1.0, -0.5, 0.0, 0
 ])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
+def test_an_overflowing_halfspace_margin_is_refused_with_its_row_and_hypothesis():
+    # h_0's margin on row 2 is 2e308 + 2e308 = inf, whose sign need not be the true one
+    import scipy.sparse as sp
+
+    from halfspaces.exceptions import NumericalError
+
+    W = np.array([[2.0, 2.0], [0.0, -1.0]])
+    X = np.array([[1.0, 1.0], [-1.0, 0.0], [1e308, 1e308]])
+    match = (r"^WeightedMajorityClassifier: the margin <w_0, x> \+ offset_0 of hypothesis 0"
+             r" became non-finite \(inf or nan\) at row 2: ")
+    for data in (X, sp.csr_matrix(X)):
+        with pytest.raises(NumericalError, match=match):
+            WeightedMajorityClassifier(W).fit(data, [1, -1, 1])
+    clf = WeightedMajorityClassifier(W).fit(X[:2], [1, -1])
+    with pytest.raises(NumericalError, match=match):
+        clf.decision_function(X)

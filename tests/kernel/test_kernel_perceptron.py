@@ -7,11 +7,16 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import halfspaces.kernel.kernel_perceptron as kp
 from halfspaces.kernel import KernelPerceptron
 from halfspaces.linear.perceptron import Perceptron
+
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def reference_dual_perceptron(K, y, epochs, fit_intercept):
@@ -65,6 +70,7 @@ def test_linear_kernel_makes_the_perceptrons_mistakes_round_by_round(data, fit_i
     np.testing.assert_array_equal(dual, primal)
 
 
+@stops_at_max_iter
 @settings(max_examples=40, deadline=None)
 @given(data=int_data, fit_intercept=st.booleans(), shuffle=st.booleans())
 def test_linear_kernel_fit_matches_perceptron_fit(data, fit_intercept, shuffle):
@@ -134,7 +140,8 @@ def test_xor_is_separated_by_nonlinear_kernels(kernel, params):
     centers = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
     X = np.repeat(centers, 15, axis=0) + 0.15 * rng.normal(size=(60, 2))
     y = np.repeat(["a", "a", "b", "b"], 15)
-    linear = Perceptron(max_iter=50).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match=r"^Perceptron: fit stopped after max_iter=50"):
+        linear = Perceptron(max_iter=50).fit(X, y)
     assert not linear.converged_  # XOR is not linearly separable
     clf = KernelPerceptron(kernel=kernel, max_iter=50, **params).fit(X, y)
     assert clf.converged_ and clf.mistakes_per_epoch_[-1] == 0
@@ -142,6 +149,7 @@ def test_xor_is_separated_by_nonlinear_kernels(kernel, params):
     assert set(clf.predict(X)) == {"a", "b"}
 
 
+@stops_at_max_iter
 def test_one_vs_rest_matches_perceptron():
     rng = np.random.default_rng(3)
     X = rng.integers(-3, 4, size=(45, 3)).astype(float)
@@ -242,7 +250,53 @@ def test_partial_fit_requires_classes_first():
         KernelPerceptron().partial_fit(np.zeros((2, 2)), [0, 1])
 
 
+@stops_at_max_iter
 @parametrize_with_checks([KernelPerceptron(), KernelPerceptron(kernel="linear", shuffle=True,
                                                                random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+def not_finite(row):
+    return rf"^KernelPerceptron: the score became non-finite \(inf or nan\) at row {row}: "
+
+
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
+def test_an_overflowing_gram_value_stops_at_its_row():
+    # alpha_0 = 1 and b = 1 after the tie of row 0; row 1's score is
+    # k(x_0, x_1) + 1 = (-1e240 + 1)^3 + 1 = -inf
+    from halfspaces.exceptions import NumericalError
+
+    with np.errstate(over="ignore"):
+        assert np.isneginf((np.float64(-1e240) + 1.0) ** 3 + 1.0)
+    X = np.array([[1e120], [-1e120]] * 3)
+    y = np.array([1, -1] * 3)
+    params = {"kernel": "poly", "gamma": 1.0, "degree": 3}
+    with pytest.raises(NumericalError, match=not_finite(1)):
+        KernelPerceptron(**params).fit(X, y)
+    with pytest.raises(NumericalError, match=not_finite(1)):
+        KernelPerceptron(**params).partial_fit(X, y, classes=[-1, 1])
+    clf = KernelPerceptron(**params).fit(np.array([[1.0], [-1.0]]), [1, -1])
+    with pytest.raises(NumericalError, match=not_finite(2)):
+        clf.decision_function(np.array([[1.0], [2.0], [1e120]]))
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
+    y = np.array([1, 1, -1, -1])
+    per_epoch = reference_dual_perceptron(X @ X.T, y, 5, True)[2]
+    assert len(per_epoch) == 5 and per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning,
+                      match=rf"^KernelPerceptron: fit stopped after max_iter=5 passes without"
+                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
+                            r" mistakes on 4 rows\)"):
+        clf = KernelPerceptron(kernel="linear", max_iter=5).fit(X, y)
+    assert not clf.converged_

@@ -12,6 +12,10 @@ from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
 from halfspaces.linear.averaged_perceptron import AveragedPerceptron
 from halfspaces.linear.perceptron import Perceptron
 
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
 
 def reference_averaged(X, y, fit_intercept, max_iter, w=None, b=0.0, sums=None,
                        stop_when_clean=True):
@@ -57,6 +61,7 @@ def close(a, b):
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_fit_equals_the_naive_average(fmt, fit_intercept):
@@ -94,6 +99,7 @@ def test_average_runs_over_partial_fit_calls_and_converged_epochs():
     close(clf.intercept_[0], avg_b)
 
 
+@stops_at_max_iter
 @settings(max_examples=30, deadline=None)
 @given(labelled_data(integer_valued=True))
 def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
@@ -108,6 +114,7 @@ def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
         close(clf.intercept_[k], avg_b)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
 def test_running_perceptron_is_the_perceptron(fmt):
     X0, y = make_noisy(200, 6, seed=8)
@@ -162,8 +169,83 @@ def test_bad_parameter_is_reported():
         AveragedPerceptron().partial_fit(np.eye(2), [0, 1])
 
 
+@stops_at_max_iter
 @parametrize_with_checks([AveragedPerceptron()])
 def test_sklearn_contract(estimator, check):
     check(estimator)
 
 
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+def not_finite(what, row):
+    return (rf"^AveragedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: ")
+
+
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_running_score_stops_at_its_row(fmt):
+    # w = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
+    y = np.array([1, -1] * 5)
+    for run in (lambda: AveragedPerceptron().fit(X, y),
+                lambda: AveragedPerceptron().partial_fit(X, y, classes=[-1, 1]),
+                lambda: play(AveragedPerceptron(), X, y)):
+        with pytest.raises(NumericalError, match=not_finite("the score", 1)):
+            run()
+
+
+@overflows
+@pytest.mark.parametrize("fmt, trailing_rows", [("dense-f64", 0), ("csr-f64-i32", 3),
+                                                ("csr-f64-i64", 3)])
+def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailing_rows):
+    # 20 zero rows are ties (mistakes that change nothing); row 20 adds c y_t x_t =
+    # 20 * 1e307 to u, which overflows although every score is 0. A dense pass checks u
+    # at its end (so row 20 is the last row there); a CSR pass at each update.
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float64(20.0) * np.float64(1e307))
+    X0 = np.zeros((21 + trailing_rows, 1))
+    X0[20, 0] = 1e307
+    X, y = as_format(X0, fmt), np.ones(len(X0))
+    y[0] = -1  # two classes; row 0 is a tie either way
+    match = not_finite("the weights after the update", 20)
+    for run in (lambda: AveragedPerceptron(fit_intercept=False).fit(X, y),
+                lambda: play(AveragedPerceptron(fit_intercept=False), X, y)):
+        with pytest.raises(NumericalError, match=match) as info:
+            run()
+        assert info.value.row == 20
+
+
+@overflows
+def test_decision_function_names_the_row_whose_score_overflows():
+    from halfspaces.exceptions import NumericalError
+
+    clf = AveragedPerceptron().fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
+    with pytest.raises(NumericalError, match=not_finite("the score", 2)):
+        clf.decision_function(np.array([[1.0, 1.0], [0.0, 1.0], [1e308, 1e308]]))
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
+    y = np.array([1, 1, -1, -1])
+    per_epoch = reference_averaged(X, y, True, 5)[-1]
+    assert len(per_epoch) == 5 and per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning,
+                      match=rf"^AveragedPerceptron: fit stopped after max_iter=5 passes without"
+                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
+                            r" mistakes on 4 rows\)"):
+        clf = AveragedPerceptron(max_iter=5).fit(X, y)
+    assert not clf.converged_

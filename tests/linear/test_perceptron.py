@@ -19,11 +19,16 @@ from strategies import (
     MATRIX_FORMATS,
     as_format,
     labelled_data,
+    make_planted,
     play_one_by_one,
     separable_through_origin,
 )
 
 from halfspaces.linear.perceptron import Perceptron
+
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,6 +79,7 @@ def test_one_pass_matches_reference_exactly_on_integer_data(fmt, fit_intercept):
     assert clf.n_mistakes_ == m > 0
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_fit_matches_reference_on_float_data(fmt, fit_intercept):
@@ -92,6 +98,7 @@ def test_fit_matches_reference_on_float_data(fmt, fit_intercept):
     np.testing.assert_allclose(clf.intercept_[0], b, rtol=1e-12, atol=1e-12)
 
 
+@stops_at_max_iter
 def test_dense_and_csr_give_the_same_model():
     rng = np.random.default_rng(11)
     X = rng.standard_normal((300, 17))
@@ -105,6 +112,7 @@ def test_dense_and_csr_give_the_same_model():
         np.testing.assert_array_equal(clf.predict(X), fits[0].predict(X))
 
 
+@stops_at_max_iter
 def test_shuffled_fit_follows_random_state():
     X, y = make_noisy(200, 6, seed=2)
     clf = Perceptron(shuffle=True, random_state=5, max_iter=7).fit(X, y)
@@ -124,6 +132,7 @@ def make_noisy(n, d, seed):
     return X, y
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
 def test_multiclass_is_one_vs_rest_of_the_reference(fmt):
     rng = np.random.default_rng(4)
@@ -217,6 +226,7 @@ def test_compiled_game_equals_one_example_loop(fmt):
     assert fast.n_mistakes_ == slow.n_mistakes_ == np.sum(pm(y, 1) * fast_scores <= 0)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f32", "dense-f64", "csr-f32-i64", "csr-f64-i32"])
 def test_input_reaches_the_kernel_without_a_converting_copy(fmt, monkeypatch):
     import halfspaces.linear.perceptron as module
@@ -266,6 +276,7 @@ def test_bad_data_is_reported():
 
 
 # -- scikit-learn contract ----------------------------------------------------------------
+@stops_at_max_iter
 @parametrize_with_checks([Perceptron()])
 def test_sklearn_contract(estimator, check):
     check(estimator)
@@ -290,3 +301,80 @@ def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
         for x in X:  # rows of a 2-D array, as the kernels see them
             assert _dot_dense(w, x) == _dot_dense_scalar(w, x)
 
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+# Row 0 is a tie, hence a mistake: w = (1e308, 1e308), b = 1. Row 1's score is then
+# -1e308 * 1e308 + 1e308 * 1e308 + 1 = -inf + inf = nan, and nan <= 0 is false: before the
+# check the pass counted no mistake there and fit reported convergence.
+OVERFLOW_X = np.array([[1e308, 1e308], [-1e308, 1e308]] * 50)
+OVERFLOW_Y = np.array([1, -1] * 50)
+SCORE_NOT_FINITE = r"^Perceptron: the score became non-finite \(inf or nan\) at row {}: "
+
+
+def test_the_overflow_example_is_nan_in_float64():
+    x0, x1 = OVERFLOW_X[0], OVERFLOW_X[1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isnan(x1[0] * x0[0] + x1[1] * x0[1] + 1.0)
+
+
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_score_stops_fit_partial_fit_and_the_game_at_its_row(fmt):
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    X = as_format(OVERFLOW_X, fmt)
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)) as info:
+        Perceptron().fit(X, OVERFLOW_Y)
+    assert info.value.row == 1
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        Perceptron().partial_fit(X, OVERFLOW_Y, classes=[-1, 1])
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        play(Perceptron(), X, OVERFLOW_Y)
+    # shuffled, the pass meets the overflow at the second row it visits, whichever it is
+    order = np.random.RandomState(3).permutation(len(OVERFLOW_Y))
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(order[1])):
+        Perceptron(shuffle=True, random_state=3).fit(X, OVERFLOW_Y)
+
+
+@overflows
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
+def test_decision_function_names_the_row_whose_score_overflows(fmt):
+    from halfspaces.exceptions import NumericalError
+
+    clf = Perceptron().fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
+    X = as_format(np.array([[1.0, 1.0], [1e308, 1e308], [1.0, 0.0]]), fmt)
+    with np.errstate(over="ignore"):
+        assert not np.isfinite(dense64(X) @ clf.coef_[0]).all()  # 2e308 + 2e308 = inf
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        clf.decision_function(X)
+    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+        clf.predict(X)
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    X, y = make_noisy(60, 4, seed=2)  # noisy labels: no pass is free of mistakes
+    _, _, per_epoch = reference_fit(X, pm(y, 1), True, 7)
+    assert len(per_epoch) == 7 and per_epoch[-1] > 0
+    match = (rf"^Perceptron: fit stopped after max_iter=7 passes without a pass free of"
+             rf" mistakes \(the last pass made {per_epoch[-1]} mistakes on 60 rows\), so"
+             r" converged_ is False")
+    with pytest.warns(ConvergenceWarning, match=match):
+        clf = Perceptron(max_iter=7).fit(X, y)
+    assert not clf.converged_ and clf.mistakes_per_epoch_ == per_epoch
+    # a small margin that 2 passes do not reach: separable, and still a warning
+    sample = make_planted(40, 3, 1e-3, seed=0)
+    _, _, per_epoch = reference_fit(sample.X, sample.y, False, 2)
+    assert per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=2 passes"):
+        Perceptron(fit_intercept=False, max_iter=2).fit(sample.X, sample.y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # converging: no warning
+        clf = Perceptron(fit_intercept=False, max_iter=10_000).fit(sample.X, sample.y)
+    assert clf.converged_

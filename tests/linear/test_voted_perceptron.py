@@ -12,6 +12,10 @@ from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
 from halfspaces.linear.perceptron import Perceptron
 from halfspaces.linear.voted_perceptron import VotedPerceptron
 
+# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+# passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
 
 def reference_voted(X, y, fit_intercept, max_iter, stop_when_clean=True):
     """The paper's training loop: keep every vector v_k (dense) and its survival count c_k."""
@@ -53,6 +57,7 @@ def dense64(X):
     return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
 
 
+@stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_counts_and_votes_equal_the_paper(fmt, fit_intercept):
@@ -84,6 +89,7 @@ def test_float_data_and_repeated_partial_fit():
                                   [reference_vote(V, B, C, x) for x in X_test])
 
 
+@stops_at_max_iter
 @settings(max_examples=25, deadline=None)
 @given(labelled_data(integer_valued=True, max_samples=30))
 def test_multiclass_is_one_vs_rest_of_the_paper(data):
@@ -99,6 +105,7 @@ def test_multiclass_is_one_vs_rest_of_the_paper(data):
         np.testing.assert_array_equal(votes[:, k], [reference_vote(V, B, C, x) for x in X])
 
 
+@stops_at_max_iter
 def test_running_perceptron_is_the_perceptron():
     X, y = make_noisy(150, 5, seed=9)
     voted = VotedPerceptron(max_iter=4, shuffle=True, random_state=3).fit(X, y)
@@ -144,6 +151,7 @@ def test_a_second_game_continues_the_first():
     np.testing.assert_array_equal(one.vote_counts_, whole.vote_counts_)
 
 
+@stops_at_max_iter
 def test_sparse_storage_is_the_mistake_rows_not_dense_vectors():
     rng = np.random.default_rng(0)
     n, d = 300, 1_000_000
@@ -165,8 +173,59 @@ def test_bad_parameter_is_reported():
         VotedPerceptron(max_iter=-1).fit(np.eye(2), [0, 1])
 
 
+@stops_at_max_iter
 @parametrize_with_checks([VotedPerceptron()])
 def test_sklearn_contract(estimator, check):
     check(estimator)
 
 
+
+
+# -- numerical trouble and non-convergence ------------------------------------------------
+def not_finite(what, row):
+    return rf"^VotedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: "
+
+
+# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
+# a Gram matrix, the kernels when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+
+@overflows
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_score_stops_fit_and_the_game_at_its_row(fmt):
+    # v_2 = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
+    from halfspaces.exceptions import NumericalError
+    from halfspaces.online import play
+
+    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
+    y = np.array([1, -1] * 5)
+    for run in (lambda: VotedPerceptron().fit(X, y), lambda: play(VotedPerceptron(), X, y)):
+        with pytest.raises(NumericalError, match=not_finite("the score", 1)):
+            run()
+
+
+@overflows
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
+def test_a_vote_on_a_non_finite_score_is_refused(fmt):
+    # the vectors are 0, (2, 2): on (1e308, 1e308) the second scores 4e308 = inf
+    from halfspaces.exceptions import NumericalError
+
+    clf = VotedPerceptron(fit_intercept=False).fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
+    with pytest.raises(NumericalError, match=not_finite("the score of a voting vector", 1)):
+        clf.decision_function(as_format(np.array([[1.0, 1.0], [1e308, 1e308]]), fmt))
+
+
+def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
+    y = np.array([1, 1, -1, -1])
+    per_epoch = reference_voted(X, y, True, 5)[-1]
+    assert len(per_epoch) == 5 and per_epoch[-1] > 0
+    with pytest.warns(ConvergenceWarning,
+                      match=rf"^VotedPerceptron: fit stopped after max_iter=5 passes without"
+                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
+                            r" mistakes on 4 rows\)"):
+        clf = VotedPerceptron(max_iter=5).fit(X, y)
+    assert not clf.converged_

@@ -110,6 +110,7 @@ def test_contradictory_duplicate_is_certified(seed, n, d, fit_intercept):
     assert_certificate(X, y, res.certificate, fit_intercept)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 @pytest.mark.parametrize("seed", range(25))
 def test_agrees_with_svc_and_perceptron(seed):
     """Separable iff a huge-C linear SVC reaches zero training error iff the Perceptron
@@ -234,6 +235,7 @@ def test_max_margin_matches_svc_kkt_and_hulls(seed, fit_intercept, scale):
         np.testing.assert_allclose(w, svc.coef_.ravel(), rtol=1e-3, atol=1e-4)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # not separable
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), fit_intercept=st.booleans(),
        scale=st.sampled_from([1e-3, 1.0, 1e3]))

@@ -30,6 +30,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
 from .._validation import param_error, validate_X_y
+from ..exceptions import NumericalError
 
 _BLOCK_BYTES = 32 * 2**20
 
@@ -123,12 +124,21 @@ class HypothesisClass:
                         " and classes_[0] as -1."
                     )
 
-    def predictions(self, X) -> NDArray[np.int8]:
-        """``P[t, i] = h_i(x_t)`` in {-1, +1} as a C-contiguous int8 ``(n, N)`` array."""
+    def predictions(self, X, rows: NDArray[np.intp]) -> NDArray[np.int8]:
+        """``P[t, i] = h_i(x_t)`` in {-1, +1} as a C-contiguous int8 ``(n, N)`` array.
+
+        ``rows`` numbers the rows of ``X`` in the caller's data, for error messages.
+        """
         if self.kind == "precomputed":
             return np.ascontiguousarray(X, dtype=np.int8)  # entries checked by check_X
         if self.kind == "halfspaces":
-            margins = safe_sparse_dot(X, self.W.T, dense_output=True) + self.offsets
+            with np.errstate(over="ignore", invalid="ignore"):  # refused just below
+                margins = safe_sparse_dot(X, self.W.T, dense_output=True) + self.offsets
+            bad = np.argwhere(~np.isfinite(margins))
+            if bad.size:  # an overflow: its sign (and a nan's) says nothing
+                t, i = bad[0]
+                raise NumericalError(self.owner, int(rows[t]),
+                                     f"the margin <w_{i}, x> + offset_{i} of hypothesis {i}")
             return np.ascontiguousarray(np.where(margins >= 0.0, 1, -1), dtype=np.int8)
         n = X.shape[0]
         P = np.empty((n, len(self.functions)), dtype=np.int8)
@@ -153,7 +163,7 @@ class HypothesisClass:
         for start in range(0, n, step):
             s = slice(start, min(n, start + step))
             rows = X[s] if in_order else X[order[s]]
-            yield s, self.predictions(rows)
+            yield s, self.predictions(rows, order[s])
 
 
 def check_hypotheses(owner: str, hypotheses: Any, offsets: Any) -> HypothesisClass:

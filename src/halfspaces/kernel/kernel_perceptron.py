@@ -12,6 +12,8 @@ y_t of the mistakes: it makes the same mistakes in the same order.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
@@ -19,6 +21,7 @@ from numpy.typing import NDArray
 
 from .._online import OnlineClassifier
 from .._validation import check_scalar
+from ..exceptions import NumericalError
 from ..kernels import check_kernel_params, gram, resolve_gamma
 
 # Most bytes of Gram values held at once (fit's full Gram, or one block of rows).
@@ -35,7 +38,9 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
     y : float64[n] in {-1,+1}; coef : float64[m], coef[i] = alpha_i y_i;
     support : int64[m], the slots with alpha_i > 0 in the order they joined, n_support[0]
     of them; b : float64[1]; scores : float64[n] receives f(x_j) before its update.
-    Returns the number of mistakes.
+    Returns (mistakes, bad): ``bad`` is the first j whose score f(x_j) is inf or nan (a Gram
+    value overflowed; the pass stops there), else -1. The alphas are counts and cannot
+    overflow.
     """
     n_mistakes = 0
     for j in range(rows.shape[0]):
@@ -45,6 +50,8 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
             i = support[p]
             score += coef[i] * K[r, i]
         scores[j] = score
+        if not math.isfinite(score):
+            return n_mistakes, j
         if y[j] * score <= 0.0:  # mistake (a tie counts)
             s = slots[j]
             if coef[s] == 0.0:  # x_j joins the support set
@@ -54,7 +61,7 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
             if fit_intercept:
                 b[0] += y[j]  # b <- b + y_j
             n_mistakes += 1
-    return n_mistakes
+    return n_mistakes, -1
 
 
 def _rows_per_block(n: int, width: int) -> int:
@@ -241,6 +248,11 @@ class KernelPerceptron(OnlineClassifier):
         self.t_ += order.size
         return mistakes
 
+    def _check_score(self, rows: NDArray, bad: int) -> None:
+        """Raise NumericalError when the kernel pass stopped at ``rows[bad]`` (bad >= 0)."""
+        if bad >= 0:
+            raise NumericalError(type(self).__name__, int(rows[bad]), "the score")
+
     def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         """A pass of fit: slots are the training rows, over the cached Gram or its blocks."""
         n = X.shape[0]
@@ -252,8 +264,9 @@ class KernelPerceptron(OnlineClassifier):
             self._K_fit = self._gram(X, X)
         if self._K_fit is not None:
             block_scores = np.empty(n)
-            mistakes = _kernel_perceptron_pass(self._K_fit, order, order, y[order], coef,
-                                               support, n_support, b, fit_b, block_scores)
+            mistakes, bad = _kernel_perceptron_pass(self._K_fit, order, order, y[order], coef,
+                                                    support, n_support, b, fit_b, block_scores)
+            self._check_score(order, bad)
             scores[order] = block_scores
             return mistakes
         mistakes = 0
@@ -262,8 +275,11 @@ class KernelPerceptron(OnlineClassifier):
             rows = order[start : start + step]
             K = self._gram(X[rows], X)
             block_scores = np.empty(rows.size)
-            mistakes += _kernel_perceptron_pass(K, np.arange(rows.size), rows, y[rows], coef,
-                                                support, n_support, b, fit_b, block_scores)
+            block_mistakes, bad = _kernel_perceptron_pass(
+                K, np.arange(rows.size), rows, y[rows], coef, support, n_support, b, fit_b,
+                block_scores)
+            self._check_score(rows, bad)
+            mistakes += block_mistakes
             scores[rows] = block_scores
         return mistakes
 
@@ -293,9 +309,11 @@ class KernelPerceptron(OnlineClassifier):
                 old = np.flatnonzero(self.dual_coef_[k])
                 support[: old.size] = old
                 n_support = np.array([old.size], dtype=np.int64)
-                mistakes += _kernel_perceptron_pass(
+                block_mistakes, bad = _kernel_perceptron_pass(
                     K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
                     coef, support, n_support, self.intercept_[k : k + 1], fit_b, block_scores)
+                self._check_score(rows, bad)
+                mistakes += block_mistakes
                 new_coef[k] = coef[m:]
             scores[rows] = block_scores
             joined = np.flatnonzero(np.any(new_coef != 0.0, axis=0))
@@ -318,4 +336,7 @@ class KernelPerceptron(OnlineClassifier):
             for start in range(0, n, step):
                 K = self._gram(X[start : start + step], self.support_vectors_)
                 scores[start : start + step] += K @ self.dual_coef_.T
+        bad = np.flatnonzero(~np.isfinite(scores).all(axis=1))
+        if bad.size:  # a Gram value overflowed (e.g. a high-degree "poly" on large features)
+            raise NumericalError(type(self).__name__, int(bad[0]), "the score")
         return scores.ravel() if scores.shape[1] == 1 else scores

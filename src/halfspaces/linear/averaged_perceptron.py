@@ -11,11 +11,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
+from .._online import FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE, check_finite
 from .perceptron import (
     _PREFETCH_ROWS,
     Perceptron,
@@ -25,15 +28,49 @@ from .perceptron import (
     linear_scores,
 )
 
+# Overflow. The running perceptron's w cannot overflow unseen: its score is checked, and
+# _perceptron_epoch explains why that suffices. But no score reads u, and c y_t x_t grows
+# with the round c, so u is checked: in a dense pass once at its end (a u_j once inf stays
+# inf, so the last update is one after which u is not finite), in a CSR pass at each update
+# on the entries written (a row touches only its own; an end-of-pass check would cost O(d)
+# per learn_one).
+
+
+@njit(cache=True)
+def _finite(v):
+    """Whether every entry of the vector v is finite."""
+    for j in range(v.shape[0]):
+        if not math.isfinite(v[j]):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _update_csr(w, u, y_t, cy, data, indices, start, end):
+    """w <- w + y_t x_t and u <- u + c y_t x_t for the CSR row x_t = (data, indices)[start:end];
+    returns whether the entries of u written are finite (they were before, so an overflow
+    gives inf, never nan).
+    """
+    largest = 0.0
+    for p in range(np.uint64(start), np.uint64(end)):
+        j = np.uint64(indices[p])
+        w[j] += y_t * data[p]
+        u_j = u[j] + cy * data[p]
+        u[j] = u_j
+        largest = max(largest, abs(u_j))
+    return math.isfinite(largest)
+
 
 @njit(cache=True)
 def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
-    """One pass over rows X[order]; updates w, u, b = [b, beta] in place; returns mistakes.
+    """One pass over rows X[order]; updates w, u, b = [b, beta] in place.
 
     X : float64 or float32[n, d], C-contiguous; w, u : float64[d]; c : float, rounds before
-    this pass. ``scores[t]`` receives the running perceptron's score of row t.
+    this pass. ``scores[t]`` receives the running perceptron's score of row t. Returns
+    (mistakes, status, row) as ``_perceptron_epoch`` does.
     """
     n_mistakes = 0
+    last = -1  # the row of the last update
     d = X.shape[1]
     n = order.shape[0]
     for i in range(n):
@@ -43,6 +80,8 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
         x_t, y_t = X[t], y[t]
         score = _dot_dense(w, x_t) + b[0]
         scores[t] = score
+        if not math.isfinite(score):  # inf or nan
+            return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
             for j in range(d):
@@ -52,29 +91,33 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
                 b[0] += y_t
                 b[1] += cy
             n_mistakes += 1
+            last = t
         c += 1.0
-    return n_mistakes
+    if last >= 0 and not _finite(u):  # see "Overflow" above
+        return n_mistakes, UPDATE_NOT_FINITE, last
+    return n_mistakes, FINITE, -1
 
 
 @njit(cache=True)
 def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, order, scores):
-    """The same pass for CSR input; O(nnz) per pass."""
+    """The same pass for CSR input; O(nnz) per pass. Each update checks the u it writes."""
     n_mistakes = 0
     for t in order:
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
         score = _dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
+        if not math.isfinite(score):  # inf or nan
+            return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
-            for p in range(np.uint64(start), np.uint64(end)):
-                w[np.uint64(indices[p])] += y_t * data[p]
-                u[np.uint64(indices[p])] += cy * data[p]
+            if not _update_csr(w, u, y_t, cy, data, indices, start, end):
+                return n_mistakes + 1, UPDATE_NOT_FINITE, t
             if fit_intercept:
                 b[0] += y_t
                 b[1] += cy
             n_mistakes += 1
         c += 1.0
-    return n_mistakes
+    return n_mistakes, FINITE, -1
 
 
 @njit(cache=True)
@@ -119,9 +162,10 @@ def _dot_csr_avg(w, u, inv_c, data, indices, start, end):
 @njit(cache=True)
 def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
     """The online game in order: scores[t] is the *averaged* predictor's score before round
-    t (what ``score_one`` returns), the update is the running perceptron's. Returns the
-    perceptron's mistakes."""
+    t (what ``score_one`` returns), the update is the running perceptron's. Returns
+    (mistakes, status, row) as ``_averaged_epoch`` does; both scores are checked."""
     n_mistakes = 0
+    last = -1
     d = X.shape[1]
     for t in range(X.shape[0]):
         x_t, y_t = X[t], y[t]
@@ -130,7 +174,10 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
         else:
             inv_c = 1.0 / c
             scores[t] = _dot_dense_avg(w, u, inv_c, x_t) + (b[0] - b[1] * inv_c)
-        if y_t * (_dot_dense(w, x_t) + b[0]) <= 0.0:
+        score = _dot_dense(w, x_t) + b[0]
+        if not (math.isfinite(score) and math.isfinite(scores[t])):
+            return n_mistakes, SCORE_NOT_FINITE, t
+        if y_t * score <= 0.0:
             cy = c * y_t
             for j in range(d):
                 w[j] += y_t * x_t[j]
@@ -139,8 +186,11 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
                 b[0] += y_t
                 b[1] += cy
             n_mistakes += 1
+            last = t
         c += 1.0
-    return n_mistakes
+    if last >= 0 and not _finite(u):
+        return n_mistakes, UPDATE_NOT_FINITE, last
+    return n_mistakes, FINITE, -1
 
 
 @njit(cache=True)
@@ -155,17 +205,19 @@ def _averaged_play_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, scor
             inv_c = 1.0 / c
             scores[t] = (_dot_csr_avg(w, u, inv_c, data, indices, start, end)
                          + (b[0] - b[1] * inv_c))
-        if y_t * (_dot_csr(w, data, indices, start, end) + b[0]) <= 0.0:
+        score = _dot_csr(w, data, indices, start, end) + b[0]
+        if not (math.isfinite(score) and math.isfinite(scores[t])):
+            return n_mistakes, SCORE_NOT_FINITE, t
+        if y_t * score <= 0.0:
             cy = c * y_t
-            for p in range(np.uint64(start), np.uint64(end)):
-                w[np.uint64(indices[p])] += y_t * data[p]
-                u[np.uint64(indices[p])] += cy * data[p]
+            if not _update_csr(w, u, y_t, cy, data, indices, start, end):
+                return n_mistakes + 1, UPDATE_NOT_FINITE, t
             if fit_intercept:
                 b[0] += y_t
                 b[1] += cy
             n_mistakes += 1
         c += 1.0
-    return n_mistakes
+    return n_mistakes, FINITE, -1
 
 
 class AveragedPerceptron(Perceptron):
@@ -272,10 +324,11 @@ class AveragedPerceptron(Perceptron):
         c = float(self.t_)  # every binary problem sees every row: t_ counts its rounds
         fit_b = bool(self.fit_intercept)
         if sp.issparse(X):
-            mistakes = _averaged_epoch_csr(X.data, X.indices, X.indptr, y, w, u, b, fit_b, c,
-                                           order, scores)
+            mistakes, status, row = _averaged_epoch_csr(X.data, X.indices, X.indptr, y, w, u,
+                                                        b, fit_b, c, order, scores)
         else:
-            mistakes = _averaged_epoch(X, y, w, u, b, fit_b, c, order, scores)
+            mistakes, status, row = _averaged_epoch(X, y, w, u, b, fit_b, c, order, scores)
+        check_finite(type(self).__name__, status, row)
         self._store(k, b, c + order.size)
         return mistakes
 
@@ -286,14 +339,15 @@ class AveragedPerceptron(Perceptron):
         c = float(self.t_)
         fit_b = bool(self.fit_intercept)
         if sp.issparse(X):
-            mistakes = _averaged_play_csr(X.data, X.indices, X.indptr, y_pm, w, u, b, fit_b, c,
-                                          scores)
+            mistakes, status, row = _averaged_play_csr(X.data, X.indices, X.indptr, y_pm, w, u,
+                                                       b, fit_b, c, scores)
         else:
-            mistakes = _averaged_play(X, y_pm, w, u, b, fit_b, c, scores)
+            mistakes, status, row = _averaged_play(X, y_pm, w, u, b, fit_b, c, scores)
+        check_finite(type(self).__name__, status, row)
         self._store(0, b, c + X.shape[0])
         self.t_ += X.shape[0]
         self.n_mistakes_ += mistakes
         return scores
 
     def _decision(self, X) -> NDArray[np.float64]:
-        return linear_scores(X, self.coef_, self.intercept_)
+        return linear_scores(X, self.coef_, self.intercept_, type(self).__name__)

@@ -26,6 +26,8 @@ because a dense row and a CSR row are summed in a different order.
 
 from __future__ import annotations
 
+import math
+
 import llvmlite.binding
 import numpy as np
 import scipy.sparse as sp
@@ -36,8 +38,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numpy.typing import NDArray
 
-from .._online import OnlineClassifier
+from .._online import FINITE, SCORE_NOT_FINITE, OnlineClassifier, check_finite
 from .._validation import check_scalar
+from ..exceptions import NumericalError
 
 _PREFETCH = "llvm.prefetch.p0" if llvmlite.binding.llvm_version_info[0] >= 15 else (
     "llvm.prefetch.p0i8")
@@ -195,11 +198,16 @@ def _dot_csr(w, data, indices, start, end):
 
 @njit(cache=True)
 def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
-    """One pass over rows X[order]; updates w (and b[0]) in place; returns the mistakes.
+    """One pass over rows X[order]; updates w (and b[0]) in place.
 
     X : float64 or float32[n_samples, n_features], C-contiguous; y : float64[n] in {-1,+1};
     w : float64[n_features]; b : float64[1]; scores : float64[n] receives each row's score
-    before its update.
+    before its update. Returns (mistakes, status, row): status is FINITE, or
+    SCORE_NOT_FINITE when row ``row``'s score is inf or nan (the pass stops there).
+
+    Only the score needs a check: if the update w_j + y_t x_tj overflowed, both |w_j| and
+    |x_tj| would exceed half the float spacing at the overflow limit (about 1e292), so their
+    product, a term of the score, would have overflowed first. (b only counts mistakes.)
     """
     n_mistakes = 0
     d = X.shape[1]
@@ -211,13 +219,15 @@ def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
         x_t, y_t = X[t], y[t]
         score = _dot_dense(w, x_t) + b[0]
         scores[t] = score
+        if not math.isfinite(score):  # inf or nan: nan <= 0 is false, never a mistake
+            return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts: Novikoff's proof needs it)
             for j in range(d):
                 w[j] += y_t * x_t[j]  # w <- w + y_t x_t
             if fit_intercept:
                 b[0] += y_t  # b <- b + y_t
             n_mistakes += 1
-    return n_mistakes
+    return n_mistakes, FINITE, -1
 
 
 @njit(cache=True)
@@ -228,50 +238,73 @@ def _perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, order, 
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
         score = _dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
+        if not math.isfinite(score):  # inf or nan
+            return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # mistake (a tie counts)
             for p in range(np.uint64(start), np.uint64(end)):  # see _dot_csr
                 w[np.uint64(indices[p])] += y_t * data[p]  # w <- w + y_t x_t
             if fit_intercept:
                 b[0] += y_t
             n_mistakes += 1
-    return n_mistakes
+    return n_mistakes, FINITE, -1
 
 
 @njit(cache=True)
 def _linear_scores(X, W, B, out):
-    """out[i, k] = <W[k], X[i]> + B[k] for dense X, summed exactly as in the epochs."""
+    """out[i, k] = <W[k], X[i]> + B[k] for dense X, summed exactly as in the epochs.
+
+    Returns the first row whose score is inf or nan (it stops there), or -1.
+    """
     for i in range(X.shape[0]):
         for k in range(W.shape[0]):
-            out[i, k] = _dot_dense(W[k], X[i]) + B[k]
+            out[i, k] = score = _dot_dense(W[k], X[i]) + B[k]
+            if not math.isfinite(score):
+                return i
+    return -1
 
 
 @njit(cache=True)
 def _linear_scores_csr(data, indices, indptr, W, B, out):
-    """out[i, k] = <W[k], X[i]> + B[k] for CSR X, summed exactly as in the epochs."""
+    """``_linear_scores`` for CSR X."""
     for i in range(indptr.shape[0] - 1):
         for k in range(W.shape[0]):
-            out[i, k] = _dot_csr(W[k], data, indices, indptr[i], indptr[i + 1]) + B[k]
+            out[i, k] = score = _dot_csr(W[k], data, indices, indptr[i], indptr[i + 1]) + B[k]
+            if not math.isfinite(score):
+                return i
+    return -1
 
 
-def linear_scores(X, coef: NDArray, intercept: NDArray) -> NDArray[np.float64]:
-    """Scores of validated ``X`` under each row of ``coef``; ``(n,)`` or ``(n, n_models)``."""
+def linear_scores(X, coef: NDArray, intercept: NDArray, owner: str) -> NDArray[np.float64]:
+    """Scores of validated ``X`` under each row of ``coef``; ``(n,)`` or ``(n, n_models)``.
+
+    Raises NumericalError when a score overflows to inf or nan.
+    """
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     intercept = np.ascontiguousarray(intercept, dtype=np.float64)
     out = np.empty((X.shape[0], coef.shape[0]), dtype=np.float64)
     if sp.issparse(X):
-        _linear_scores_csr(X.data, X.indices, X.indptr, coef, intercept, out)
+        row = _linear_scores_csr(X.data, X.indices, X.indptr, coef, intercept, out)
     else:
-        _linear_scores(X, coef, intercept, out)
+        row = _linear_scores(X, coef, intercept, out)
+    if row >= 0:
+        raise NumericalError(owner, row, "the score")
     return out.ravel() if coef.shape[0] == 1 else out
 
 
 def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
-                    order: NDArray, scores: NDArray) -> int:
-    """Dispatch one perceptron pass to the dense or CSR kernel (state updated in place)."""
+                    order: NDArray, scores: NDArray, owner: str = "Perceptron") -> int:
+    """Dispatch one perceptron pass to the dense or CSR kernel (state updated in place).
+
+    Returns the mistakes; raises NumericalError (naming ``owner``) when a score is not
+    finite.
+    """
     if sp.issparse(X):
-        return _perceptron_epoch_csr(X.data, X.indices, X.indptr, y, w, b, fit_intercept,
-                                     order, scores)
-    return _perceptron_epoch(X, y, w, b, fit_intercept, order, scores)
+        mistakes, status, row = _perceptron_epoch_csr(X.data, X.indices, X.indptr, y, w, b,
+                                                      fit_intercept, order, scores)
+    else:
+        mistakes, status, row = _perceptron_epoch(X, y, w, b, fit_intercept, order, scores)
+    check_finite(owner, status, row)
+    return mistakes
 
 
 class Perceptron(OnlineClassifier):
@@ -313,6 +346,9 @@ class Perceptron(OnlineClassifier):
     Weights are float64 whatever the data's dtype; float32/float64 data and int32/int64
     CSR indices are used as given, without a converting copy. One pass costs
     :math:`O(\\mathrm{nnz})` (one dot product per row, one more per mistake).
+    A score that overflows to inf or nan (features near the float64 limit) stops the pass
+    with a :class:`~halfspaces.exceptions.NumericalError` naming the row; a ``fit`` that
+    ends after ``max_iter`` passes without a clean one warns with a ``ConvergenceWarning``.
 
     References
     ----------
@@ -351,7 +387,7 @@ class Perceptron(OnlineClassifier):
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         return perceptron_pass(X, y, self.coef_[k], self.intercept_[k : k + 1],
-                               bool(self.fit_intercept), order, scores)
+                               bool(self.fit_intercept), order, scores, type(self).__name__)
 
     def _decision(self, X) -> NDArray[np.float64]:
-        return linear_scores(X, self.coef_, self.intercept_)
+        return linear_scores(X, self.coef_, self.intercept_, type(self).__name__)

@@ -15,11 +15,15 @@ so one prediction costs O(nnz of the stored mistakes), what storing dense v_k wo
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
+from .._online import FINITE, SCORE_NOT_FINITE, check_finite
+from ..exceptions import NumericalError
 from .perceptron import Perceptron, _dot_csr, _dot_dense, perceptron_pass
 
 
@@ -30,6 +34,8 @@ def _vote(xw, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, c_lo):
     ``counts[c_lo + i]`` is the count of v_{i+1}. Each vector votes, with its count, for
     the label it predicts (+1 when its score is >= 0). Returns (vote, score of v_{M+1}
     without b, b_{M+1}) so a caller can continue the prefix sum over further mistakes.
+    Once a score of the prefix sum is inf or nan, every later one is too: a caller checks
+    the last score to know that every vote was cast on a finite score.
     """
     s = 0.0  # <v_1, x> = 0 and b_1 = 0: v_1 votes +1
     b = 0.0
@@ -48,11 +54,15 @@ def _vote(xw, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, c_lo):
 @njit(cache=True)
 def _vote_scores(X, m_data, m_indices, m_indptr, m_y, m_b, ptr, counts, out):
     """out[i, k] = vote of binary model k on the dense row X[i]. Model k owns the stored
-    mistakes ptr[k]..ptr[k+1]-1 and the counts ptr[k]+k .. ptr[k+1]+k."""
+    mistakes ptr[k]..ptr[k+1]-1 and the counts ptr[k]+k .. ptr[k+1]+k. Returns the first
+    row where a vector's score is inf or nan (it stops there), or -1."""
     for i in range(X.shape[0]):
         for k in range(ptr.shape[0] - 1):
-            out[i, k] = _vote(X[i], m_data, m_indices, m_indptr, m_y, m_b, ptr[k], ptr[k + 1],
-                              counts, ptr[k] + k)[0]
+            out[i, k], s, _ = _vote(X[i], m_data, m_indices, m_indptr, m_y, m_b, ptr[k],
+                                    ptr[k + 1], counts, ptr[k] + k)
+            if not math.isfinite(s):
+                return i
+    return -1
 
 
 @njit(cache=True)
@@ -63,10 +73,13 @@ def _vote_scores_csr(data, indices, indptr, m_data, m_indices, m_indptr, m_y, m_
         for p in range(indptr[i], indptr[i + 1]):
             work[np.uint64(indices[p])] = data[p]
         for k in range(ptr.shape[0] - 1):
-            out[i, k] = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, ptr[k], ptr[k + 1],
-                              counts, ptr[k] + k)[0]
+            out[i, k], s, _ = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, ptr[k],
+                                    ptr[k + 1], counts, ptr[k] + k)
+            if not math.isfinite(s):
+                return i
         for p in range(indptr[i], indptr[i + 1]):
             work[np.uint64(indices[p])] = 0.0
+    return -1
 
 
 @njit(cache=True)
@@ -91,7 +104,9 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
     """The game on dense X in order. scores[t] = the vote before round t (what score_one
     returns); the update is the running perceptron's. counts[0..M] are the stored counts
     (M = hi - lo), counts[M+1..] receive the new vectors'. The pass's own mistake rows are
-    read from X, non-zeros in order: the very sums their stored copies give. Returns m."""
+    read from X, non-zeros in order: the very sums their stored copies give. Returns
+    (m, status, row) as ``_perceptron_epoch`` does, which also says why the updates need no
+    check; the vote's scores are checked too."""
     n_stored = hi - lo
     m = 0
     d = X.shape[1]
@@ -110,7 +125,10 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
             c = counts[n_stored + 1 + q]
             vote += c if s + bk >= 0.0 else -c
         scores[t] = vote
-        if y_t * (_dot_dense(w, x_t) + b[0]) <= 0.0:  # the running perceptron's mistake
+        score = _dot_dense(w, x_t) + b[0]
+        if not (math.isfinite(score) and math.isfinite(s)):
+            return m, SCORE_NOT_FINITE, t
+        if y_t * score <= 0.0:  # the running perceptron's mistake
             for j in range(d):
                 w[j] += y_t * x_t[j]
             if fit_intercept:
@@ -120,7 +138,7 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
             counts[n_stored + m] = 1.0
         else:
             counts[n_stored + m] += 1.0
-    return m
+    return m, FINITE, -1
 
 
 @njit(cache=True)
@@ -147,7 +165,10 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
         for p in range(start, end):
             work[np.uint64(indices[p])] = 0.0
         scores[t] = vote
-        if y_t * (_dot_csr(w, data, indices, start, end) + b[0]) <= 0.0:
+        score = _dot_csr(w, data, indices, start, end) + b[0]
+        if not (math.isfinite(score) and math.isfinite(s)):
+            return m, SCORE_NOT_FINITE, t
+        if y_t * score <= 0.0:
             for p in range(start, end):
                 w[np.uint64(indices[p])] += y_t * data[p]
             if fit_intercept:
@@ -157,7 +178,7 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
             counts[n_stored + m] = 1.0
         else:
             counts[n_stored + m] += 1.0
-    return m
+    return m, FINITE, -1
 
 
 class VotedPerceptron(Perceptron):
@@ -285,7 +306,8 @@ class VotedPerceptron(Perceptron):
     # -- hooks -----------------------------------------------------------------------------
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         w, b = self.current_coef_[k], self.current_intercept_[k : k + 1]
-        mistakes = perceptron_pass(X, y, w, b, bool(self.fit_intercept), order, scores)
+        mistakes = perceptron_pass(X, y, w, b, bool(self.fit_intercept), order, scores,
+                                   type(self).__name__)
         counts = np.empty(order.size + 1, dtype=np.float64)
         counts[0] = self.vote_counts_[self.mistake_ptr_[k + 1] + k]
         rows = np.empty(mistakes, dtype=np.int64)
@@ -305,11 +327,13 @@ class VotedPerceptron(Perceptron):
         fit_b = bool(self.fit_intercept)
         if sp.issparse(X):
             work = np.zeros(X.shape[1], dtype=np.float64)
-            m = _voted_play_csr(X.data, X.indices, X.indptr, y_pm, w, b, fit_b,
-                                *self._mistake_arrays(), lo, hi, counts, new_rows, work, scores)
+            m, status, row = _voted_play_csr(X.data, X.indices, X.indptr, y_pm, w, b, fit_b,
+                                             *self._mistake_arrays(), lo, hi, counts, new_rows,
+                                             work, scores)
         else:
-            m = _voted_play(X, y_pm, w, b, fit_b, *self._mistake_arrays(), lo, hi, counts,
-                            new_rows, scores)
+            m, status, row = _voted_play(X, y_pm, w, b, fit_b, *self._mistake_arrays(), lo, hi,
+                                         counts, new_rows, scores)
+        check_finite(type(self).__name__, status, row)
         rows = new_rows[:m]
         self._append(0, X, rows, y_pm[rows], counts[hi - lo : hi - lo + m + 1])
         self.t_ += n
@@ -321,7 +345,9 @@ class VotedPerceptron(Perceptron):
         arrays = (*self._mistake_arrays(), self.mistake_ptr_, self.vote_counts_)
         if sp.issparse(X):
             work = np.zeros(X.shape[1], dtype=np.float64)
-            _vote_scores_csr(X.data, X.indices, X.indptr, *arrays, work, out)
+            row = _vote_scores_csr(X.data, X.indices, X.indptr, *arrays, work, out)
         else:
-            _vote_scores(X, *arrays, out)
+            row = _vote_scores(X, *arrays, out)
+        if row >= 0:
+            raise NumericalError(type(self).__name__, row, "the score of a voting vector")
         return out.ravel() if out.shape[1] == 1 else out

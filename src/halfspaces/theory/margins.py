@@ -19,17 +19,16 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._validation import param_error
+from .._validation import check_X, param_error
 
 
 def _as_X(owner: str, X: ArrayLike):
     # Everything is computed in float64: squares and dot products of integer (or float32)
     # entries overflow in their own dtype (50000**2 wraps around in int32).
     if sp.issparse(X):
-        X = sp.csr_matrix(X)
         if X.dtype.kind not in "fiub":
             raise param_error(owner, "X", "a numeric matrix", X.dtype)
-        return X.astype(np.float64, copy=False)
+        return sp.csr_matrix(check_X(owner, X, accept_sparse="csr", dtype=np.float64))
     X = np.asarray(X)
     if X.ndim != 2 or X.dtype.kind not in "fiub":
         raise param_error(owner, "X", "a 2-D numeric array of shape (n_samples, n_features)",

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.validation import check_array
 
-from .._validation import check_scalar
+from .._validation import check_scalar, check_X
 from ..solvers.lp import farkas_certificate, separate_or_certify, separating_hyperplane
 
 __all__ = ["SeparabilityResult", "is_linearly_separable", "max_margin_separator"]
@@ -81,11 +80,8 @@ def _pm_labels(owner: str, y: ArrayLike, n: int) -> NDArray[np.float64]:
 
 def _check_X_y(owner: str, X: ArrayLike, y: ArrayLike, fit_intercept):
     check_scalar(owner, "fit_intercept", fit_intercept, kind=(bool, np.bool_))
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C",
-                    ensure_min_samples=1, input_name="X")
-    if sp.issparse(X):
-        X = X.copy()
-        X.sum_duplicates()
+    X = check_X(owner, X, accept_sparse="csr", dtype=np.float64, order="C",
+                ensure_min_samples=1)
     return X, _pm_labels(owner, y, X.shape[0])
 
 
