@@ -9,7 +9,16 @@ because of NotRealizableError on labels that no stump agrees with, checked stump
 
 import numpy as np
 import scipy.sparse as sp
-from realizable import STUMPS, TAUGHT, TaughtHalving, caused_by, forget, realized_by
+from realizable import (
+    STUMPS,
+    TAUGHT,
+    TaughtHalving,
+    caused_by,
+    forget,
+    labels_not_a_function_of_x,
+    realized_by,
+    target,
+)
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from halfspaces.exceptions import NotRealizableError
@@ -58,3 +67,16 @@ def test_sparse_input_on_realizable_labels():
         np.testing.assert_array_equal(clf.predict(Xs), y, err_msg=fmt)
         np.testing.assert_array_equal(clf.decision_function(Xs), dense.decision_function(X))
 
+
+
+def test_the_helpers_that_prove_the_reasons():
+    rows = np.array([[0.0, 0.0], [1.0, -0.0], [-0.0, 0.0]])
+    assert labels_not_a_function_of_x(rows, np.array([1, -1, -1]))  # rows 0 and 2 are equal
+    assert not labels_not_a_function_of_x(rows, np.array([1, -1, 1]))
+    y_pm = np.where(rows[:, 0] >= 0.5, 1, -1)
+    assert realized_by(STUMPS, rows, y_pm) == [STUMPS.index(CoordinateStump(0, t, 1))
+                                               for t in (0.5, 1.0)]  # x_0 in {0, 1}
+    forget()
+    TaughtHalving(STUMPS + [target]).fit(sp.csr_matrix(rows[:2]), ["no", "yes"])
+    np.testing.assert_array_equal(target(rows), [-1, 1, -1])  # -0.0 and 0.0: the same row
+    assert len(TAUGHT) == 1
