@@ -1,20 +1,71 @@
-"""Contracts every perceptron-family estimator keeps, checked the same way for each.
+"""Contracts every estimator keeps, checked the same way for each.
 
-The per-algorithm files hold the oracle tests (a NumPy reference of each update rule);
-this file holds what the shared online shell promises: the compiled online game and the
-round-by-round protocol give identical transcripts, ``warm_start`` continues the epochs
-exactly, and a saved model reloads and keeps learning exactly as the original.
+First scikit-learn's estimator checks (``check_estimator``) on every public estimator with
+its default parameters; the expert learners need a hypothesis class, and get the 20
+coordinate stumps of :data:`realizable.STUMPS` (their only required argument). Halving is
+specified only on labels that its class realizes, so it runs the checks with the target
+concept added to the class (see ``tests/realizable.py``); any check an estimator declares as
+an expected failure (``_expected_failed_checks``) must fail, and for its declared reason.
+
+Then what the shared online shell of the perceptron family promises: the compiled online
+game and the round-by-round protocol give identical transcripts, ``warm_start`` continues
+the epochs exactly, and a saved model reloads and keeps learning exactly as the original.
+The per-algorithm files hold the oracle tests (a NumPy reference of each update rule).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from realizable import (
+    STUMPS,
+    TAUGHT,
+    TaughtHalving,
+    caused_by,
+    forget,
+    labels_not_a_function_of_x,
+    target,
+)
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import OneByOne, as_format
 
 import halfspaces
-from halfspaces import AveragedPerceptron, Perceptron, VotedPerceptron
+from halfspaces import (
+    SVC,
+    AveragedPerceptron,
+    KernelPerceptron,
+    LogisticRegression,
+    LPSeparator,
+    NotRealizableError,
+    PegasosSVC,
+    Perceptron,
+    VotedPerceptron,
+)
+from halfspaces.experts import WeightedMajorityClassifier
 from halfspaces.online import play
+
+DEFAULTS = [Perceptron(), AveragedPerceptron(), VotedPerceptron(), KernelPerceptron(),
+            TaughtHalving(STUMPS + [target]), WeightedMajorityClassifier(STUMPS),
+            PegasosSVC(), SVC(), LogisticRegression(), LPSeparator()]
+
+
+@parametrize_with_checks(DEFAULTS)
+@pytest.mark.filterwarnings("ignore::halfspaces.NotSeparableWarning")  # most check data
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # ditto
+def test_sklearn_compatible(estimator, check):
+    forget()
+    name = getattr(check, "func", check).__name__
+    expected = getattr(estimator, "_expected_failed_checks", dict)()
+    if name not in expected:
+        check(estimator)
+        return
+    # Declared (by HalvingClassifier only): it must fail, by NotRealizableError, on the
+    # labels it was taught last, and those must be ones that no hypothesis realizes.
+    with pytest.raises(Exception) as info:
+        check(estimator)
+    assert caused_by(info.value, NotRealizableError), expected[name]
+    assert labels_not_a_function_of_x(*TAUGHT[-1]), expected[name]
+
 
 # The state that must survive a save/load for partial_fit to continue identically.
 STATE = {

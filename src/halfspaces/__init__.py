@@ -21,6 +21,7 @@ _PUBLIC = {
     "LogisticRegression": ".linear.logistic",
     "LPSeparator": ".linear.lp",
     "NotSeparableError": ".exceptions",
+    "NotSeparableWarning": ".exceptions",
     "NotRealizableError": ".exceptions",
     "NumericalError": ".exceptions",
     "play": ".online",

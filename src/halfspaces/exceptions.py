@@ -20,6 +20,15 @@ class NotSeparableError(ValueError):
         self.rows = None if certificate is None else np.flatnonzero(certificate > 0)
 
 
+class NotSeparableWarning(UserWarning):
+    """No halfspace separates the data, and a fallback answer was returned instead.
+
+    Emitted by ``LPSeparator(on_infeasible="least_violation")`` (the default), which keeps
+    the Farkas certificate in ``certificates_``; ``on_infeasible="raise"`` raises
+    :class:`NotSeparableError` instead.
+    """
+
+
 class NotRealizableError(ValueError):
     """No hypothesis of a finite class is consistent with the data seen (Halving).
 

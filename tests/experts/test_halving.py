@@ -1,5 +1,6 @@
 """HalvingClassifier: the log2 N mistake bound, the exact version space, a NumPy reference,
-the three hypothesis forms, the not-realizable error, and scikit-learn's checks."""
+the three hypothesis forms and the not-realizable error (scikit-learn's checks:
+tests/test_common.py and test_halving_checks.py)."""
 
 import math
 
@@ -8,10 +9,9 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from halfspaces.exceptions import NotRealizableError
-from halfspaces.experts import CoordinateStump, HalvingClassifier
+from halfspaces.experts import HalvingClassifier
 
 
 def reference_halving(P, y):
@@ -166,31 +166,6 @@ def test_bad_inputs_get_clear_errors():
         HalvingClassifier([lambda X: np.zeros(len(X))]).fit(np.ones((2, 2)), [0, 1])
     with pytest.raises(ValueError, match="Only binary classification is supported"):
         HalvingClassifier(np.eye(2)).fit(np.eye(3)[:, :2], [0, 1, 2])
-
-
-STUMPS = [CoordinateStump(f, t, s) for f in (0, -1) for t in (-1.0, -0.5, 0.0, 0.5, 1.0)
-          for s in (1, -1)]
-_EXPECTED = HalvingClassifier(STUMPS)._expected_failed_checks()
-
-
-def _caused_by_not_realizable(exc):
-    while exc is not None:
-        if isinstance(exc, NotRealizableError) or "NotRealizableError" in str(exc):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
-@parametrize_with_checks([HalvingClassifier(STUMPS)])
-def test_sklearn_compatible(estimator, check):
-    name = getattr(check, "func", check).__name__
-    if name not in _EXPECTED:
-        check(estimator)
-        return
-    # Declared expected failure: it must fail, and only because the labels are not realizable.
-    with pytest.raises(Exception) as info:
-        check(estimator)
-    assert _caused_by_not_realizable(info.value), _EXPECTED[name]
 
 
 # The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,

@@ -250,9 +250,9 @@ def test_partial_fit_requires_classes_first():
         KernelPerceptron().partial_fit(np.zeros((2, 2)), [0, 1])
 
 
+# KernelPerceptron(), the default, is checked in tests/test_common.py.
 @stops_at_max_iter
-@parametrize_with_checks([KernelPerceptron(), KernelPerceptron(kernel="linear", shuffle=True,
-                                                               random_state=0)])
+@parametrize_with_checks([KernelPerceptron(kernel="linear", shuffle=True, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

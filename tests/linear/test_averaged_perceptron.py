@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
 
 from halfspaces.linear.averaged_perceptron import AveragedPerceptron
@@ -167,14 +166,6 @@ def test_bad_parameter_is_reported():
     with pytest.raises(ValueError, match=r"AveragedPerceptron.partial_fit: 'classes' is "
                                          r"required on the first call"):
         AveragedPerceptron().partial_fit(np.eye(2), [0, 1])
-
-
-@stops_at_max_iter
-@parametrize_with_checks([AveragedPerceptron()])
-def test_sklearn_contract(estimator, check):
-    check(estimator)
-
-
 
 
 # -- numerical trouble and non-convergence ------------------------------------------------

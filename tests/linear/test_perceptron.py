@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron as SkPerceptron
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import (
     MATRIX_FORMATS,
     as_format,
@@ -273,13 +272,6 @@ def test_bad_data_is_reported():
     clf = Perceptron().partial_fit(np.eye(2), [0, 1], classes=[0, 1])
     with pytest.raises(ValueError, match=r"y contains labels \[2\] that are not in classes"):
         clf.partial_fit(np.eye(2), [0, 2])
-
-
-# -- scikit-learn contract ----------------------------------------------------------------
-@stops_at_max_iter
-@parametrize_with_checks([Perceptron()])
-def test_sklearn_contract(estimator, check):
-    check(estimator)
 
 
 # -- the benchmark runs (no timing is asserted in tests) -------------------------------------

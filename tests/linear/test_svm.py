@@ -30,7 +30,8 @@ def _separable(n=60, d=3, seed=0):
 XOR = (np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, 0, 0]))
 
 
-@parametrize_with_checks([SVC(), SVC(kernel="rbf"), SVC(solver="dcd", random_state=0),
+# SVC(), the default, is checked in tests/test_common.py.
+@parametrize_with_checks([SVC(kernel="rbf"), SVC(solver="dcd", random_state=0),
                           SVC(kernel="poly", coef0=1.0, lam=0.01)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

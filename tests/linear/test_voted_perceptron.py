@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
 
 from halfspaces.linear.perceptron import Perceptron
@@ -171,14 +170,6 @@ def test_bad_parameter_is_reported():
     with pytest.raises(ValueError, match=r"VotedPerceptron: 'max_iter' must be an int >= 1 "
                                          r"\(number of epochs\); got -1"):
         VotedPerceptron(max_iter=-1).fit(np.eye(2), [0, 1])
-
-
-@stops_at_max_iter
-@parametrize_with_checks([VotedPerceptron()])
-def test_sklearn_contract(estimator, check):
-    check(estimator)
-
-
 
 
 # -- numerical trouble and non-convergence ------------------------------------------------

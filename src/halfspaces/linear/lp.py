@@ -4,7 +4,7 @@
     Farkas         exactly one holds: such (w, b) exists, or some alpha >= 0, alpha != 0 has
                    sum_i alpha_i y_i x_i = 0  (and sum_i alpha_i y_i = 0 with an offset)
     Relaxation     min sum_i xi_i  s.t.  y_i (<w, x_i> + b) >= 1 - xi_i, xi_i >= 0
-                   (on_infeasible="least_violation")
+                   (on_infeasible="least_violation", the default; the certificate is kept)
 
 Any strictly separating (w, b) can be rescaled to meet the margin-1 constraints, so the LP is
 feasible exactly when the data is separable, and then its solution has zero training error
@@ -15,7 +15,10 @@ solver is the kernel.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import safe_sparse_dot
@@ -24,7 +27,10 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
 from .._validation import check_choice, check_scalar, validate_X, validate_X_y
+from ..exceptions import NotSeparableWarning
 from ..solvers.lp import (
+    describe_rows,
+    farkas_certificate,
     least_violation_hyperplane,
     separate_or_certify,
     separating_hyperplane,
@@ -42,13 +48,15 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Learn an offset ``b`` (free, not in the objective). With ``fit_intercept=False`` the
         halfspace goes through the origin.
-    on_infeasible : {"raise", "least_violation"}, default="raise"
-        What to do when a binary problem is not linearly separable. ``"raise"`` raises
-        :class:`~halfspaces.NotSeparableError` carrying the Farkas certificate (the
-        problem is ERM in the realizable case, and the data is not realizable).
+    on_infeasible : {"least_violation", "raise"}, default="least_violation"
+        What to do when a binary problem is not linearly separable. The separating LP is
+        always tried first, so on separable data both choices give the same separator.
         ``"least_violation"`` solves the LP relaxation of ERM instead: minimise the sum of
-        the slacks ``xi_i`` (the unregularised sum of hinge losses); on separable data both
-        choices give the same separator, because the separating LP is always tried first.
+        the slacks ``xi_i`` (the unregularised sum of hinge losses); the Farkas certificate
+        that proves the data non-separable is kept in ``certificates_`` and a
+        :class:`~halfspaces.exceptions.NotSeparableWarning` names its rows.
+        ``"raise"`` is the strict form of ERM in the realizable case: it raises
+        :class:`~halfspaces.NotSeparableError` carrying the certificate instead.
 
     Attributes
     ----------
@@ -59,6 +67,11 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
     separable_ : ndarray of bool, shape (1,) or (n_classes,)
         Whether each binary problem (one per class for one-vs-rest) was separable. Always
         all true with ``on_infeasible="raise"``.
+    certificates_ : scipy.sparse.csr_matrix of shape (1, n_samples) or (n_classes, n_samples)
+        Row ``k`` is the verified Farkas certificate ``alpha`` (summing to one) of binary
+        problem ``k`` over the training rows, and is empty when that problem is separable
+        (or, exceptionally, when the data is so close to the boundary of separability that
+        no certificate could be verified). At most ``d + 2`` rows carry weight.
 
     Notes
     -----
@@ -84,8 +97,10 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
     ``1e-8`` of the data scale) before it is raised: for every :math:`(w, b)`,
     :math:`\\sum_i \\alpha_i y_i(\\langle w, x_i\\rangle + b) = 0`, so some row with
     :math:`\\alpha_i > 0` has :math:`y_i(\\langle w, x_i\\rangle + b) \\le 0`, a mistake.
-    More than two classes: one-vs-rest, and with ``"raise"`` every class-vs-rest problem
-    must be separable (the error names the class). Sparse ``X`` (CSR) gives a sparse LP.
+    The same certificate is kept in ``certificates_`` when ``"least_violation"`` answers
+    instead. More than two classes: one-vs-rest, and with ``"raise"`` every class-vs-rest
+    problem must be separable (the error names the class). Sparse ``X`` (CSR) gives a sparse
+    LP.
 
     References
     ----------
@@ -99,22 +114,29 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
     >>> clf = LPSeparator().fit(X[:3], [1, 1, -1])
     >>> clf.score(X[:3], [1, 1, -1])
     1.0
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:   # XOR is not separable
+    ...     warnings.simplefilter("always")
+    ...     clf = LPSeparator().fit(X, [1, 1, -1, -1])
+    >>> caught[0].category.__name__, clf.separable_, clf.certificates_.toarray()
+    ('NotSeparableWarning', array([False]), array([[0.25, 0.25, 0.25, 0.25]]))
     >>> from halfspaces import NotSeparableError
     >>> try:
-    ...     LPSeparator().fit(X, [1, 1, -1, -1])     # XOR
+    ...     LPSeparator(on_infeasible="raise").fit(X, [1, 1, -1, -1])
     ... except NotSeparableError as err:
     ...     print(err.rows, err.certificate)
     [0 1 2 3] [0.25 0.25 0.25 0.25]
     """
 
-    def __init__(self, *, fit_intercept: bool = True, on_infeasible: str = "raise"):
+    def __init__(self, *, fit_intercept: bool = True,
+                 on_infeasible: str = "least_violation"):
         self.fit_intercept = fit_intercept
         self.on_infeasible = on_infeasible
 
     def _check_params(self) -> None:
         check_scalar("LPSeparator", "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
         check_choice("LPSeparator", "on_infeasible", self.on_infeasible,
-                     ("raise", "least_violation"))
+                     ("least_violation", "raise"))
 
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Solve the separating LP of each binary problem (one-vs-rest for more classes).
@@ -124,6 +146,12 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
         NotSeparableError
             With ``on_infeasible="raise"``, when some binary problem has no separator; its
             ``certificate`` is the Farkas vector over the rows of ``X``.
+
+        Warns
+        -----
+        NotSeparableWarning
+            With ``on_infeasible="least_violation"``, when some binary problem has no
+            separator: it names the rows of its certificate (kept in ``certificates_``).
         """
         self._check_params()
         X, y = validate_X_y(self, X, y, reset=True)
@@ -135,6 +163,7 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
         coef = np.zeros((len(problems), X.shape[1]))
         intercept = np.zeros(len(problems))
         separable = np.ones(len(problems), dtype=bool)
+        alphas, unseparated = {}, []  # problem k -> its Farkas certificate; messages
         for k, y_k in enumerate(problems):
             if len(problems) == 1:
                 problem = "the data"
@@ -147,11 +176,25 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
                     X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=_HINT)
                 continue
             sep = separating_hyperplane(X, y_k, fit_b)
-            if sep is None:  # no certificate needed: fall back to the relaxation
+            if sep is None:
                 sep = least_violation_hyperplane(X, y_k, fit_b)[:2]
                 separable[k] = False
+                alpha = farkas_certificate(X, y_k, fit_b)
+                if alpha is not None:
+                    alphas[k] = alpha
+                unseparated.append(_unseparated(problem, k, alpha, fit_b))
             coef[k], intercept[k] = sep
         self.coef_, self.intercept_, self.separable_ = coef, intercept, separable
+        self.certificates_ = sp.vstack(
+            [sp.csr_matrix(alphas[k] if k in alphas else (1, X.shape[0]))
+             for k in range(len(problems))], format="csr")
+        if unseparated:
+            warnings.warn(NotSeparableWarning(
+                f"LPSeparator: {'; '.join(unseparated)}. So fit returned the least-violation"
+                " hyperplane (minimum total hinge loss) instead, as on_infeasible="
+                "'least_violation' asks. Pass on_infeasible='raise' to raise"
+                " NotSeparableError instead, or use a soft-margin learner such as SVC."),
+                stacklevel=2)
         return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -169,6 +212,17 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _unseparated(problem: str, k: int, alpha, fit_intercept: bool) -> str:
+    """'<problem> is not linearly separable ...: the certificate puts weight on rows [...]'."""
+    offset = "with an offset" if fit_intercept else "through the origin"
+    if alpha is None:
+        return (f"{problem} is not linearly separable {offset} by HiGHS, but no Farkas"
+                " certificate could be verified (the data is numerically at the boundary of"
+                " separability)")
+    return (f"{problem} is not linearly separable {offset}: the Farkas certificate"
+            f" certificates_[{k}] puts weight on {describe_rows(np.flatnonzero(alpha))}")
 
 
 __all__ = ["LPSeparator"]
