@@ -1071,8 +1071,9 @@ SCHEMAS: dict[str, Schema] = {
     "LPSeparator": Schema(
         {"fit_intercept": Bool(), "on_infeasible": Choice("raise", "least_violation")},
         {**_CLASSIFIER, "coef_": WEIGHTS, "intercept_": OFFSETS,
-         "separable_": Array(("bool",), ("n_models",))},
-        ("n_features_in_", "classes_", "coef_", "intercept_", "separable_")),
+         "separable_": Array(("bool",), ("n_models",)),
+         "certificates_": Sparse(F8, ("n_models", "n_samples"))},
+        ("n_features_in_", "classes_", "coef_", "intercept_", "separable_", "certificates_")),
     "HalvingClassifier": Schema(
         {"hypotheses": _HYPOTHESES, "offsets": _OFFSETS},
         {**_EXPERTS, "version_space_": Array(("bool",), ("n_hypotheses",))},
