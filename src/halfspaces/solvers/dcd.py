@@ -65,33 +65,56 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._random import splitmix64
+from ..exceptions import NumericalError
 
-__all__ = ["DCDResult", "dcd_svm"]
+__all__ = ["DCDResult", "dcd_svm", "feasible_dual", "primal_dual"]
+
+#: The state of a run, carried between kernel calls (one record).
+_STATE = np.dtype([
+    ("n_active", np.int64), ("n_outer", np.int64), ("visits", np.int64),
+    ("status", np.int64),  # 0 running, 1 converged to tol', 2 a non-finite score or weight
+    ("bad_row", np.int64),  # the row where status 2 was found
+    ("PGmax_old", np.float64), ("PGmin_old", np.float64),  # shrinking thresholds
+    ("b", np.float64), ("s", np.float64), ("wmu", np.float64),  # offset: b, sum a y, w.mu
+    ("beta", np.float64), ("c", np.float64),  # no offset: m.w and its proximal copy
+    ("r_prev", np.float64),  # the proximal residual (s, or c - beta) at the last update
+])
+#: The fixed parameters of a run (one record).
+_PARAMS = np.dtype([
+    ("U", np.float64), ("Dii", np.float64), ("rho", np.float64), ("M", np.float64),
+    ("e_max", np.float64), ("tol", np.float64), ("budget", np.float64),
+    ("shrinking", np.bool_), ("offset", np.bool_),
+])
+_GAP_PER_TOL = 0.01  # converged also needs P - D <= _GAP_PER_TOL * tol * P
+_FIRST_CHECK = 10  # the gap is also checked at epochs 10, 20, 40, ...
+_SPLIT_BELOW = 1.0  # no offset: split off the mean direction when kappa is below this
 
 
 @njit(cache=True)
-def _dcd_run(dense, X, data, indices, indptr, y, QD, alpha, w, bs, active, istate, fstate,
+def _dcd_run(dense, X, data, indices, indptr, y, QD, e, alpha, w, active, state, params,
              rng_state, max_outer):
-    """Outer iterations of DCD until convergence, the work budget, or ``max_outer`` of them.
+    """Outer iterations of DCD until convergence, a non-finite score, the work budget, or
+    ``max_outer`` of them.
 
     dense : bool, rows from ``X`` (float[n, d], C-contiguous) if True, else from the CSR
     arrays ``data, indices, indptr``; y : float64[n] in {-1,+1}; QD : float64[n], Qbar_ii;
-    alpha : float64[n]; w : float64[d]; bs : float64[2] = (b, s = sum alpha_i y_i);
-    active : int64[n], a permutation whose first ``n_active`` entries are the active rows;
-    istate : int64[4] = (n_active, outer iterations, rows visited, converged),
-    fstate : float64[9] = (U, D_ii, rho, PGmax_old, PGmin_old, tol, row-visit budget,
-    shrinking 0/1, s at the last multiplier update),
+    e : float64[n], ``mu.x_i`` (offset) or ``m.x_i`` (no offset; zeros when the mean direction
+    is not split off); alpha : float64[n]; w : float64[d], ``sum_i alpha_i y_i x_i`` over the
+    raw rows; active : int64[n], a permutation whose first ``n_active`` entries are the
+    active rows; state : one ``_STATE`` record, params : one ``_PARAMS`` record;
     rng_state : uint64[1]. Everything is updated in place, so that calls can be chained.
     """
-    n = alpha.shape[0]
     d = w.shape[0]
-    U, Dii, rho, tol, budget = fstate[0], fstate[1], fstate[2], fstate[5], fstate[6]
-    shrinking = fstate[7] != 0.0
-    n_active, n_outer, visits = istate[0], istate[1], istate[2]
-    PGmax_old, PGmin_old, s_prev = fstate[3], fstate[4], fstate[8]
-    b, s = bs[0], bs[1]
+    n = alpha.shape[0]
+    st, prm = state[0], params[0]
+    U, Dii, rho, M, tol = prm["U"], prm["Dii"], prm["rho"], prm["M"], prm["tol"]
+    e_max, budget, shrinking, offset = prm["e_max"], prm["budget"], prm["shrinking"], prm["offset"]
+    n_active, n_outer, visits, status = st["n_active"], st["n_outer"], st["visits"], st["status"]
+    PGmax_old, PGmin_old, r_prev = st["PGmax_old"], st["PGmin_old"], st["r_prev"]
+    b, s, wmu, beta, c = st["b"], st["s"], st["wmu"], st["beta"], st["c"]
+    last = -1  # the last row whose step changed w
     for _ in range(max_outer):
-        if istate[3] != 0 or visits >= budget:
+        if status != 0 or visits >= budget:
             break
         for k in range(n_active - 1):  # Fisher-Yates shuffle of the active rows
             # a uniform integer in [0, n_active - k) from the top 32 bits (n < 2^32)
@@ -102,15 +125,21 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, alpha, w, bs, active, istat
         n_kept = 0
         for k in range(n_active):
             i = np.uint64(active[k])  # unsigned: numba skips the negative-index test
+            score = 0.0
             if dense:
-                score = b
                 for j in range(d):
                     score += w[j] * X[i, j]
             else:
                 start, stop = np.uint64(indptr[i]), np.uint64(indptr[i + np.uint64(1)])
-                score = b
-                for p in range(start, stop):
-                    score += w[np.uint64(indices[p])] * data[p]
+                for pos in range(start, stop):
+                    score += w[np.uint64(indices[pos])] * data[pos]
+            if offset:  # (w - s mu).(x_i - mu) + b, the score of the centred row
+                score += b - wmu - s * (e[i] - M)
+            else:  # w.x_i with the m-component c of the proximal step in place of beta
+                score += (c - beta) * e[i]
+            if not abs(score) < np.inf:  # inf or nan: stop and name the row
+                status, st["bad_row"] = 2, i
+                break
             G = y[i] * score - 1.0 + Dii * alpha[i]
             PG = 0.0
             if alpha[i] == 0.0:
@@ -141,29 +170,43 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, alpha, w, bs, active, istat
                     for j in range(d):
                         w[j] += delta * X[i, j]
                 else:
-                    for p in range(start, stop):
-                        w[np.uint64(indices[p])] += delta * data[p]
-                b += rho * delta
-                s += delta
+                    for pos in range(start, stop):
+                        w[np.uint64(indices[pos])] += delta * data[pos]
+                if offset:
+                    s += delta
+                    wmu += delta * e[i]
+                    b += rho * delta
+                else:
+                    beta += delta * e[i]
+                    c += rho * delta * e[i]
+                last = i
+        if status != 0:
+            break
         visits += n_active
         n_outer += 1
         n_active = n_kept
-        gap, viol = PGmax - PGmin, rho * abs(s)
+        gap = PGmax - PGmin
+        # the residual of the proximal step, and the largest score change its next step makes
+        resid = s if offset else c - beta
+        viol = rho * abs(resid) * (1.0 if offset else e_max)
         restart = False
         if viol > tol and not gap > max(tol, viol):
-            # Inexact method of multipliers: move nu (and b = nu + rho s with it) as soon as
-            # the inner problem is solved to the accuracy of the current infeasibility.
-            # Extrapolated step: if the last update shrank s by a factor q in (0, 1), the
-            # plain steps would shrink it geometrically; step rho / (1 - q) (the secant step
-            # for s linear in nu), with q capped at 0.5 (at most twice the plain step).
-            q = s / s_prev if s_prev != 0.0 else 0.0
+            # Inexact proximal point: move the prox centre (nu, or c's) as soon as the inner
+            # problem is solved to the accuracy of the current residual. Extrapolated step:
+            # if the last update shrank the residual by a factor q in (0, 1), the plain
+            # steps would shrink it geometrically; step 1 / (1 - q) times the plain one
+            # (the secant step for a residual linear in the centre), with q capped at 0.5.
+            q = resid / r_prev if r_prev != 0.0 else 0.0
             q = min(max(q, 0.0), 0.5)
-            b += rho * s / (1.0 - q)
-            s_prev = s
+            if offset:
+                b += rho * s / (1.0 - q)
+            else:
+                c += rho * (beta - c) / (1.0 - q)
+            r_prev = resid
             restart = True
         elif not gap > tol:  # also true when every row was shrunk (PGmax = -inf)
             if n_active == n and viol <= tol:
-                istate[3] = 1
+                status = 1
             restart = True  # converged on the shrunk rows: check every row again
         if restart:
             n_active = n  # the shrunk rows sit behind the kept ones in active
@@ -171,31 +214,86 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, alpha, w, bs, active, istat
         elif shrinking:
             PGmax_old = PGmax if PGmax > 0.0 else np.inf
             PGmin_old = PGmin if PGmin < 0.0 else -np.inf
-    istate[0], istate[1], istate[2] = n_active, n_outer, visits
-    fstate[3], fstate[4], fstate[8] = PGmax_old, PGmin_old, s_prev
-    bs[0], bs[1] = b, s
+    if status == 0 or status == 1:  # the weights, once per call (a score checks only its row)
+        for j in range(d):
+            if not abs(w[j]) < np.inf:
+                status, st["bad_row"] = 2, last
+                break
+    st["n_active"], st["n_outer"], st["visits"], st["status"] = n_active, n_outer, visits, status
+    st["PGmax_old"], st["PGmin_old"], st["r_prev"] = PGmax_old, PGmin_old, r_prev
+    st["b"], st["s"], st["wmu"], st["beta"], st["c"] = b, s, wmu, beta, c
 
 
 @dataclass
 class DCDResult:
-    """``theta``, ``theta_0``, ``alpha`` of the dual, outer iterations, convergence flag."""
+    """``theta``, ``theta_0``, ``alpha`` of the dual, epochs, convergence, and the objectives.
+
+    ``primal`` and ``dual`` are the primal objective at ``(theta, theta_0)`` and the dual
+    objective at ``alpha`` made exactly feasible (a lower bound of the optimum), from the last
+    check (``nan`` if none was made).
+    """
 
     theta: NDArray[np.float64]
     theta_0: float
     alpha: NDArray[np.float64]
     n_iter: int
     converged: bool
+    primal: float = float("nan")
+    dual: float = float("nan")
+
+
+def feasible_dual(alpha: NDArray, y: NDArray, U: float, fit_intercept: bool) -> NDArray:
+    """Project ``alpha`` onto ``{0 <= alpha <= U, sum alpha_i y_i = 0}`` by scaling one class.
+
+    Solvers satisfy the constraints only to their tolerance; the projected point gives a dual
+    value that is a true lower bound of the primal optimum (weak duality).
+    """
+    a = np.clip(alpha, 0.0, U)
+    if fit_intercept:
+        pos, neg = a[y > 0].sum(), a[y < 0].sum()
+        if pos > neg:
+            a[y > 0] *= neg / pos
+        elif neg > pos:
+            a[y < 0] *= pos / neg
+    return a
+
+
+def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: NDArray,
+                theta: NDArray, theta_0: float) -> tuple[float, float, NDArray]:
+    """``(P, D, z)``: the C-form primal objective at ``(theta, theta_0)``, the dual objective at
+    ``feasible_dual(alpha)`` and the agreements ``z_i = y_i (theta.x_i + theta_0)``.
+
+    ``P - D >= 0`` is the duality gap (weak duality): it bounds ``P - P*``. ``C = inf`` is the
+    hard margin, whose primal is ``1/2 ||theta||^2`` (``theta`` feasible to the solver's
+    tolerance). Two mat-vecs.
+    """
+    z = y * (np.asarray(X @ theta, dtype=np.float64).ravel() + theta_0)
+    primal = 0.5 * float(theta @ theta)
+    hard = np.isinf(C)
+    if not hard:
+        slack = np.maximum(0.0, 1.0 - z)
+        primal += C * float((slack if loss == "hinge" else slack * slack).sum())
+    a = feasible_dual(alpha, y, C if loss == "hinge" else np.inf, fit_intercept)
+    w_a = np.asarray(X.T @ (a * y), dtype=np.float64).ravel()
+    dual = float(a.sum()) - 0.5 * float(w_a @ w_a)
+    if loss == "squared_hinge" and not hard:
+        dual -= float(a @ a) / (4.0 * C)
+    return primal, dual, z
 
 
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
             tol: float = 1e-4, max_iter: int = 1000, shrinking: bool = True,
-            rng: np.random.RandomState | None = None, verbose: bool = False) -> DCDResult:
+            rng: np.random.RandomState | None = None, verbose: bool = False,
+            owner: str = "dcd_svm") -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
     ``max_iter`` bounds the epochs (``n`` row visits each; ``n_iter`` is their number,
-    rounded up, at most ``max_iter``); ``tol`` bounds ``max PG - min PG`` over all rows and,
-    with an offset, ``rho |sum_i alpha_i y_i|``. CSR data is read as float64 values with its
-    own int32 or int64 indices (no copy for float64 data).
+    rounded up, at most ``max_iter``). Converged means: ``max PG - min PG <= tol'`` over all
+    rows, the proximal residual's score error at most ``tol'``, and the duality gap at most
+    ``tol * P`` (``tol'`` starts at ``tol`` and is divided by 10 until the gap is met). CSR
+    data is read as float64 values with its own int32 or int64 indices (no copy for float64
+    data). A row whose ``||x_i||^2`` or score is not finite raises
+    :class:`~halfspaces.exceptions.NumericalError` naming ``owner`` and the row.
     """
     n, d = X.shape
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -209,20 +307,43 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
         squares = sp.csr_matrix((np.square(X.data, dtype=np.float64), X.indices, X.indptr),
                                 shape=X.shape)
         sq_norms = np.asarray(squares @ np.ones(d)).ravel()
+        mu = np.asarray(X.sum(axis=0, dtype=np.float64)).ravel() / max(n, 1)
     else:
         sq_norms = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-    # rho: the weight of the offset coordinate. Any rho > 0 gives the same optimum; a tenth of
-    # a typical ||x_i||^2 was the fastest of the values we tried on a9a and Gaussian data.
-    rho = 0.1 * float(max(np.mean(sq_norms), 1e-12)) if fit_intercept else 0.0
-    QD = np.maximum(sq_norms + Dii + rho, 1e-12)  # a zero row with no offset: alpha_i -> U
+        mu = X.mean(axis=0, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(sq_norms))
+    if bad.size:
+        raise NumericalError(owner, int(bad[0]), "||x_i||^2")
+    M = float(mu @ mu)
+    e_dir = None  # no offset: the unit mean direction m when it is split off
+    params = np.zeros(1, dtype=_PARAMS)
+    prm = params[0]
+    if fit_intercept:
+        # The centred problem: w.x + b = w.(x - mu) + (b + w.mu), same ||w||, same optimum.
+        e = np.asarray(X @ mu, dtype=np.float64).ravel()
+        centred = np.maximum(sq_norms - 2.0 * e + M, 0.0)
+        # rho: the weight of the offset coordinate. Any rho > 0 gives the same optimum; a
+        # tenth of a typical ||x_i - mu||^2 was the fastest of the values we tried.
+        rho = 0.1 * float(max(np.mean(centred), 1e-12))
+        QD = centred + Dii + rho
+    else:
+        e, rho, QD = np.zeros(n), 1.0, sq_norms + Dii
+        if M > 0.0:
+            m = mu / np.sqrt(M)
+            e_m = np.asarray(X @ m, dtype=np.float64).ravel()
+            across = np.maximum(sq_norms - e_m * e_m, 0.0)
+            # kappa: the weight of the m-component in the inner problem, a tenth of the rest
+            kappa = 0.1 * float(np.mean(across)) / float(np.mean(e_m * e_m))
+            if kappa < _SPLIT_BELOW:
+                e, rho, QD, e_dir = e_m, kappa, across + kappa * e_m * e_m + Dii, m
+    QD = np.maximum(QD, 1e-12)  # a zero row with no offset: alpha_i -> U
+    prm["U"], prm["Dii"], prm["rho"], prm["M"], prm["tol"] = U, Dii, rho, M, tol
+    prm["e_max"] = float(np.max(np.abs(e))) if n else 0.0
+    prm["shrinking"], prm["offset"] = shrinking, fit_intercept
+    state = np.zeros(1, dtype=_STATE)
+    state[0]["n_active"], state[0]["PGmax_old"], state[0]["PGmin_old"] = n, np.inf, -np.inf
     alpha = np.zeros(n)
     w = np.zeros(d)
-    bs = np.zeros(2)
-    # (U, D_ii, rho, PGmax_old, PGmin_old, tol, row-visit budget = max_iter epochs, shrinking,
-    #  s at the last multiplier update)
-    fstate = np.array([U, Dii, rho, np.inf, -np.inf, tol, float(max_iter) * n,
-                       1.0 if shrinking else 0.0, 0.0])
-    istate = np.array([n, 0, 0, 0], dtype=np.int64)  # n_active, outer its, visits, converged
     rng_state = np.array([rng.randint(0, 2**31 - 1)], dtype=np.uint64)
     active = np.arange(n, dtype=np.int64)
     if csr:
@@ -233,16 +354,49 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
         Xd = np.empty((0, 0))
     else:
         data, indices, indptr, Xd = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), X
-    # One kernel call runs every outer iteration (verbose: one per call, to print progress).
+    # One kernel call runs every outer iteration up to the next check (verbose: one per call,
+    # to print progress); prm["budget"] is where the current call stops.
     chunk = 1 if verbose else np.iinfo(np.int64).max
-    while not istate[3] and istate[2] < fstate[6]:
-        _dcd_run(not csr, Xd, data, indices, indptr, y, QD, alpha, w, bs, active, istate,
-                 fstate, rng_state, chunk)
-        if verbose:
-            print(f"dcd: iter {istate[1]} (epoch {istate[2] / n:.2f}): active {istate[0]},"
-                  f" b {bs[0]:.6g}, sum alpha y {bs[1]:.3g}")
-    converged = bool(istate[3])
+    st = state[0]
+    budget, check_at = float(max_iter) * n, _FIRST_CHECK * n
+    converged, primal, dual = False, float("nan"), float("nan")
+    while True:
+        prm["budget"] = min(budget, check_at)
+        while st["status"] == 0 and st["visits"] < prm["budget"]:
+            _dcd_run(not csr, Xd, data, indices, indptr, y, QD, e, alpha, w, active, state,
+                     params, rng_state, chunk)
+            if verbose:
+                print(f"dcd: iter {st['n_outer']} (epoch {st['visits'] / n:.2f}): active"
+                      f" {st['n_active']}, b {st['b']:.6g}, sum alpha y {st['s']:.3g}")
+        if st["status"] == 2:
+            raise NumericalError(owner, int(st["bad_row"]),
+                                 "the score y_i (theta.x_i + theta_0) or the weights")
+        theta, theta_0 = _primal_solution(w, mu, e_dir, st, fit_intercept)
+        primal, dual, _ = primal_dual(X, y, C, loss, fit_intercept, alpha, theta, theta_0)
+        if primal - dual <= _GAP_PER_TOL * tol * abs(primal):
+            converged = True
+            break
+        if st["visits"] >= budget:
+            break
+        if st["status"] == 1:  # the projected gradients met tol' but the gap did not
+            prm["tol"] *= 0.1
+            st["status"] = 0
+            if verbose:
+                print(f"dcd: duality gap {primal - dual:.3g} > {_GAP_PER_TOL:g} tol P;"
+                      f" projected-gradient tolerance now {prm['tol']:.3g}")
+        else:
+            check_at *= 2
     # epochs = row visits / n, rounded up; the last outer iteration may end past the budget
-    n_iter = min(int(-(-istate[2] // n)), int(max_iter))
-    # b is the offset the last coordinate steps saw (b = nu + rho s, and s ~ 0 at the end).
-    return DCDResult(w, float(bs[0]), alpha, n_iter, converged)
+    n_iter = min(int(-(-st["visits"] // n)), int(max_iter))
+    return DCDResult(theta, theta_0, alpha, n_iter, converged, primal, dual)
+
+
+def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st,
+                     fit_intercept: bool) -> tuple[NDArray, float]:
+    """``(theta, theta_0)``, the primal iterate the coordinate steps see: with an offset, the
+    centred problem's ``theta = w - s mu`` and ``theta_0 = b - theta.mu``; without one,
+    ``w`` with its ``m``-component ``beta`` replaced by its proximal copy ``c``."""
+    if not fit_intercept:
+        return (w, 0.0) if m is None else (w + (st["c"] - st["beta"]) * m, 0.0)
+    theta = w - st["s"] * mu
+    return theta, float(st["b"] - theta @ mu)
