@@ -33,13 +33,11 @@ def test_dcd_reaches_qp_optimum(loss, fit_intercept, fmt):
     assert abs(j_dcd - j_qp) <= 1e-6 * j_qp
     np.testing.assert_allclose(res.theta, qp.theta, atol=1e-3)
     assert res.theta_0 == pytest.approx(qp.theta_0, abs=1e-3)
-    # 0 <= a <= U, (with offset) sum a y ~ 0, and the reported objectives are P at theta and
-    # the dual at alpha (made feasible): a certificate P - D <= 0.01 tol P
+    # 0 <= a <= U, and the reported objectives are P at theta and the dual at alpha made
+    # feasible (sum a y = 0 with an offset): a certificate P - D <= 0.01 tol P
     assert res.alpha.min() >= 0.0
     if loss == "hinge":
         assert res.alpha.max() <= C
-    if fit_intercept:
-        assert abs(res.alpha @ y) < 1e-5
     assert res.primal == pytest.approx(j_dcd, rel=1e-12)
     assert res.dual == pytest.approx(_dual_objective(X, y, C, loss, fit_intercept, res.alpha),
                                      rel=1e-12)

@@ -81,13 +81,18 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         ``"qp"``: interior point (Clarabel) on the primal QP (linear kernel) or the dual QP
         (other kernels). ``"dcd"``: dual coordinate descent (linear kernel only).
         ``"auto"``: ``"qp"`` for non-linear kernels, ``C = inf`` and small dense data,
-        ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows.
+        ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows; when DCD does
+        not converge within ``max_iter`` epochs (a large ``C max ||x_i||^2``, e.g. columns
+        1000 times larger than others) and the QP is small enough (``nnz(X) + d^2`` at most
+        5 million), the QP solves the problem instead and ``solver_`` is ``"qp"``.
     loss : {"hinge", "squared_hinge"}, default="hinge"
     tol : float > 0, default=1e-4
-        DCD stops when ``max PG - min PG <= tol`` over every row (projected gradients of the
-        dual, as in LIBLINEAR: first on the shrunk set, then checked on all rows) and, with
-        the offset, ``rho |sum_i alpha_i y_i| <= tol``. The QP is always solved to Clarabel's
-        accuracy (1e-9 gap and feasibility).
+        DCD stops when the duality gap is at most ``0.01 tol`` times the objective (the
+        objective is then within ``0.01 tol`` of the optimum, relatively: 1e-6 by default),
+        checked whenever ``max PG - min PG <= tol'`` over every row (projected gradients of
+        the dual, as in LIBLINEAR; ``tol' = tol``, divided by 10 each time the gap is not
+        met yet) and every half as many epochs again from epoch 10. The QP is always solved
+        to Clarabel's accuracy (1e-9 gap and feasibility).
     max_iter : int, default=1000
         DCD: epochs, i.e. ``n`` coordinate visits each (a pass over the full data, or several
         cheaper passes over a shrunk active set; LIBLINEAR counts each such pass as one
@@ -114,7 +119,8 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         solver's ``alpha`` made exactly feasible; >= 0 by weak duality (rounding below 0 is
         reported as 0)
     C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
-    solver_ : str, the solver used ("qp" or "dcd")
+    solver_ : str, the solver that produced the model ("qp" or "dcd"; "qp" also when
+        ``solver="auto"`` fell back on it because DCD did not converge)
     n_iter_ : int, iterations of the solver (DCD: epochs; the largest over one-vs-rest
         problems)
     classes_, n_features_in_
