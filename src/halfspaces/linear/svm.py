@@ -32,7 +32,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
-from .._validation import check_choice, check_scalar, param_error, validate_X, validate_X_y
+from .._validation import (
+    check_choice,
+    check_row_norms,
+    check_scalar,
+    param_error,
+    validate_X,
+    validate_X_y,
+)
 from ..kernels import check_kernel_params, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
@@ -239,6 +246,11 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = check_classes("SVC", y, None)
         n = X.shape[0]
         self.C_ = float(self.C) if self.lam is None else 1.0 / (float(self.lam) * n)
+        if not self.C_ < np.inf and self.lam is not None:  # not the hard margin by overflow
+            raise param_error("SVC", "lam", f"large enough that C = 1/(lam n) is finite (n = {n})",
+                              self.lam, "Use C=np.inf for the hard margin, or a lam of 1e-12"
+                              " or more.")
+        check_row_norms("SVC", X)
         self.solver_ = self._pick_solver(X)
         if self.verbose:
             print(f"SVC: solver={self.solver!r} -> {self.solver_!r} (kernel={self.kernel!r},"

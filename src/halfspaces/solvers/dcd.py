@@ -121,6 +121,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._random import splitmix64
+from .._validation import check_row_norms
 from ..exceptions import NumericalError
 
 __all__ = ["DCDResult", "dcd_svm", "feasible_dual", "primal_dual"]
@@ -360,17 +361,11 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     else:
         U, Dii = np.inf, 1.0 / (2.0 * C)
     csr = sp.issparse(X)
+    sq_norms = check_row_norms(owner, X)
     if csr:
-        squares = sp.csr_matrix((np.square(X.data, dtype=np.float64), X.indices, X.indptr),
-                                shape=X.shape)
-        sq_norms = np.asarray(squares @ np.ones(d)).ravel()
         mu = np.asarray(X.sum(axis=0, dtype=np.float64)).ravel() / max(n, 1)
     else:
-        sq_norms = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         mu = X.mean(axis=0, dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(sq_norms))
-    if bad.size:
-        raise NumericalError(owner, int(bad[0]), "||x_i||^2")
     M = float(mu @ mu)
     e_dir = None  # no offset: the unit mean direction m when it is split off
     params = np.zeros(1, dtype=_PARAMS)
