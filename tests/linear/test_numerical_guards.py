@@ -45,10 +45,12 @@ def test_lam_must_be_finite_and_positive(make, lam):
     (lambda: SVC(lam=5e-324), r"'lam' must be large enough that C = 1/\(lam n\) is finite"
                               r" \(n = 40\)"),
     (lambda: LogisticRegression(C=5e-324), r"'C' must be large enough that lam = 1/\(C n\)"),
-    (lambda: LogisticRegression(C=np.inf), r"'C' must be a float > 0 and < inf"),
+    (lambda: LogisticRegression(C=np.inf), r"'C' must be a finite float > 0"),
+    (lambda: PegasosSVC(learning_rate="constant", eta0=np.inf), r"'eta0' must be a finite"),
+    (lambda: PegasosSVC(t0=np.inf), r"'t0' must be a finite float >= 0"),
 ], ids=["pegasos_denormal", "pegasos_1e-320", "kernel_pegasos", "svc", "logistic_C",
-        "logistic_C_inf"])
-def test_constants_whose_reciprocal_overflows_are_refused(make, what):
+        "logistic_C_inf", "pegasos_eta0_inf", "pegasos_t0_inf"])
+def test_constants_that_overflow_are_refused(make, what):
     # 1/(lam eta0) or 1/(lam n) would be inf: a ZeroDivisionError, inf steps, zero steps
     # (t0 = inf), the hard margin in disguise (C = inf) or nan gradients (lam = inf).
     with pytest.raises(ValueError, match=what):

@@ -228,9 +228,12 @@ class LogisticRegression(OnlineClassifier):
     def _check_params(self) -> None:
         super()._check_params()
         name = "LogisticRegression"
-        check_scalar(name, "C", self.C, low=0, low_inclusive=False, high=np.inf,
-                     high_inclusive=False, meaning="inverse regularization strength",
+        check_scalar(name, "C", self.C, low=0, low_inclusive=False,
+                     meaning="inverse regularization strength",
                      hint="Try C=1.0; smaller C regularizes more.")
+        if np.isinf(self.C):  # lam = 0: no minimizer at all on separable data
+            raise param_error(name, "C", "a finite float > 0", self.C,
+                              "Try C=1.0; smaller C regularizes more.")
         check_scalar(name, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
                      meaning="lambda of the lam-form objective",
                      hint="Try a small positive value such as 1e-4, or leave it None to use C.")

@@ -697,16 +697,19 @@ class PegasosSVC(OnlineClassifier):
                      meaning="k of mini-batch Pegasos", hint="Use 1 for plain Pegasos.")
         check_choice(name, "learning_rate", self.learning_rate, tuple(_SCHEDULES))
         if not (isinstance(self.eta0, str) and self.eta0 in ("auto", "calibrate")):
-            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False, high=np.inf,
-                         high_inclusive=False,
+            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
                          meaning="first step size, 'auto' or 'calibrate'")
+            if np.isinf(self.eta0):
+                raise param_error(name, "eta0", "a finite float > 0, 'auto' or 'calibrate'",
+                                  self.eta0)
         if not (isinstance(self.intercept_decay, str) and self.intercept_decay == "auto"):
             check_scalar(name, "intercept_decay", self.intercept_decay, low=0,
                          low_inclusive=False, meaning="factor of the intercept's step, or 'auto'",
                          hint="Use 1.0 for the same step as w.")
         if not (isinstance(self.t0, str) and self.t0 == "auto"):
-            check_scalar(name, "t0", self.t0, low=0, high=np.inf, high_inclusive=False,
-                         meaning="offset of the schedule, or 'auto'")
+            check_scalar(name, "t0", self.t0, low=0, meaning="offset of the schedule, or 'auto'")
+            if np.isinf(self.t0):  # every step 1/(lam (t + t0)) would be 0
+                raise param_error(name, "t0", "a finite float >= 0 or 'auto'", self.t0)
         for flag in ("projection", "fit_intercept", "record_objective", "warm_start"):
             check_scalar(name, flag, getattr(self, flag), kind=(bool, np.bool_))
         if not isinstance(self.average, (bool, np.bool_, str)) or (
