@@ -157,6 +157,8 @@ class LogisticRegression(OnlineClassifier):
     ----------
     C : float, default=1.0
         The C form's constant (as scikit-learn's ``C``): ``1/2 ||w||^2 + C sum_i logloss_i``.
+        Finite (``C = inf``, no regularization, has no minimizer on separable data), and
+        large enough that ``lam = 1/(C n)`` is finite.
     lam : float or None, default=None
         lambda of the lam form ``1/n sum_i logloss_i + lam/2 ||w||^2``; overrides ``C`` when
         given. Both forms have the same minimizer when ``C = 1/(lam n)``.
@@ -172,6 +174,12 @@ class LogisticRegression(OnlineClassifier):
         batch (the logistic loss is ``||x||^2/4``-smooth).
     warm_start : bool, default=False
         ``fit`` starts L-BFGS-B from the current ``coef_``.
+
+    Raises
+    ------
+    NumericalError
+        When a row's ``||x||^2`` overflows float64, or a ``partial_fit`` score or the weights
+        after a pass become inf or nan; ``row`` names the row.
 
     Attributes
     ----------

@@ -506,7 +506,9 @@ class PegasosSVC(OnlineClassifier):
     Parameters
     ----------
     lam : float, default=1e-4
-        lambda, the regularization of the objective (``C = 1/(lam n)`` in the C form).
+        lambda, the regularization of the objective (``C = 1/(lam n)`` in the C form). Finite,
+        and large enough that the steps ``1/lam`` and ``t0 = 1/(lam eta0)`` are finite (a
+        ValueError otherwise: ``lam = 5e-324`` would make them inf).
     max_iter : int, default=10
         Epochs of ``fit``: each is ``ceil(n / batch_size)`` steps.
     n_iter : int or None, default=None
@@ -583,6 +585,13 @@ class PegasosSVC(OnlineClassifier):
     warm_start : bool, default=False
         ``fit`` continues from the current state, step counter ``t_`` and ``eta0_`` (primal
         models; a kernel model always starts afresh).
+
+    Raises
+    ------
+    NumericalError
+        When a row's ``||x||^2`` overflows float64 (features of 1e154 or more), or a score or
+        the weights of a pass become inf or nan (e.g. a constant step ``eta0 = 1e300``):
+        ``row`` names the row where the score overflowed, or the last row of the pass.
 
     Attributes
     ----------

@@ -73,8 +73,9 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         is not separable).
     lam : float > 0, optional
         lambda of the objective ``1/n sum_i loss_i + lam/2 ||theta||^2``; when given, ``fit``
-        uses ``C = 1/(lam n)``. Give ``C`` or ``lam``, not both (``lam`` with a ``C`` other than
-        the default 1.0 is an error).
+        uses ``C = 1/(lam n)``, which must be finite (``C = np.inf`` is the hard margin). Give
+        ``C`` or ``lam``, not both (``lam`` with a ``C`` other than the default 1.0 is an
+        error).
     kernel : {"linear", "poly", "rbf"} or callable, default="linear"
         As scikit-learn's SVC: ``<x, z>``, ``(gamma <x, z> + coef0)^degree``,
         ``exp(-gamma ||x - z||^2)``, or ``kernel(X, Z) -> Gram matrix``.
@@ -110,6 +111,17 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         Seed of the DCD row permutations.
     verbose : bool, default=False
         Print the solver chosen and the DCD progress.
+
+    Raises
+    ------
+    NotSeparableError
+        ``C = inf`` on data no halfspace separates (in feature space, for a kernel). Its
+        ``certificate`` is a vertex of the Farkas LP (HiGHS; at most ``d + 2`` rows) whose
+        relative ``residual`` (:func:`halfspaces.solvers.lp.certificate_residual`, also in
+        the message) is at most 1e-8: the interior point's own certificate is approximate and
+        puts weight on every row, so it is not what is reported.
+    NumericalError
+        A row whose ``||x||^2`` overflows float64 (features of 1e154 or more).
 
     Attributes
     ----------

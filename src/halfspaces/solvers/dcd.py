@@ -16,16 +16,24 @@ Each outer iteration visits a random permutation of the active rows. Shrinking (
 LIBLINEAR): a row with ``alpha_i = 0`` and ``G > PGmax_old`` (the largest PG of the previous
 outer iteration, ``inf`` if that was <= 0), or ``alpha_i = U`` and ``G < PGmin_old``, leaves
 the active set. When ``max PG - min PG <= tol`` on the active set, the thresholds are reset to
-``-/+inf`` and every row is visited again; the solver stops only when a pass over all rows
-has ``max PG - min PG <= tol``.
+``-/+inf`` and every row is visited again; a pass over all rows with ``max PG - min PG <=
+tol`` then leads to the duality-gap check that decides convergence (see **Stopping**).
 
 Work is counted in **epochs** of ``n`` row visits: once shrinking has left a small active
 set, thousands of cheap outer iterations may be needed (LIBLINEAR counts these, so its
-1000-iteration default stops early on a9a with ``C = 1/(1e-4 n)``; ours converges in about
-150 epochs). The whole loop (permutations included, from a splitmix64 generator seeded by the
+1000-iteration default stops early on a9a with ``C = 1/(1e-4 n)``; ours converges in 40 to
+80 epochs). The whole loop (permutations included, from a splitmix64 generator seeded by the
 caller's ``RandomState``) runs in one compiled call, since per-call overhead of tens of
-microseconds dominated the short passes; its state lives in arrays, so the loop can stop
-after any outer iteration (``verbose``) and resume with identical iterates.
+microseconds dominated the short passes; its state lives in two records (``_STATE``,
+``_PARAMS``), so the loop can stop after any outer iteration (``verbose``, the gap checks)
+and resume with identical iterates.
+
+**Non-finite numbers.** A score that is inf stops the run at its row (checked where a step
+would use it, so the epoch pays nothing measurable: a9a per-epoch CPU time with and without
+the checks, alternating over 30 to 40 seeds, 0.99 to 1.04 times, within the noise of the
+machine); a nan score takes no step, and the weights it came from are checked once at the
+end of each compiled call. Either is raised as :class:`~halfspaces.exceptions.NumericalError`
+naming the row. Rows whose ``||x_i||^2`` overflows are refused before the run.
 
 **The offset** (unregularized ``theta_0 = b``, as in the notes). With an offset the dual gains
 the constraint ``sum_i alpha_i y_i = 0``, which single-coordinate steps cannot keep. We handle
@@ -86,24 +94,43 @@ weighs a tenth of the rest: ``kappa = 0.1 mean_i (||x_i||^2 - e_i^2) / mean_i e_
 that is 1 or more the mean is not stiff and the split is skipped (plain DCD). The primal
 iterate is ``theta = w + (c - beta) m``, the weight the steps see.
 
-Measured (``C = 1``, tol 1e-4, 3000 x 20 unless said, epochs to convergence, before -> now):
-rows from N(50, 1) 1000 (not converged) -> 231 with an offset, 1000 -> 63 without;
-rows near 1e3 1000 -> 72 and 1000 -> 133; rank-3 correlated columns without offset
-1000 -> 273; a9a (``C = 1``) 101 -> 70 with an offset, 85 -> 59 without (the mean of a9a's
-0/1 features is large too: ``||mu||^2 = 6.2`` against ``mean ||x_i||^2 = 13.9``).
+Measured (``C = 1``, tol 1e-4, 3000 x 20, epochs to convergence, before -> now): rows from
+N(50, 1) 1000 (not converged, objective 1.7 times the optimum) -> 231 with an offset,
+1000 -> 63 without; rows near 1e3 1000 -> 72 and 1000 -> 172; rank-3 correlated columns
+without offset 1000 -> 114. The mean of sparse 0/1 features is large too (a9a:
+``||mu||^2 = 6.2`` against ``mean ||x_i - mu||^2 = 7.7``), so the benchmark sets gain
+or stay level (median epochs of 3 seeds, before -> now; process CPU seconds in brackets,
+same process, alternating; ``lam``: ``C = 1/(1e-4 n)``)::
+
+    tol 1e-4              offset                   no offset
+    a9a,  C = 1      111 -> 69  (0.22 -> 0.14)   104 -> 69  (0.18 -> 0.15)
+    a9a,  lam        134 -> 51  (0.23 -> 0.10)   151 -> 51  (0.20 -> 0.10)
+    w8a,  C = 1      220 -> 231 (0.39 -> 0.47)   393 -> 114 (0.52 -> 0.22)
+    w8a,  lam        145 -> 171 (0.24 -> 0.32)    62 -> 34  (0.11 -> 0.08)
+    reuters, C = 1    23 -> 28  (0.019 -> 0.028) 268 -> 268 (0.19 -> 0.20)
+    reuters, lam      53 -> 77  (0.055 -> 0.084) 520 -> 533 (0.37 -> 0.39)
+
+(tol 1e-3: a9a 102 -> 70 and 85 -> 51, w8a 189 -> 198 and 158 -> 76, Reuters 20 -> 23 and
+56 -> 56.) Where it is slower, it is the stricter stop (Reuters' old stops had relative gaps
+up to 2e-6 at tol 1e-4, 2e-5 at tol 1e-3) and its gap checks (two mat-vecs, about an epoch
+each on Reuters), not the centring: with centring switched off, w8a and Reuters with an
+offset took the same epochs within the spread of 5 seeds, a9a 1.5 times more.
 
 **Stopping.** ``max PG - min PG <= tol`` (LIBLINEAR's rule, in units of the margin) does
 not bound the objective's error relatively: each row may add ``C |PG_i|`` to the duality
 gap, which is large against the objective when the ``alpha_i`` are small compared with ``C``
-(nearly separable data: on 300 x 400 Gaussian rows it stopped 1.8e-3 above the optimum);
-and on rank-deficient data (squared hinge, correlated columns) the ``alpha`` may never meet
-it while ``theta`` is already exact. So the run is converged when the duality gap
-``P(theta, theta_0) - D(alpha)`` (``alpha`` made exactly feasible, two mat-vecs) is at most
-``0.01 tol P``: checked whenever the projected gradients meet ``tol'`` (``tol`` first; when
-the gap is not met yet, ``tol' <- tol' / 10`` and the run goes on) and at epochs 10, 20, 40,
-... On a9a, w8a and Reuters the projected-gradient rule alone already gave gaps below
-``0.01 tol P`` (relative gaps about 1e-7 at tol 1e-4), so the check costs one gap
-evaluation there.
+(nearly separable data: on 300 x 400 Gaussian rows it stopped 1.8e-3 above the optimum at
+tol 1e-4); and on rank-deficient data (squared hinge on rank-3 columns) the ``alpha`` did not
+meet it in 1000 epochs while ``theta`` was exact to 1e-11. So the run is converged when the
+duality gap ``P(theta, theta_0) - D(alpha)`` (``alpha`` made exactly feasible; two mat-vecs)
+is at most ``0.01 tol P``, which certifies the objective to ``0.01 tol`` relatively (1e-6 at
+the default tol, the accuracy the tests hold the QP to). The gap is checked whenever the
+projected gradients meet ``tol'`` on every row (``tol'`` starts at ``tol``; when the gap is
+not met yet, ``tol' <- tol' / 10`` and the run goes on) and at epochs 10, 15, 22, 33, ...
+(growing by half; doubling cost a9a, w8a and Reuters up to 1.5 times the epochs, as a run
+overshot the epoch where the gap was met). On a9a the projected-gradient rule alone gave
+relative gaps of about 1e-7 at tol 1e-4; on Reuters (offset, ``C = 1/(1e-4 n)``) 2e-6, where
+the gap rule costs more epochs than LIBLINEAR's rule would (see the table below).
 
 **What DCD cannot do.** Its work grows with the effective ``C max_i ||x_i||^2``: at
 ``C = 100`` on 3000 x 20 Gaussian rows, or with half the columns 1000 times the others, it
@@ -195,9 +222,6 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, e, alpha, w, active, state,
                 score += b - wmu - s * (e[i] - M)
             elif split:  # w.x_i with the m-component c of the proximal step for beta
                 score += (c - beta) * e[i]
-            if not abs(score) < np.inf:  # inf or nan: stop and name the row
-                status, st["bad_row"] = 2, i
-                break
             G = y[i] * score - 1.0 + Dii * alpha[i]
             PG = 0.0
             if alpha[i] == 0.0:
@@ -220,6 +244,11 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, e, alpha, w, active, state,
             if PG < PGmin:
                 PGmin = PG
             if PG > 1e-12 or PG < -1e-12:
+                # An inf score would step here; checked only here (a nan one leaves PG = 0
+                # or nan, no step: the weights it came from are checked at the end).
+                if not abs(score) < np.inf:
+                    status, st["bad_row"] = 2, i
+                    break
                 old = alpha[i]
                 new = min(max(old - G / QD[i], 0.0), U)
                 alpha[i] = new
@@ -272,7 +301,8 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, e, alpha, w, active, state,
         elif shrinking:
             PGmax_old = PGmax if PGmax > 0.0 else np.inf
             PGmin_old = PGmin if PGmin < 0.0 else -np.inf
-    if status == 0 or status == 1:  # the weights, once per call (a score checks only its row)
+    if status == 0 or status == 1:  # the weights, once per call; they were finite before it,
+        # so a non-finite one comes from a step of this call: name the last row that stepped
         for j in range(d):
             if not abs(w[j]) < np.inf:
                 status, st["bad_row"] = 2, last
