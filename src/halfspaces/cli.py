@@ -1007,13 +1007,13 @@ def describe_error(exc: BaseException) -> str:
 
 
 def _option_names(message: str) -> str:
-    """``"SVC: 'lam' must be ..."`` -> ``"SVC: --lam ('lam') must be ..."``: a parameter
-    check names the command-line option that set the parameter."""
+    """``"SVC: 'lam' must be ..."`` -> ``"SVC: option --lam: 'lam' must be ..."``: a
+    parameter check names the command-line option that set the parameter."""
     owner, sep, rest = message.partition(": '")
     name = rest.split("'", 1)[0]
     for flag, param, _ in _ESTIMATOR_OPTIONS:
         if sep and param == name and " " not in owner:
-            return f"{owner}: {flag} ('{param}'){rest[len(name) + 1:]}"
+            return f"{owner}: option {flag}: '{rest}"
     return message
 
 

@@ -145,7 +145,7 @@ def test_cli_names_the_option(tmp_path, capsys):
     dump_svmlight(X, Y, path)
     assert main(["train", str(path), "--algo", "pegasos", "--lam", "inf",
                  "-o", str(tmp_path / "m")]) == 1
-    assert ("PegasosSVC: --lam ('lam') must be a finite float > 0; got inf."
+    assert ("PegasosSVC: option --lam: 'lam' must be a finite float > 0; got inf."
             in capsys.readouterr().err)
     assert not (tmp_path / "m").exists()
 
