@@ -118,7 +118,7 @@ def test_converged_means_a_duality_gap_within_tol(fit_intercept):
     # Independent check of the stopping rule: after convergence, the primal objective at
     # theta minus the dual objective at alpha (made feasible), both computed here from the
     # formulas, is at most 0.01 tol of the objective: the objective is certified.
-    X, y = _sparse_noisy(n=2000, d=30, seed=6)
+    X, y = _sparse_noisy(n=600, d=30, seed=6)
     C, tol = 0.5, 1e-4
     res = dcd_svm(sp.csr_matrix(X), y, C, fit_intercept=fit_intercept, tol=tol,
                   max_iter=10000, rng=np.random.RandomState(0))
