@@ -45,3 +45,22 @@ def test_certificate_is_verified_and_named(kernel, fit_intercept):
     if kernel == "linear":  # the callable's certificate is checked on its Gram matrix
         assert err.residual == pytest.approx(residual, rel=1e-6, abs=1e-18)
     assert err.residual <= 1e-8
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_an_infeasibility_claim_the_lp_refutes_is_an_error(kernel, monkeypatch):
+    # Clarabel claims infeasibility with a certificate that fails the check, on data the
+    # separating LP separates: no model and no certificate can be returned; the error says so.
+    import halfspaces.linear.svm as svm_module
+    from halfspaces.solvers.qp import QPResult
+
+    def claims_infeasible(Z, y, C, **kwargs):
+        return QPResult("AlmostPrimalInfeasible", None, None, 0.0, 30, np.ones(len(y)), 1e-3)
+
+    monkeypatch.setattr(svm_module, "svm_primal_qp", claims_infeasible)
+    monkeypatch.setattr(svm_module, "svm_dual_qp", claims_infeasible)
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [2.0, 0.0], [2.0, 1.0]])
+    with pytest.raises(RuntimeError, match=r"status 'AlmostPrimalInfeasible' \(its certificate's"
+                       r" relative residual is 1.0e-03\) on the hard-margin QP, but the"
+                       r" separating LP found a separator"):
+        SVC(C=np.inf, kernel=kernel).fit(X, [-1, -1, 1, 1])

@@ -328,6 +328,13 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
                                 features="x_i" if linear else "phi(x_i)",
                                 hint="The hard-margin SVM (C=inf) has no solution; use a"
                                      " finite C for the soft-margin SVM.")
+            if res.alpha is None:  # a claim of infeasibility that the LP refutes
+                raise RuntimeError(
+                    f"SVC: Clarabel stopped with status {res.status!r} (its certificate's"
+                    f" relative residual is {res.residual:.1e}) on the hard-margin QP, but the"
+                    " separating LP found a separator: the data is separable by a margin too"
+                    " thin for the interior point. Rescale the features (e.g. divide by"
+                    " their largest absolute value) or use a finite C.")
         warnings.warn(f"SVC: the interior-point solver stopped with status {res.status!r};"
                       " the solution may be inaccurate. Rescale the features or raise"
                       " max_iter.", ConvergenceWarning, stacklevel=4)

@@ -278,7 +278,7 @@ def _dcd_run(dense, X, data, indices, indptr, y, QD, e, alpha, w, active, state,
         viol = rho * abs(resid) * (1.0 if offset else e_max)
         restart = False
         if viol > tol and not gap > max(tol, viol):
-            # Inexact proximal point: move the prox centre (nu, or c's) as soon as the inner
+            # Inexact proximal point: move the prox centre (nu, or c_k) as soon as the inner
             # problem is solved to the accuracy of the current residual. Extrapolated step:
             # if the last update shrank the residual by a factor q in (0, 1), the plain
             # steps would shrink it geometrically; step 1 / (1 - q) times the plain one
@@ -376,9 +376,10 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
     ``max_iter`` bounds the epochs (``n`` row visits each; ``n_iter`` is their number,
-    rounded up, at most ``max_iter``). Converged means: ``max PG - min PG <= tol'`` over all
-    rows, the proximal residual's score error at most ``tol'``, and the duality gap at most
-    ``tol * P`` (``tol'`` starts at ``tol`` and is divided by 10 until the gap is met). CSR
+    rounded up, at most ``max_iter``). Converged means a duality gap of at most
+    ``0.01 tol P``, checked when ``max PG - min PG <= tol'`` over all rows with the proximal
+    residual's score change at most ``tol'`` (``tol'`` starts at ``tol`` and is divided by 10
+    while the gap is not met) and at epochs 10, 15, 22, ... (see the module docstring). CSR
     data is read as float64 values with its own int32 or int64 indices (no copy for float64
     data). A row whose ``||x_i||^2`` or score is not finite raises
     :class:`~halfspaces.exceptions.NumericalError` naming ``owner`` and the row.
