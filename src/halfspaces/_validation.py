@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import NDArray
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 
@@ -210,3 +211,25 @@ def validate_X_y(estimator: Any, X: Any, y: Any, *, reset: bool, allow_sparse: b
             " they must match."
         )
     return X, y
+
+
+def check_row_norms(owner: str, X: Any) -> NDArray[np.float64]:
+    """``||x_i||^2`` of each row of a validated ``X`` (float64, dense or CSR).
+
+    Raises :class:`~halfspaces.exceptions.NumericalError` naming the first row whose squared
+    norm overflows float64 (features of about 1e154 or more): the solvers square the
+    features (``||x_i||^2``, ``Q``, Gram matrices), so such data cannot be fitted as it is.
+    """
+    from .exceptions import NumericalError
+
+    with np.errstate(over="ignore"):  # an overflow is the error raised below
+        if sp.issparse(X):
+            squares = sp.csr_matrix((np.square(X.data, dtype=np.float64), X.indices,
+                                     X.indptr), shape=X.shape)
+            sq_norms = np.asarray(squares.sum(axis=1)).ravel()
+        else:
+            sq_norms = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(sq_norms))
+    if bad.size:
+        raise NumericalError(owner, int(bad[0]), "||x_i||^2, the row's squared norm,")
+    return sq_norms

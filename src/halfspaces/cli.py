@@ -1072,7 +1072,7 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, OSError) and getattr(exc, "filename", None) is not None \
             and exc.strerror:
         return f"{exc.filename}: {exc.strerror}"
-    message = " ".join(str(exc).split())
+    message = _option_names(" ".join(str(exc).split()))
     path, line = getattr(exc, "path", None), getattr(exc, "line", None)
     if path is not None and not message.startswith(str(path)) \
             and os.path.basename(str(path)) not in message.split(":", 1)[0]:
@@ -1081,6 +1081,17 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, ImportError) and "matplotlib" in message:
         message += " (pip install 'halfspaces[plot]')"
     return message or type(exc).__name__
+
+
+def _option_names(message: str) -> str:
+    """``"SVC: 'lam' must be ..."`` -> ``"SVC: option --lam: 'lam' must be ..."``: a
+    parameter check names the command-line option that set the parameter."""
+    owner, sep, rest = message.partition(": '")
+    name = rest.split("'", 1)[0]
+    for flag, param, _ in _ESTIMATOR_OPTIONS:
+        if sep and param == name and " " not in owner:
+            return f"{owner}: option {flag}: '{rest}"
+    return message
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

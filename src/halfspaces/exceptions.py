@@ -11,13 +11,16 @@ class NotSeparableError(ValueError):
     ``certificate`` is a vector ``alpha >= 0`` over the rows, not all zero, with
     ``sum_i alpha_i y_i x_i = 0`` (and ``sum_i alpha_i y_i = 0`` when an offset is allowed):
     by Farkas' lemma no ``w`` can have ``y_i <w, x_i> > 0`` on every row. ``rows`` are the
-    indices where ``alpha_i > 0``.
+    indices where ``alpha_i > 0``; ``residual`` is the certificate's relative residual
+    (:func:`halfspaces.solvers.lp.certificate_residual`) when it was checked.
     """
 
-    def __init__(self, message: str, certificate: np.ndarray | None = None):
+    def __init__(self, message: str, certificate: np.ndarray | None = None,
+                 residual: float | None = None):
         super().__init__(message)
         self.certificate = certificate
         self.rows = None if certificate is None else np.flatnonzero(certificate > 0)
+        self.residual = residual
 
 
 class NotSeparableWarning(UserWarning):

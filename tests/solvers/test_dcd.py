@@ -33,13 +33,25 @@ def test_dcd_reaches_qp_optimum(loss, fit_intercept, fmt):
     assert abs(j_dcd - j_qp) <= 1e-6 * j_qp
     np.testing.assert_allclose(res.theta, qp.theta, atol=1e-3)
     assert res.theta_0 == pytest.approx(qp.theta_0, abs=1e-3)
-    # the iterate keeps theta = sum a y x, 0 <= a <= U and (with offset) sum a y ~ 0
-    np.testing.assert_allclose(res.theta, (res.alpha * y) @ X, atol=1e-9)
+    # 0 <= a <= U, and the reported objectives are P at theta and the dual at alpha made
+    # feasible (sum a y = 0 with an offset): a certificate P - D <= 0.01 tol P
     assert res.alpha.min() >= 0.0
     if loss == "hinge":
         assert res.alpha.max() <= C
-    if fit_intercept:
-        assert abs(res.alpha @ y) < 1e-5
+    assert res.primal == pytest.approx(j_dcd, rel=1e-12)
+    assert res.dual == pytest.approx(_dual_objective(X, y, C, loss, fit_intercept, res.alpha),
+                                     rel=1e-12)
+    assert 0.0 <= res.primal - res.dual <= 1e-8 * res.primal
+
+
+def _dual_objective(X, y, C, loss, fit_intercept, alpha):
+    """sum a - 1/2 ||sum a_i y_i x_i||^2 (- sum a^2 / 4C) at alpha scaled onto sum a y = 0."""
+    a = np.clip(alpha, 0.0, C if loss == "hinge" else np.inf)
+    if fit_intercept:  # shrink the heavier class to the lighter one's total
+        pos, neg = a[y > 0].sum(), a[y < 0].sum()
+        a = np.where(y > 0, a * min(1.0, neg / pos), a * min(1.0, pos / neg))
+    w = (a * y) @ X
+    return a.sum() - 0.5 * w @ w - (a @ a / (4 * C) if loss == "squared_hinge" else 0.0)
 
 
 def test_dcd_matches_liblinear_without_offset():
@@ -102,20 +114,18 @@ def test_one_outer_iteration_per_call_gives_the_same_iterates(fit_intercept, cap
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_shrinking_rechecks_every_row_before_stopping(fit_intercept):
-    # Independent check of the stopping rule: after convergence, the projected gradient of
-    # every row of the dual (computed here from the formulas) spans less than tol.
-    X, y = _sparse_noisy(n=2000, d=30, seed=6)
+def test_converged_means_a_duality_gap_within_tol(fit_intercept):
+    # Independent check of the stopping rule: after convergence, the primal objective at
+    # theta minus the dual objective at alpha (made feasible), both computed here from the
+    # formulas, is at most 0.01 tol of the objective: the objective is certified.
+    X, y = _sparse_noisy(n=600, d=30, seed=6)
     C, tol = 0.5, 1e-4
     res = dcd_svm(sp.csr_matrix(X), y, C, fit_intercept=fit_intercept, tol=tol,
                   max_iter=10000, rng=np.random.RandomState(0))
     assert res.converged
-    G = y * (X @ res.theta + res.theta_0) - 1.0
-    PG = np.where(res.alpha <= 0.0, np.minimum(G, 0.0),
-                  np.where(res.alpha >= C, np.maximum(G, 0.0), G))
-    assert PG.max() - PG.min() <= 2 * tol  # tol on the last pass; its updates move PG a bit
-    if fit_intercept:
-        assert abs(res.alpha @ y) * 0.1 * np.mean((X * X).sum(axis=1)) <= tol
+    primal = svm_objective(res.theta, res.theta_0, X, y, C=C)
+    dual = _dual_objective(X, y, C, "hinge", fit_intercept, res.alpha)
+    assert 0.0 <= primal - dual <= 0.01 * tol * primal
 
 
 def test_max_iter_counts_epochs_not_shrunk_passes():

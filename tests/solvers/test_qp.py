@@ -88,3 +88,31 @@ def test_hard_margin_separable_is_feasible_with_margin_one():
     z = y * (X @ res.theta + res.theta_0)
     assert res.status == "solved"
     assert z.min() == pytest.approx(1.0, abs=1e-7)
+
+
+def _noisy_hard(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    return X, np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+
+
+def _residual(Z, y, a):
+    """max(||sum a_i y_i z_i||_inf, |sum a_i y_i|) / (max |z_ij| sum a), the LP's check."""
+    return max(np.abs((a * y) @ Z).max(), abs(a @ y)) / (max(np.abs(Z).max(), 1.0) * a.sum())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_infeasible_status_only_with_a_verified_certificate(seed):
+    # Clarabel's Farkas vector is an interior point's: approximate, with weight on every row.
+    # "infeasible" must mean that it was checked: sum a y x = 0 and sum a y = 0 to 1e-8 of
+    # max |x_ij| sum a (otherwise the status is Clarabel's own, with the residual kept). The
+    # dual's vector is checked in feature space: K (a * y) = 0 for the Gram matrix K.
+    X, y = _noisy_hard(200, seed)
+    K = X @ X.T
+    for res, Z in ((svm_primal_qp(X, y, np.inf), X), (svm_dual_qp(K, y, np.inf), K)):
+        assert res.status != "solved"
+        a = res.certificate
+        assert a.min() >= 0 and a.sum() > 0
+        residual = _residual(Z, y, a)
+        assert res.residual == pytest.approx(residual, rel=1e-6)
+        assert (res.status == "infeasible") == (residual <= 1e-8)

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._labels import check_classes, encode_pm
 from .._validation import validate_X, validate_X_y
+from ..exceptions import NumericalError
 from ..kernels import gram, resolve_gamma
 from ..linear.pegasos import (
     _A,
@@ -67,14 +68,15 @@ def _kernel_pegasos_epoch(K, y, v, u, st, order, t, k, hp, scores, alpha):
 
     K : float64[n, n] C-contiguous Gram matrix; v, u : float64[n] dual coefficients and
     averaging sums (u empty without averaging); st, hp : as in the primal kernel;
-    alpha : int64[n] violation counts. Returns the mistakes (y score <= 0 before the step).
+    alpha : int64[n] violation counts. Returns ``(mistakes, bad)``: the mistakes (y score <= 0
+    before the step) and -1, or the row whose score was inf or nan (the pass stops there).
     """
     n = K.shape[0]
     m = order.shape[0]
     lam = hp[_LAM]
     averaging = u.shape[0] > 0
     violators = np.empty(k, dtype=np.int64)
-    mistakes = 0
+    mistakes, bad = 0, -1
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         t += 1
@@ -85,12 +87,17 @@ def _kernel_pegasos_epoch(K, y, v, u, st, order, t, k, hp, scores, alpha):
             for j in range(n):
                 dot += K[i, j] * v[j]
             score = st[_A] * dot + st[_B]
+            if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
+                bad = i
+                break
             scores[i] = score
             if y[i] * score <= 0.0:  # a tie counts as a mistake
                 mistakes += 1
             if y[i] * score < 1.0:
                 violators[n_viol] = i
                 n_viol += 1
+        if bad >= 0:
+            break
         eta = _step_size(hp, t)
         shrink = 1.0 - eta * lam
         st[_A] *= shrink
@@ -111,7 +118,7 @@ def _kernel_pegasos_epoch(K, y, v, u, st, order, t, k, hp, scores, alpha):
             alpha[i] += 1
             st[_B] += hp[_FIT_B] * step * y[i]
         _end_step(hp, st, t)
-    return mistakes
+    return mistakes, bad
 
 
 def _kernel_params(est, X) -> dict:
@@ -128,7 +135,11 @@ def fit_kernel_pegasos(est, X, y):
     ys = est._y_rows(y_pm)
     params = _kernel_params(est, X)
     est.gamma_ = params["gamma"]
-    K = gram(X, X, **params)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
+        K = gram(X, X, **params)
+    bad = np.flatnonzero(~np.isfinite(K).all(axis=1))
+    if bad.size:
+        raise NumericalError("PegasosSVC", int(bad[0]), "the kernel k(x_i, x_j)")
     n, n_models = X.shape[0], len(ys)
     averaging = est._averaging
     v = np.zeros((n_models, n))
@@ -159,8 +170,15 @@ def fit_kernel_pegasos(est, X, y):
         scores = np.empty(n)
         mistakes = 0
         for k in range(n_models):
-            mistakes += _kernel_pegasos_epoch(K, ys[k], v[k], u[k], st[k], order, est.t_,
+            made, bad = _kernel_pegasos_epoch(K, ys[k], v[k], u[k], st[k], order, est.t_,
                                               k_batch, hp, scores, alpha[k])
+            if bad >= 0:
+                raise NumericalError("PegasosSVC", int(bad), "the score")
+            if not (np.isfinite(st[k]).all() and np.isfinite(v[k]).all()
+                    and np.isfinite(u[k]).all()):  # once per pass: O(n) against its O(n^2)
+                raise NumericalError("PegasosSVC", int(order[-1]),
+                                     "the weights at the end of the pass (last row)")
+            mistakes += made
         est.t_ += -(-order.size // k_batch)
         est.mistakes_per_epoch_.append(mistakes)
         est.n_mistakes_ += mistakes

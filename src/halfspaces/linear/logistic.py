@@ -33,7 +33,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
-from .._validation import check_choice, check_scalar, validate_X_y
+from .._validation import check_choice, check_row_norms, check_scalar, param_error, validate_X_y
+from ..exceptions import NumericalError
 from ..losses import logistic_objective
 
 
@@ -51,16 +52,20 @@ def _logistic_sgd_epoch(X, y, w, state, order, t, hp, scores):
     """One pass of SGD on rows ``X[order]``; w (float64[d]) is updated in place.
 
     state : float64[2] = (b, unused); hp : float64[4] = (lam, eta0, fit_intercept, -);
-    scores : float64[n] receives each score before its update. Returns the mistakes.
+    scores : float64[n] receives each score before its update. Returns ``(mistakes, bad)``:
+    the mistakes and -1, or the row whose score was inf or nan (the pass stops there).
     """
     d = X.shape[1]
     lam, eta0, fit_b = hp[0], hp[1], hp[2]
-    mistakes = 0
+    mistakes, bad = 0, -1
     for i in order:
         t += 1
         z = state[0]
         for j in range(d):
             z += w[j] * X[i, j]
+        if not abs(z) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
+            bad = i
+            break
         scores[i] = z
         if y[i] * z <= 0.0:
             mistakes += 1
@@ -71,20 +76,23 @@ def _logistic_sgd_epoch(X, y, w, state, order, t, hp, scores):
             w[j] = shrink * w[j] - eta * g * X[i, j]
         if fit_b != 0.0:
             state[0] -= eta * g
-    return mistakes
+    return mistakes, bad
 
 
 @njit(cache=True)
 def _logistic_sgd_epoch_csr(data, indices, indptr, y, v, state, order, t, hp, scores):
     """The same pass for CSR input with w = a v (state = (b, a)): O(nnz) per step."""
     lam, eta0, fit_b = hp[0], hp[1], hp[2]
-    mistakes = 0
+    mistakes, bad = 0, -1
     for i in order:
         t += 1
         dot = 0.0
         for q in range(indptr[i], indptr[i + 1]):
             dot += v[indices[q]] * data[q]
         z = state[1] * dot + state[0]
+        if not abs(z) < np.inf:  # inf or nan
+            bad = i
+            break
         scores[i] = z
         if y[i] * z <= 0.0:
             mistakes += 1
@@ -100,7 +108,7 @@ def _logistic_sgd_epoch_csr(data, indices, indptr, y, v, state, order, t, hp, sc
             v[indices[q]] -= c * data[q]
         if fit_b != 0.0:
             state[0] -= eta * g
-    return mistakes
+    return mistakes, bad
 
 
 @njit(cache=True)
@@ -149,6 +157,8 @@ class LogisticRegression(OnlineClassifier):
     ----------
     C : float, default=1.0
         The C form's constant (as scikit-learn's ``C``): ``1/2 ||w||^2 + C sum_i logloss_i``.
+        Finite (``C = inf``, no regularization, has no minimizer on separable data), and
+        large enough that ``lam = 1/(C n)`` is finite.
     lam : float or None, default=None
         lambda of the lam form ``1/n sum_i logloss_i + lam/2 ||w||^2``; overrides ``C`` when
         given. Both forms have the same minimizer when ``C = 1/(lam n)``.
@@ -164,6 +174,12 @@ class LogisticRegression(OnlineClassifier):
         batch (the logistic loss is ``||x||^2/4``-smooth).
     warm_start : bool, default=False
         ``fit`` starts L-BFGS-B from the current ``coef_``.
+
+    Raises
+    ------
+    NumericalError
+        When a row's ``||x||^2`` overflows float64, or a ``partial_fit`` score or the weights
+        after a pass become inf or nan; ``row`` names the row.
 
     Attributes
     ----------
@@ -223,9 +239,16 @@ class LogisticRegression(OnlineClassifier):
         check_scalar(name, "C", self.C, low=0, low_inclusive=False,
                      meaning="inverse regularization strength",
                      hint="Try C=1.0; smaller C regularizes more.")
+        if np.isinf(self.C):  # lam = 0: no minimizer at all on separable data
+            raise param_error(name, "C", "a finite float > 0", self.C,
+                              "Try C=1.0; smaller C regularizes more.")
         check_scalar(name, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
                      meaning="lambda of the lam-form objective",
                      hint="Try a small positive value such as 1e-4, or leave it None to use C.")
+        if self.lam is not None and np.isinf(self.lam):
+            raise param_error(name, "lam", "a finite float > 0 or None", self.lam,
+                              "Try a small positive value such as 1e-4, or leave it None to"
+                              " use C.")
         check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
         check_scalar(name, "warm_start", self.warm_start, kind=(bool, np.bool_))
         check_scalar(name, "tol", self.tol, low=0, low_inclusive=False,
@@ -236,7 +259,14 @@ class LogisticRegression(OnlineClassifier):
                          meaning="first SGD step of partial_fit, or 'auto'")
 
     def _lam(self, n: int) -> float:
-        return float(self.lam) if self.lam is not None else 1.0 / (float(self.C) * n)
+        if self.lam is not None:
+            return float(self.lam)
+        lam = 1.0 / (float(self.C) * n)
+        if not lam < np.inf:  # a C of 5e-324: lam = inf would make every gradient nan
+            raise param_error("LogisticRegression", "C", "large enough that lam = 1/(C n) is"
+                              f" finite (n = {n})", self.C,
+                              "Try C=1.0; C=1e-12 already means w = 0 in practice.")
+        return lam
 
     # -- hooks of OnlineClassifier (partial_fit, the online game) ---------------------------
     def _init_state(self, X, n_models: int) -> None:
@@ -249,9 +279,8 @@ class LogisticRegression(OnlineClassifier):
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         if not hasattr(self, "eta0_"):
-            if isinstance(self.eta0, str):
-                sq = X.multiply(X).sum() if sp.issparse(X) else float((X * X).sum())
-                mean_sq = float(sq) / max(X.shape[0], 1)
+            if isinstance(self.eta0, str):  # (inf norms would make it 0: no learning)
+                mean_sq = float(np.mean(check_row_norms("LogisticRegression", X)))
                 self.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
             else:
                 self.eta0_ = float(self.eta0)
@@ -260,12 +289,18 @@ class LogisticRegression(OnlineClassifier):
         w = self.coef_[k]
         if sp.issparse(X):
             state = np.array([self.intercept_[k], 1.0])
-            mistakes = _logistic_sgd_epoch_csr(X.data, X.indices, X.indptr, y, w, state,
-                                               order, self.t_, hp, scores)
+            mistakes, bad = _logistic_sgd_epoch_csr(X.data, X.indices, X.indptr, y, w, state,
+                                                    order, self.t_, hp, scores)
             w *= state[1]
         else:
             state = np.array([self.intercept_[k], 0.0])
-            mistakes = _logistic_sgd_epoch(X, y, w, state, order, self.t_, hp, scores)
+            mistakes, bad = _logistic_sgd_epoch(X, y, w, state, order, self.t_, hp, scores)
+        if bad >= 0:
+            raise NumericalError("LogisticRegression", int(bad), "the score <w, x_i> + b")
+        # once per pass: a score checks only the weights of its row
+        if not (np.isfinite(state[0]) and np.isfinite(w @ w)):
+            raise NumericalError("LogisticRegression", int(order[-1]),
+                                 "the weights at the end of the pass (last row)")
         self.intercept_[k] = state[0]
         return mistakes
 
@@ -285,6 +320,7 @@ class LogisticRegression(OnlineClassifier):
             self._start(X, classes)
         y_pm = encode_pm(y, self.classes_)
         lam = self._lam(X.shape[0])
+        check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         fit_b = bool(self.fit_intercept)
         objectives, n_iter = [], 0
         for k, y_k in enumerate(self._y_rows(y_pm)):

@@ -39,7 +39,8 @@ from sklearn.utils.extmath import safe_sparse_dot
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
 from .._random import splitmix64
-from .._validation import check_choice, check_scalar, validate_X_y
+from .._validation import check_choice, check_scalar, param_error, validate_X_y
+from ..exceptions import NumericalError
 from ..losses import svm_objective
 from .perceptron import _dot_csr, _dot_dense, _prefetch_csr_row, _prefetch_row
 
@@ -104,8 +105,10 @@ def _fold(v, u, a, S):
 #   ||w||^2, b, S, sum c_s b_s, sum c_s); order : uint64[m] (or int64); t : steps done before
 #   this pass; hp : float64[8]; scores : float64[n] receives each row's score before its step
 #   (empty: not recorded); sq_norms : float64[n], ||x_i||^2 (the O(1) update of ||w||^2).
-# Each returns the mistakes (y score <= 0 before the step). The next row is prefetched while
-# the current one is used: rows come in a random order the hardware cannot guess.
+# Each returns (mistakes, bad): the mistakes (y score <= 0 before the step) and -1, or the
+# row whose score was inf or nan, where the pass stopped (nan <= 0 is false: never counted).
+# The next row is prefetched while the current one is used: rows come in a random order the
+# hardware cannot guess.
 
 
 @njit(cache=True)
@@ -117,7 +120,7 @@ def _pegasos_epoch(X, y, v, u, st, order, t, hp, scores, sq_norms):
     project, avg_start, weighted = hp[_PROJECT] != 0.0, hp[_AVG_START], hp[_AVG_WEIGHTED] != 0.0
     averaging, record = u.shape[0] > 0, scores.shape[0] > 0
     a, sqnorm, b, S, bsum, navg = st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG]
-    mistakes = 0
+    mistakes, bad = 0, -1
     for p in range(m):
         if p + 1 < m:
             _prefetch_row(X, order[p + 1])
@@ -125,6 +128,9 @@ def _pegasos_epoch(X, y, v, u, st, order, t, hp, scores, sq_norms):
         t += 1
         wx = a * _dot_dense(v, X[i])  # <w_t, x_i>
         score = wx + b
+        if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
+            bad = i
+            break
         if record:
             scores[i] = score
         if y[i] * score <= 0.0:  # a tie counts as a mistake
@@ -157,7 +163,7 @@ def _pegasos_epoch(X, y, v, u, st, order, t, hp, scores, sq_norms):
             bsum += weight * b
             navg += weight
     st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG] = a, sqnorm, b, S, bsum, navg
-    return mistakes
+    return mistakes, bad
 
 
 @njit(cache=True)
@@ -168,7 +174,7 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, hp, scores,
     project, avg_start, weighted = hp[_PROJECT] != 0.0, hp[_AVG_START], hp[_AVG_WEIGHTED] != 0.0
     averaging, record = u.shape[0] > 0, scores.shape[0] > 0
     a, sqnorm, b, S, bsum, navg = st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG]
-    mistakes = 0
+    mistakes, bad = 0, -1
     for p in range(m):
         if p + 1 < m:
             r = order[p + 1]
@@ -177,6 +183,9 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, hp, scores,
         t += 1
         wx = a * _dot_csr(v, data, indices, indptr[i], indptr[i + 1])
         score = wx + b
+        if not abs(score) < np.inf:  # inf or nan
+            bad = i
+            break
         if record:
             scores[i] = score
         if y[i] * score <= 0.0:
@@ -212,7 +221,7 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, hp, scores,
             bsum += weight * b
             navg += weight
     st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG] = a, sqnorm, b, S, bsum, navg
-    return mistakes
+    return mistakes, bad
 
 
 @njit(cache=True)
@@ -226,7 +235,7 @@ def _minibatch_epoch(X, y, v, u, st, order, t, k, hp, scores):
     averaging, record = u.shape[0] > 0, scores.shape[0] > 0
     a, sqnorm, b, S, bsum, navg = st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG]
     violators = np.empty(k, dtype=order.dtype)
-    mistakes = 0
+    mistakes, bad = 0, -1
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         t += 1
@@ -234,6 +243,9 @@ def _minibatch_epoch(X, y, v, u, st, order, t, k, hp, scores):
         for p in range(lo, hi):
             i = order[p]
             score = a * _dot_dense(v, X[i]) + b
+            if not abs(score) < np.inf:  # inf or nan
+                bad = i
+                break
             if record:
                 scores[i] = score
             if y[i] * score <= 0.0:
@@ -241,6 +253,8 @@ def _minibatch_epoch(X, y, v, u, st, order, t, k, hp, scores):
             if y[i] * score < 1.0:
                 violators[n_viol] = i
                 n_viol += 1
+        if bad >= 0:
+            break
         eta = _step_size(hp, t)
         shrink = 1.0 - eta * lam
         a *= shrink  # w <- (1 - eta lam) w  is  a <- (1 - eta lam) a
@@ -273,7 +287,7 @@ def _minibatch_epoch(X, y, v, u, st, order, t, k, hp, scores):
             bsum += weight * b
             navg += weight
     st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG] = a, sqnorm, b, S, bsum, navg
-    return mistakes
+    return mistakes, bad
 
 
 @njit(cache=True)
@@ -285,7 +299,7 @@ def _minibatch_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, sc
     averaging, record = u.shape[0] > 0, scores.shape[0] > 0
     a, sqnorm, b, S, bsum, navg = st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG]
     violators = np.empty(k, dtype=order.dtype)
-    mistakes = 0
+    mistakes, bad = 0, -1
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         t += 1
@@ -293,6 +307,9 @@ def _minibatch_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, sc
         for p in range(lo, hi):
             i = order[p]
             score = a * _dot_csr(v, data, indices, indptr[i], indptr[i + 1]) + b
+            if not abs(score) < np.inf:  # inf or nan
+                bad = i
+                break
             if record:
                 scores[i] = score
             if y[i] * score <= 0.0:
@@ -300,6 +317,8 @@ def _minibatch_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, sc
             if y[i] * score < 1.0:
                 violators[n_viol] = i
                 n_viol += 1
+        if bad >= 0:
+            break
         eta = _step_size(hp, t)
         shrink = 1.0 - eta * lam
         a *= shrink  # w <- (1 - eta lam) w  is  a <- (1 - eta lam) a
@@ -332,11 +351,13 @@ def _minibatch_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, sc
             bsum += weight * b
             navg += weight
     st[_A], st[_SQNORM], st[_B], st[_S], st[_BSUM], st[_NAVG] = a, sqnorm, b, S, bsum, navg
-    return mistakes
+    return mistakes, bad
 
 
-def _epoch(X, y, v, u, st, order, t, k, hp, scores, sq_norms) -> int:
-    """One pass over ``X[order]`` by the kernel for this input format and batch size."""
+def _epoch(X, y, v, u, st, order, t, k, hp, scores, sq_norms) -> tuple[int, int]:
+    """One pass over ``X[order]`` by the kernel for this input format and batch size:
+    ``(mistakes, row)``, ``row`` the first row whose score was inf or nan (the pass stopped
+    there), or -1."""
     if sp.issparse(X):
         csr = (X.data, X.indices, X.indptr, y, v, u, st, order, t)
         if k == 1:
@@ -436,7 +457,8 @@ def _calibrate_eta0(X, y: NDArray, hp: NDArray, k: int, sample: NDArray, t0_auto
         v, st = np.zeros((1, X.shape[1])), np.zeros((1, 6))
         u = np.zeros((1, X.shape[1] if averaging else 0))
         st[0, _A] = 1.0
-        _epoch(Xs, ys, v[0], u[0], st[0], order, 0, k, hp_c, scores, sq_norms)
+        if _epoch(Xs, ys, v[0], u[0], st[0], order, 0, k, hp_c, scores, sq_norms)[1] >= 0:
+            continue  # this step size overflows the weights
         w, b = _predictor(v, u, st, averaging)
         J = svm_objective(w[0], b[0], Xs, ys, lam=hp[_LAM])
         if J < best:
@@ -484,7 +506,9 @@ class PegasosSVC(OnlineClassifier):
     Parameters
     ----------
     lam : float, default=1e-4
-        lambda, the regularization of the objective (``C = 1/(lam n)`` in the C form).
+        lambda, the regularization of the objective (``C = 1/(lam n)`` in the C form). Finite,
+        and large enough that the steps ``1/lam`` and ``t0 = 1/(lam eta0)`` are finite (a
+        ValueError otherwise: ``lam = 5e-324`` would make them inf).
     max_iter : int, default=10
         Epochs of ``fit``: each is ``ceil(n / batch_size)`` steps.
     n_iter : int or None, default=None
@@ -561,6 +585,13 @@ class PegasosSVC(OnlineClassifier):
     warm_start : bool, default=False
         ``fit`` continues from the current state, step counter ``t_`` and ``eta0_`` (primal
         models; a kernel model always starts afresh).
+
+    Raises
+    ------
+    NumericalError
+        When a row's ``||x||^2`` overflows float64 (features of 1e154 or more), or a score or
+        the weights of a pass become inf or nan (e.g. a constant step ``eta0 = 1e300``):
+        ``row`` names the row where the score overflowed, or the last row of the pass.
 
     Attributes
     ----------
@@ -665,6 +696,9 @@ class PegasosSVC(OnlineClassifier):
         check_scalar(name, "lam", self.lam, low=0, low_inclusive=False,
                      meaning="lambda in the Pegasos objective",
                      hint="Try a small positive value such as 1e-4.")
+        if np.isinf(self.lam):  # inf passes "> 0", and every step would be w <- -inf w
+            raise param_error(name, "lam", "a finite float > 0", self.lam,
+                              "Try a small positive value such as 1e-4.")
         check_scalar(name, "n_iter", self.n_iter, kind=numbers.Integral, low=1,
                      allow_none=True, meaning="number of steps T",
                      hint="Leave it None to run max_iter epochs.")
@@ -674,12 +708,17 @@ class PegasosSVC(OnlineClassifier):
         if not (isinstance(self.eta0, str) and self.eta0 in ("auto", "calibrate")):
             check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
                          meaning="first step size, 'auto' or 'calibrate'")
+            if np.isinf(self.eta0):
+                raise param_error(name, "eta0", "a finite float > 0, 'auto' or 'calibrate'",
+                                  self.eta0)
         if not (isinstance(self.intercept_decay, str) and self.intercept_decay == "auto"):
             check_scalar(name, "intercept_decay", self.intercept_decay, low=0,
                          low_inclusive=False, meaning="factor of the intercept's step, or 'auto'",
                          hint="Use 1.0 for the same step as w.")
         if not (isinstance(self.t0, str) and self.t0 == "auto"):
             check_scalar(name, "t0", self.t0, low=0, meaning="offset of the schedule, or 'auto'")
+            if np.isinf(self.t0):  # every step 1/(lam (t + t0)) would be 0
+                raise param_error(name, "t0", "a finite float >= 0 or 'auto'", self.t0)
         for flag in ("projection", "fit_intercept", "record_objective", "warm_start"):
             check_scalar(name, flag, getattr(self, flag), kind=(bool, np.bool_))
         if not isinstance(self.average, (bool, np.bool_, str)) or (
@@ -696,6 +735,13 @@ class PegasosSVC(OnlineClassifier):
 
     def _hyper(self, eta0: float) -> NDArray[np.float64]:
         lam = float(self.lam)
+        # The schedules divide by lam (eta_1 = 1/lam) and by lam eta0 (t0): a lam so small
+        # that these overflow (5e-324) would give inf steps, or zero ones (t0 = inf).
+        if not (lam * eta0 > 0.0 and 1.0 / lam < np.inf and 1.0 / (lam * eta0) < np.inf):
+            raise param_error("PegasosSVC", "lam", "large enough that the steps 1/lam and"
+                              f" t0 = 1/(lam eta0) are finite floats (eta0_ = {eta0:g})",
+                              self.lam, "Use lam >= 1e-12 (C = 1/(lam n)); weaker"
+                              " regularization than that is none at all in float64.")
         t0 = 1.0 / (lam * eta0) if isinstance(self.t0, str) else float(self.t0)
         weighted = isinstance(self.average, str) and self.average == "weighted"
         if isinstance(self.average, (bool, np.bool_)):
@@ -755,10 +801,18 @@ class PegasosSVC(OnlineClassifier):
               sq_norms: NDArray) -> int:
         # unsigned row numbers: numba skips the negative-index test on order[p] (as _dot_csr)
         order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
-        mistakes = _epoch(X, y, self._v[k], self._u[k], self._st[k], order, self.t_,
-                          int(self.batch_size), self._hp, scores, sq_norms)
-        # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)).
-        self._st[k, _SQNORM] = self._st[k, _A] ** 2 * _dot_dense(self._v[k], self._v[k])
+        v, u, st = self._v[k], self._u[k], self._st[k]
+        mistakes, bad = _epoch(X, y, v, u, st, order, self.t_, int(self.batch_size), self._hp,
+                               scores, sq_norms)
+        if bad >= 0:
+            raise NumericalError("PegasosSVC", int(bad), "the score <w, x_i> + b")
+        # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)). The
+        # state is checked once per pass too: a score checks only the weights of its row.
+        with np.errstate(over="ignore"):  # an overflow is reported just below
+            st[_SQNORM] = st[_A] ** 2 * _dot_dense(v, v)
+        if not (np.isfinite(st).all() and np.isfinite(_dot_dense(u, u))):
+            raise NumericalError("PegasosSVC", int(order[-1]),
+                                 "the weights at the end of the pass (last row)")
         return mistakes
 
     def _start(self, X, classes: NDArray) -> None:
@@ -785,6 +839,9 @@ class PegasosSVC(OnlineClassifier):
 
         ``stats`` is ``_row_stats(X)``: (||x_i||^2 of each row, density of X).
         """
+        bad = np.flatnonzero(~np.isfinite(stats[0]))
+        if bad.size:  # a step would be 0 / inf: eta0 "auto" = 1 / (2 mean ||x||^2) = 0
+            raise NumericalError("PegasosSVC", int(bad[0]), "||x_i||^2, the row's squared norm,")
         if not hasattr(self, "eta0_"):
             rng = check_random_state(self.random_state) if rng is None else rng
             self.intercept_decay_ = self._resolve_intercept_decay(stats[1])

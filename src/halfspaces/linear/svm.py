@@ -32,33 +32,34 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
-from .._validation import check_choice, check_scalar, param_error, validate_X, validate_X_y
-from ..exceptions import NotSeparableError
+from .._validation import (
+    check_choice,
+    check_row_norms,
+    check_scalar,
+    param_error,
+    validate_X,
+    validate_X_y,
+)
 from ..kernels import check_kernel_params, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
-from ..solvers.dcd import dcd_svm
+from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
+from ..solvers.lp import separate_or_certify
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
 
 __all__ = ["SVC"]
 
 _AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this go to DCD
+# solver="auto" replaces a DCD run that did not converge by the QP when nnz(X) + d^2 is at most
+# this. Clarabel measured: a9a (32561 x 123 sparse, 0.47M) 8 s and +100 MB, 50000 x 20 dense
+# (1M) 10 s and +220 MB, 5000 x 500 dense (2.75M) 69 s and +400 MB.
+_QP_MAX_ENTRIES = 5_000_000
 _SV_RELATIVE_THRESHOLD = 1e-6  # interior-point alphas below this fraction of max are zero
 
 
-def _feasible_dual(alpha: NDArray, y: NDArray, U: float, fit_intercept: bool) -> NDArray:
-    """Project ``alpha`` onto ``{0 <= alpha <= U, sum alpha_i y_i = 0}`` by scaling one class.
-
-    Solvers satisfy the constraints only to their tolerance; the projected point gives a dual
-    value that is a true lower bound of the primal optimum (weak duality).
-    """
-    a = np.clip(alpha, 0.0, U)
-    if fit_intercept:
-        pos, neg = a[y > 0].sum(), a[y < 0].sum()
-        if pos > neg:
-            a[y > 0] *= neg / pos
-        elif neg > pos:
-            a[y < 0] *= pos / neg
-    return a
+def _qp_fits(X) -> bool:
+    """Whether the primal QP of ``X`` is small enough for ``solver="auto"`` to fall back on."""
+    nnz = X.nnz if sp.issparse(X) else X.size
+    return nnz + X.shape[1] ** 2 <= _QP_MAX_ENTRIES
 
 
 class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
@@ -72,8 +73,9 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         is not separable).
     lam : float > 0, optional
         lambda of the objective ``1/n sum_i loss_i + lam/2 ||theta||^2``; when given, ``fit``
-        uses ``C = 1/(lam n)``. Give ``C`` or ``lam``, not both (``lam`` with a ``C`` other than
-        the default 1.0 is an error).
+        uses ``C = 1/(lam n)``, which must be finite (``C = np.inf`` is the hard margin). Give
+        ``C`` or ``lam``, not both (``lam`` with a ``C`` other than the default 1.0 is an
+        error).
     kernel : {"linear", "poly", "rbf"} or callable, default="linear"
         As scikit-learn's SVC: ``<x, z>``, ``(gamma <x, z> + coef0)^degree``,
         ``exp(-gamma ||x - z||^2)``, or ``kernel(X, Z) -> Gram matrix``.
@@ -87,13 +89,18 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         ``"qp"``: interior point (Clarabel) on the primal QP (linear kernel) or the dual QP
         (other kernels). ``"dcd"``: dual coordinate descent (linear kernel only).
         ``"auto"``: ``"qp"`` for non-linear kernels, ``C = inf`` and small dense data,
-        ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows.
+        ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows; when DCD does
+        not converge within ``max_iter`` epochs (a large ``C max ||x_i||^2``, e.g. columns
+        1000 times larger than others) and the QP is small enough (``nnz(X) + d^2`` at most
+        5 million), the QP solves the problem instead and ``solver_`` is ``"qp"``.
     loss : {"hinge", "squared_hinge"}, default="hinge"
     tol : float > 0, default=1e-4
-        DCD stops when ``max PG - min PG <= tol`` over every row (projected gradients of the
-        dual, as in LIBLINEAR: first on the shrunk set, then checked on all rows) and, with
-        the offset, ``rho |sum_i alpha_i y_i| <= tol``. The QP is always solved to Clarabel's
-        accuracy (1e-9 gap and feasibility).
+        DCD stops when the duality gap is at most ``0.01 tol`` times the objective (the
+        objective is then within ``0.01 tol`` of the optimum, relatively: 1e-6 by default),
+        checked whenever ``max PG - min PG <= tol'`` over every row (projected gradients of
+        the dual, as in LIBLINEAR; ``tol' = tol``, divided by 10 each time the gap is not
+        met yet) and every half as many epochs again from epoch 10. The QP is always solved
+        to Clarabel's accuracy (1e-9 gap and feasibility).
     max_iter : int, default=1000
         DCD: epochs, i.e. ``n`` coordinate visits each (a pass over the full data, or several
         cheaper passes over a shrunk active set; LIBLINEAR counts each such pass as one
@@ -104,6 +111,17 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         Seed of the DCD row permutations.
     verbose : bool, default=False
         Print the solver chosen and the DCD progress.
+
+    Raises
+    ------
+    NotSeparableError
+        ``C = inf`` on data no halfspace separates (in feature space, for a kernel). Its
+        ``certificate`` is a vertex of the Farkas LP (HiGHS; at most ``d + 2`` rows) whose
+        relative ``residual`` (:func:`halfspaces.solvers.lp.certificate_residual`, also in
+        the message) is at most 1e-8: the interior point's own certificate is approximate and
+        puts weight on every row, so it is not what is reported.
+    NumericalError
+        A row whose ``||x||^2`` overflows float64 (features of 1e154 or more).
 
     Attributes
     ----------
@@ -120,7 +138,8 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         solver's ``alpha`` made exactly feasible; >= 0 by weak duality (rounding below 0 is
         reported as 0)
     C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
-    solver_ : str, the solver used ("qp" or "dcd")
+    solver_ : str, the solver that produced the model ("qp" or "dcd"; "qp" also when
+        ``solver="auto"`` fell back on it because DCD did not converge)
     n_iter_ : int, iterations of the solver (DCD: epochs; the largest over one-vs-rest
         problems)
     classes_, n_features_in_
@@ -239,6 +258,11 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = check_classes("SVC", y, None)
         n = X.shape[0]
         self.C_ = float(self.C) if self.lam is None else 1.0 / (float(self.lam) * n)
+        if not self.C_ < np.inf and self.lam is not None:  # not the hard margin by overflow
+            raise param_error("SVC", "lam", f"large enough that C = 1/(lam n) is finite (n = {n})",
+                              self.lam, "Use C=np.inf for the hard margin, or a lam of 1e-12"
+                              " or more.")
+        check_row_norms("SVC", X)
         self.solver_ = self._pick_solver(X)
         if self.verbose:
             print(f"SVC: solver={self.solver!r} -> {self.solver_!r} (kernel={self.kernel!r},"
@@ -249,81 +273,97 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         y_pm = encode_pm(y, self.classes_)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
         if self._is_linear():
-            self._fit_linear(X, problems)
+            if not self._fit_linear(X, problems):
+                # solver="auto": DCD did not reach tol on a problem the QP can hold
+                if self.verbose:
+                    print(f"SVC: dcd did not reach tol={self.tol:g} in max_iter={self.max_iter}"
+                          " epochs; solving the QP instead (solver_='qp')")
+                self.solver_ = "qp"
+                self._fit_linear(X, problems)
         else:
             self._fit_kernel(X, problems)
         return self
 
     def _solve_linear(self, X, y: NDArray, k: int, rng):
+        """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or None when DCD chosen by
+        ``solver="auto"`` did not converge and the QP can take over (see ``_qp_fits``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
             res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
                           max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=rng,
-                          verbose=bool(self.verbose))
+                          verbose=bool(self.verbose), owner="SVC")
             if not res.converged:
+                if self.solver == "auto" and _qp_fits(X):
+                    return None
+                gap = (res.primal - res.dual) / abs(res.primal)
                 warnings.warn(
                     f"SVC: dual coordinate descent did not reach tol={self.tol:g} in"
-                    f" max_iter={self.max_iter} epochs; increase max_iter or tol.",
-                    ConvergenceWarning, stacklevel=3)
+                    f" max_iter={self.max_iter} epochs; its objective is within a relative"
+                    f" duality gap of {gap:.2g} of the optimum. Increase max_iter, scale the"
+                    " features (e.g. StandardScaler), lower C, or use solver='qp'.",
+                    ConvergenceWarning, stacklevel=4)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
                             max_iter=self.max_iter, verbose=bool(self.verbose))
-        if np.isinf(C) and res.status not in ("solved", "infeasible"):
-            # The interior point neither solved nor certified: let the separability LP decide.
-            from ..theory import is_linearly_separable
-
-            lp = is_linearly_separable(X, y, fit_intercept=fit_b)
-            if not lp.separable:
-                res.status, res.certificate = "infeasible", lp.certificate
-        self._check_qp(res, k)
+        self._check_qp(res, X, y, k)
         return res.theta, res.theta_0, res.alpha, res.n_iter
 
-    def _check_qp(self, res, k: int) -> None:
-        if res.status == "infeasible":
+    def _check_qp(self, res, Z, y: NDArray, k: int) -> None:
+        """Raise or warn when the QP of problem ``k`` was not solved.
+
+        The hard margin is decided by the separability LPs on ``Z`` (``X``, or the Gram
+        matrix for a kernel): an interior point's infeasibility certificate is approximate
+        and dense, the LP's is a vertex (at most ``d + 2`` rows) verified to a relative
+        residual of 1e-8 (:mod:`halfspaces.solvers.lp`).
+        """
+        if res.status == "solved":
+            return
+        if np.isinf(self.C_):
             which = "" if len(self.classes_) == 2 else (
                 f" (class {self.classes_[k]!r} against the rest)")
-            raise NotSeparableError(
-                f"SVC: the hard-margin SVM (C=inf) has no solution: the data{which} is not"
-                f" linearly separable{' in feature space' if not self._is_linear() else ''};"
-                f" rows {np.flatnonzero(res.certificate > 0)[:10].tolist()} carry the"
-                " certificate. Use a finite C for the soft-margin SVM.",
-                certificate=res.certificate)
-        if res.status != "solved":
-            warnings.warn(f"SVC: the interior-point solver stopped with status {res.status!r};"
-                          " the solution may be inaccurate. Rescale the features or raise"
-                          " max_iter.", ConvergenceWarning, stacklevel=4)
+            linear = self._is_linear()
+            space = "" if linear else f" in the feature space of kernel={self.kernel!r}"
+            separate_or_certify(Z, y, bool(self.fit_intercept), owner="SVC",
+                                problem=f"the data{which}{space}",
+                                features="x_i" if linear else "phi(x_i)",
+                                hint="The hard-margin SVM (C=inf) has no solution; use a"
+                                     " finite C for the soft-margin SVM.")
+            if res.alpha is None:  # a claim of infeasibility that the LP refutes
+                raise RuntimeError(
+                    f"SVC: Clarabel stopped with status {res.status!r} (its certificate's"
+                    f" relative residual is {res.residual:.1e}) on the hard-margin QP, but the"
+                    " separating LP found a separator: the data is separable by a margin too"
+                    " thin for the interior point. Rescale the features (e.g. divide by"
+                    " their largest absolute value) or use a finite C.")
+        warnings.warn(f"SVC: the interior-point solver stopped with status {res.status!r};"
+                      " the solution may be inaccurate. Rescale the features or raise"
+                      " max_iter.", ConvergenceWarning, stacklevel=4)
 
-    def _fit_linear(self, X, problems: list[NDArray]) -> None:
+    def _fit_linear(self, X, problems: list[NDArray]) -> bool:
+        """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
         rng = check_random_state(self.random_state)
-        C, U = self.C_, (self.C_ if self.loss == "hinge" else np.inf)
         n_models, d = len(problems), X.shape[1]
-        self.coef_ = np.zeros((n_models, d))
-        self.intercept_ = np.zeros(n_models)
+        coef, intercept = np.zeros((n_models, d)), np.zeros(n_models)
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
         for k, y in enumerate(problems):
-            theta, theta_0, alpha, n_iter = self._solve_linear(X, y, k, rng)
-            self.coef_[k], self.intercept_[k] = theta, theta_0
-            alphas[k] = alpha
-            zs[k] = y * (np.asarray(X @ theta).ravel() + theta_0)
+            solution = self._solve_linear(X, y, k, rng)
+            if solution is None:
+                return False
+            theta, theta_0, alpha, n_iter = solution
+            coef[k], intercept[k], alphas[k] = theta, theta_0, alpha
+            primal, dual, zs[k] = primal_dual(X, y, self.C_, self.loss,
+                                              bool(self.fit_intercept), alpha, theta, theta_0)
             iters.append(n_iter)
             norm = float(np.linalg.norm(theta))
             margins.append(1.0 / norm if norm > 0 else np.inf)
-            if np.isinf(C):  # feasible to the QP's tolerance: the objective is 1/2 ||theta||^2
-                primal = 0.5 * norm**2
-            else:  # svm_objective from the agreements z already at hand
-                losses = hinge(zs[k]) if self.loss == "hinge" else squared_hinge(zs[k])
-                primal = 0.5 * norm**2 + C * float(losses.sum())
-            a = _feasible_dual(alpha, y, U, bool(self.fit_intercept))
-            w_a = np.asarray(X.T @ (a * y)).ravel()
-            dual = a.sum() - 0.5 * float(w_a @ w_a)
-            if self.loss == "squared_hinge" and np.isfinite(C):
-                dual -= float(a @ a) / (4.0 * C)
             objectives.append(primal)
             gaps.append(max(primal - dual, 0.0) if np.isfinite(primal) else np.inf)
+        self.coef_, self.intercept_ = coef, intercept
         self._set_support(X, problems, alphas, zs)
         self._set_summaries(margins, objectives, gaps, iters)
+        return True
 
     def _fit_kernel(self, X, problems: list[NDArray]) -> None:
         self.gamma_ = resolve_gamma(self.gamma, X)
@@ -338,7 +378,7 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         for k, y in enumerate(problems):
             res = svm_dual_qp(K, y, C, fit_intercept=bool(self.fit_intercept), loss=self.loss,
                               max_iter=self.max_iter, verbose=bool(self.verbose))
-            self._check_qp(res, k)
+            self._check_qp(res, K, y, k)
             alpha = res.alpha
             alphas[k], self.intercept_[k] = alpha, res.theta_0
             iters.append(res.n_iter)
@@ -351,7 +391,7 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
             else:
                 losses = hinge(z) if self.loss == "hinge" else squared_hinge(z)
                 primal = 0.5 * sq_norm + C * float(losses.sum())
-            a = _feasible_dual(alpha, y, U, bool(self.fit_intercept))
+            a = feasible_dual(alpha, y, U, bool(self.fit_intercept))
             dual = a.sum() - 0.5 * float((a * y) @ K @ (a * y))
             if self.loss == "squared_hinge" and np.isfinite(C):
                 dual -= float(a @ a) / (4.0 * C)

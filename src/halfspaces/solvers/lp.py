@@ -230,11 +230,14 @@ def describe_rows(rows: NDArray[np.intp], first: int = 10) -> str:
 
 
 def separate_or_certify(X, y: NDArray[np.float64], fit_intercept: bool = True, *,
-                        owner: str = "halfspaces", problem: str = "the data", hint: str = ""):
+                        owner: str = "halfspaces", problem: str = "the data", hint: str = "",
+                        features: str = "x_i"):
     """Return ``(w, b)`` from the separating LP, or raise NotSeparableError with a certificate.
 
     ``owner`` and ``problem`` name the caller and the binary problem in the message; ``hint``
-    is appended (how to fix it).
+    is appended (how to fix it). ``features`` names the rows in the message: a kernel's Gram
+    matrix ``K`` passed as ``X`` certifies ``sum_i alpha_i y_i phi(x_i) = 0`` (``K`` is
+    positive semi-definite, so ``K (alpha * y) = 0`` exactly when that vector is zero).
     """
     sep = separating_hyperplane(X, y, fit_intercept)
     if sep is not None:
@@ -246,19 +249,26 @@ def separate_or_certify(X, y: NDArray[np.float64], fit_intercept: bool = True, *
             " gave no verified certificate either (the data is numerically at the boundary"
             " of separability). Rescale the features or remove near-duplicate rows."
         )
-    raise not_separable_error(alpha, fit_intercept, owner=owner, problem=problem, hint=hint)
+    raise not_separable_error(alpha, fit_intercept, owner=owner, problem=problem, hint=hint,
+                              residual=certificate_residual(X, y, alpha, fit_intercept),
+                              features=features)
 
 
 def not_separable_error(alpha: NDArray[np.float64], fit_intercept: bool, *, owner: str,
-                        problem: str, hint: str = "") -> NotSeparableError:
-    """Build the NotSeparableError naming the rows of the certificate ``alpha``."""
+                        problem: str, hint: str = "", residual: float | None = None,
+                        features: str = "x_i") -> NotSeparableError:
+    """Build the NotSeparableError naming the rows of the certificate ``alpha`` (and its
+    relative ``residual``, see :func:`certificate_residual`, when given)."""
     rows = np.flatnonzero(alpha > 0)
     offset = " with an offset" if fit_intercept else " through the origin"
-    sums = "sum_i alpha_i y_i x_i = 0" + (" and sum_i alpha_i y_i = 0" if fit_intercept else "")
+    sums = f"sum_i alpha_i y_i {features} = 0" + (
+        " and sum_i alpha_i y_i = 0" if fit_intercept else "")
+    checked = "" if residual is None else f"; relative residual {residual:.1e}"
     message = (
         f"{owner}: {problem} is not linearly separable{offset}: the Farkas certificate"
-        f" alpha >= 0 with {sums} puts weight on {describe_rows(rows)} (see .certificate)."
+        f" alpha >= 0 with {sums} puts weight on {describe_rows(rows)} (see .certificate"
+        f"{checked})."
     )
     if hint:
         message += f" {hint}"
-    return NotSeparableError(message, alpha)
+    return NotSeparableError(message, alpha, residual=residual)
