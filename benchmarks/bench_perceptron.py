@@ -50,7 +50,8 @@ from _common import (  # noqa: E402
     time_interleaved,
 )
 
-from halfspaces.linear.perceptron import Perceptron, _dot_csr, perceptron_pass  # noqa: E402
+from halfspaces._primitives import dot_csr as _dot_csr  # noqa: E402
+from halfspaces.linear.perceptron import Perceptron, perceptron_pass  # noqa: E402
 
 
 @njit(cache=True)

@@ -283,7 +283,7 @@ def test_permutation_sampling_is_reproducible_and_visits_every_row_each_epoch():
 def test_shuffle_draws_every_permutation_uniformly():
     from scipy.stats import chisquare
 
-    from halfspaces.linear.pegasos import _shuffle
+    from halfspaces._primitives import shuffle as _shuffle
 
     state = np.array([12345], dtype=np.uint64)
     order = np.arange(4, dtype=np.int64)

@@ -284,7 +284,8 @@ def test_benchmark_quick_mode_runs():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
-    from halfspaces.linear.perceptron import _dot_dense, _dot_dense_scalar
+    from halfspaces._primitives import dot_dense as _dot_dense
+    from halfspaces._primitives import dot_dense_scalar as _dot_dense_scalar
 
     rng = np.random.default_rng(0)
     for d in range(0, 42):

@@ -19,14 +19,8 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._online import FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE, check_finite
-from .perceptron import (
-    _PREFETCH_ROWS,
-    Perceptron,
-    _dot_csr,
-    _dot_dense,
-    _prefetch_row,
-    linear_scores,
-)
+from .._primitives import dot_csr, dot_dense, prefetch_dense_row
+from .perceptron import _PREFETCH_ROWS, Perceptron, linear_scores
 
 # Overflow. The running perceptron's w cannot overflow unseen: its score is checked, and
 # _perceptron_epoch explains why that suffices. But no score reads u, and c y_t x_t grows
@@ -75,10 +69,10 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
     n = order.shape[0]
     for i in range(n):
         if i + _PREFETCH_ROWS < n:
-            _prefetch_row(X, order[i + _PREFETCH_ROWS])
+            prefetch_dense_row(X, order[i + _PREFETCH_ROWS])
         t = order[i]
         x_t, y_t = X[t], y[t]
-        score = _dot_dense(w, x_t) + b[0]
+        score = dot_dense(w, x_t) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
             return n_mistakes, SCORE_NOT_FINITE, t
@@ -104,7 +98,7 @@ def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, ord
     n_mistakes = 0
     for t in order:
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
-        score = _dot_csr(w, data, indices, start, end) + b[0]
+        score = dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
             return n_mistakes, SCORE_NOT_FINITE, t
@@ -122,7 +116,7 @@ def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, ord
 
 @njit(cache=True)
 def _dot_dense_avg(w, u, inv_c, x):
-    """<w - u inv_c, x>, summed exactly as ``_dot_dense`` sums the materialised average."""
+    """<w - u inv_c, x>, summed exactly as ``dot_dense`` sums the materialised average."""
     d = x.shape[0]
     m = d - d % 8
     s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
@@ -142,8 +136,8 @@ def _dot_dense_avg(w, u, inv_c, x):
 
 @njit(cache=True)
 def _dot_csr_avg(w, u, inv_c, data, indices, start, end):
-    """<w - u inv_c, x> for a CSR row, summed exactly as ``_dot_csr``."""
-    start, end = np.uint64(start), np.uint64(end)  # unsigned positions, as in _dot_csr
+    """<w - u inv_c, x> for a CSR row, summed exactly as ``dot_csr``."""
+    start, end = np.uint64(start), np.uint64(end)  # unsigned positions, as in dot_csr
     one, two, three, four = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
     m = end - (end - start) % four
     s0 = s1 = s2 = s3 = 0.0
@@ -170,11 +164,11 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
     for t in range(X.shape[0]):
         x_t, y_t = X[t], y[t]
         if c == 0.0:  # no round yet: the average is the starting point w_1 = 0
-            scores[t] = _dot_dense(w, x_t) + b[0]
+            scores[t] = dot_dense(w, x_t) + b[0]
         else:
             inv_c = 1.0 / c
             scores[t] = _dot_dense_avg(w, u, inv_c, x_t) + (b[0] - b[1] * inv_c)
-        score = _dot_dense(w, x_t) + b[0]
+        score = dot_dense(w, x_t) + b[0]
         if not (math.isfinite(score) and math.isfinite(scores[t])):
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:
@@ -200,12 +194,12 @@ def _averaged_play_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, scor
     for t in range(indptr.shape[0] - 1):
         start, end, y_t = indptr[t], indptr[t + 1], y[t]
         if c == 0.0:
-            scores[t] = _dot_csr(w, data, indices, start, end) + b[0]
+            scores[t] = dot_csr(w, data, indices, start, end) + b[0]
         else:
             inv_c = 1.0 / c
             scores[t] = (_dot_csr_avg(w, u, inv_c, data, indices, start, end)
                          + (b[0] - b[1] * inv_c))
-        score = _dot_csr(w, data, indices, start, end) + b[0]
+        score = dot_csr(w, data, indices, start, end) + b[0]
         if not (math.isfinite(score) and math.isfinite(scores[t])):
             return n_mistakes, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:

@@ -38,11 +38,10 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
-from .._random import splitmix64
+from .._primitives import dot_csr, dot_dense, prefetch_csr_row, prefetch_dense_row, shuffle
 from .._validation import check_choice, check_scalar, param_error, validate_X_y
 from ..exceptions import NumericalError
 from ..losses import svm_objective
-from .perceptron import _dot_csr, _dot_dense, _prefetch_csr_row, _prefetch_row
 
 # Indices into the per-problem state vector ``st`` (float64[6]).
 _A, _SQNORM, _B, _S, _BSUM, _NAVG = range(6)
@@ -123,10 +122,10 @@ def _pegasos_epoch(X, y, v, u, st, order, t, hp, scores, sq_norms):
     mistakes, bad = 0, -1
     for p in range(m):
         if p + 1 < m:
-            _prefetch_row(X, order[p + 1])
+            prefetch_dense_row(X, order[p + 1])
         i = order[p]
         t += 1
-        wx = a * _dot_dense(v, X[i])  # <w_t, x_i>
+        wx = a * dot_dense(v, X[i])  # <w_t, x_i>
         score = wx + b
         if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
             bad = i
@@ -178,10 +177,10 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, hp, scores,
     for p in range(m):
         if p + 1 < m:
             r = order[p + 1]
-            _prefetch_csr_row(data, indices, indptr[r], indptr[r + 1])
+            prefetch_csr_row(data, indices, indptr[r], indptr[r + 1])
         i = order[p]
         t += 1
-        wx = a * _dot_csr(v, data, indices, indptr[i], indptr[i + 1])
+        wx = a * dot_csr(v, data, indices, indptr[i], indptr[i + 1])
         score = wx + b
         if not abs(score) < np.inf:  # inf or nan
             bad = i
@@ -200,7 +199,7 @@ def _pegasos_epoch_csr(data, indices, indptr, y, v, u, st, order, t, hp, scores,
         if y[i] * score < 1.0:
             c = eta * y[i] / a
             cs = S * c
-            row = range(np.uint64(indptr[i]), np.uint64(indptr[i + 1]))  # see _dot_csr
+            row = range(np.uint64(indptr[i]), np.uint64(indptr[i + 1]))  # see dot_csr
             if averaging and cs != 0.0:  # one sweep over the row updates v and u
                 for q in row:
                     j, x = np.uint64(indices[q]), data[q]
@@ -242,7 +241,7 @@ def _minibatch_epoch(X, y, v, u, st, order, t, k, hp, scores):
         n_viol = 0
         for p in range(lo, hi):
             i = order[p]
-            score = a * _dot_dense(v, X[i]) + b
+            score = a * dot_dense(v, X[i]) + b
             if not abs(score) < np.inf:  # inf or nan
                 bad = i
                 break
@@ -306,7 +305,7 @@ def _minibatch_epoch_csr(data, indices, indptr, y, v, u, st, order, t, k, hp, sc
         n_viol = 0
         for p in range(lo, hi):
             i = order[p]
-            score = a * _dot_csr(v, data, indices, indptr[i], indptr[i + 1]) + b
+            score = a * dot_csr(v, data, indices, indptr[i], indptr[i + 1]) + b
             if not abs(score) < np.inf:  # inf or nan
                 bad = i
                 break
@@ -368,26 +367,6 @@ def _epoch(X, y, v, u, st, order, t, k, hp, scores, sq_norms) -> tuple[int, int]
     return _minibatch_epoch(X, y, v, u, st, order, t, k, hp, scores)
 
 
-@njit(cache=True)
-def _shuffle(order, rng_state):
-    """Shuffle ``order`` in place into a uniformly random permutation of itself
-    (Fisher-Yates driven by splitmix64), in about a quarter of the time of
-    ``RandomState.permutation``. ``rng_state`` (uint64[1]) is seeded from the estimator's
-    ``random_state`` and carried from epoch to epoch, so results stay reproducible.
-
-    j uniform in [0, i] is ``(r (i + 1)) >> 32`` for 32 random bits r (Lemire's
-    multiply-shift, as in the DCD solver: no division; bias about n / 2^32), or the modulo
-    of 53 random bits beyond 2^32 rows.
-    """
-    for i in range(order.shape[0] - 1, 0, -1):
-        z = splitmix64(rng_state)
-        if i < 0xFFFFFFFF:
-            j = np.int64(((z >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
-        else:  # pragma: no cover - more than 4 billion rows
-            j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))
-        order[i], order[j] = order[j], order[i]
-
-
 _ETA0_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # multiples of 1 / mean ||x||^2
 _CALIBRATION_SIZE = 1000
 _SUFFIX_FRACTION = 0.1  # average="suffix" averages the last tenth of the steps of a fit
@@ -416,7 +395,7 @@ def _sq_norms_csr(data, indptr):
     out = np.empty(indptr.shape[0] - 1)
     for i in range(out.shape[0]):
         s = 0.0
-        for p in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):  # see _dot_csr
+        for p in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):  # see dot_csr
             s += float(data[p]) * float(data[p])
         out[i] = s
     return out
@@ -799,7 +778,7 @@ class PegasosSVC(OnlineClassifier):
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
               sq_norms: NDArray) -> int:
-        # unsigned row numbers: numba skips the negative-index test on order[p] (as _dot_csr)
+        # unsigned row numbers: numba skips the negative-index test on order[p] (as dot_csr)
         order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
         v, u, st = self._v[k], self._u[k], self._st[k]
         mistakes, bad = _epoch(X, y, v, u, st, order, self.t_, int(self.batch_size), self._hp,
@@ -809,8 +788,8 @@ class PegasosSVC(OnlineClassifier):
         # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)). The
         # state is checked once per pass too: a score checks only the weights of its row.
         with np.errstate(over="ignore"):  # an overflow is reported just below
-            st[_SQNORM] = st[_A] ** 2 * _dot_dense(v, v)
-        if not (np.isfinite(st).all() and np.isfinite(_dot_dense(u, u))):
+            st[_SQNORM] = st[_A] ** 2 * dot_dense(v, v)
+        if not (np.isfinite(st).all() and np.isfinite(dot_dense(u, u))):
             raise NumericalError("PegasosSVC", int(order[-1]),
                                  "the weights at the end of the pass (last row)")
         return mistakes
@@ -913,7 +892,7 @@ class PegasosSVC(OnlineClassifier):
         if self.sampling == "uniform":
             return rng.randint(0, order.size, size=order.size).astype(np.int64)
         if self.sampling == "permutation":
-            _shuffle(order, rng_state)
+            shuffle(order, rng_state)
         return order
 
     # -- objective -------------------------------------------------------------------------

@@ -23,8 +23,9 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._online import FINITE, SCORE_NOT_FINITE, check_finite
+from .._primitives import dot_csr, dot_dense
 from ..exceptions import NumericalError
-from .perceptron import Perceptron, _dot_csr, _dot_dense, perceptron_pass
+from .perceptron import Perceptron, perceptron_pass
 
 
 @njit(cache=True)
@@ -125,7 +126,7 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
             c = counts[n_stored + 1 + q]
             vote += c if s + bk >= 0.0 else -c
         scores[t] = vote
-        score = _dot_dense(w, x_t) + b[0]
+        score = dot_dense(w, x_t) + b[0]
         if not (math.isfinite(score) and math.isfinite(s)):
             return m, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:  # the running perceptron's mistake
@@ -165,7 +166,7 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
         for p in range(start, end):
             work[np.uint64(indices[p])] = 0.0
         scores[t] = vote
-        score = _dot_csr(w, data, indices, start, end) + b[0]
+        score = dot_csr(w, data, indices, start, end) + b[0]
         if not (math.isfinite(score) and math.isfinite(s)):
             return m, SCORE_NOT_FINITE, t
         if y_t * score <= 0.0:

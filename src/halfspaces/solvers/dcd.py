@@ -147,7 +147,7 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._random import splitmix64
+from .._primitives import splitmix64
 from .._validation import check_row_norms
 from ..exceptions import NumericalError
 
