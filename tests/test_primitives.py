@@ -1,4 +1,5 @@
-"""The compiled primitives: the row abstraction over dense and CSR input, against NumPy."""
+"""The compiled primitives: the row abstraction over dense and CSR input, against NumPy, and
+the numerical-trouble protocol of every pass."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ import scipy.sparse as sp
 from numba import njit
 
 from halfspaces._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    UPDATE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
     as_rows,
+    check_pass,
     n_rows,
     row_axpy,
     row_dot,
     row_prefetch,
     row_sqnorm,
 )
+from halfspaces.exceptions import NumericalError
 
 
 @njit(cache=False)
@@ -67,3 +75,40 @@ def test_as_rows_does_not_copy():
     assert rows.data is X.data and rows.indices is X.indices and rows.indptr is X.indptr
     D = np.ones((3, 2))
     assert as_rows(D) is D
+
+
+# -- the numerical-trouble protocol -----------------------------------------------------------
+@njit(cache=False)
+def _first_non_finite(v):
+    """A pass in miniature: count the negatives, stop at the first inf or nan."""
+    negatives = 0
+    for t in range(v.shape[0]):
+        if not np.isfinite(v[t]):
+            return PassResult(negatives, SCORE_NOT_FINITE, t)
+        negatives += v[t] < 0.0
+    return PassResult(negatives, FINITE, -1)
+
+
+def test_a_finite_pass_returns_its_mistakes():
+    result = _first_non_finite(np.array([1.0, -2.0, -3.0]))
+    assert result == (2, FINITE, -1)
+    assert check_pass("Owner", result) == 2
+
+
+@pytest.mark.parametrize("status, what", [
+    (SCORE_NOT_FINITE, "the score"),
+    (UPDATE_NOT_FINITE, "the weights after the update"),
+    (WEIGHTS_NOT_FINITE, r"the weights at the end of the pass \(last row\)"),
+])
+def test_a_stopped_pass_raises_numerical_error_naming_owner_what_and_row(status, what):
+    with pytest.raises(NumericalError, match=rf"^Owner: {what} became non-finite \(inf or nan\)"
+                                             r" at row 7: .* Scale the features") as info:
+        check_pass("Owner", PassResult(3, status, 7))
+    assert info.value.row == 7
+
+
+def test_the_compiled_pass_names_the_row_and_the_wording_can_be_overridden():
+    result = _first_non_finite(np.array([-1.0, 2.0, np.inf, np.nan]))
+    assert result == (1, SCORE_NOT_FINITE, 2)
+    with pytest.raises(NumericalError, match=r"^Owner: the vote became non-finite .* at row 2:"):
+        check_pass("Owner", result, what="the vote")

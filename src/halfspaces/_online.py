@@ -8,8 +8,8 @@ An algorithm module subclasses :class:`OnlineClassifier` and supplies three hook
     one online pass of binary problem ``k`` over rows ``X[order]`` with labels ``y`` in
     {-1, +1}; writes into ``scores[t]`` the score of row ``t`` *before* its update and
     returns the number of mistakes (``y_t * score_t <= 0``). This is where the compiled
-    kernel is called: no Python per row. A kernel whose score or update is not finite
-    stops at that row and says so (``check_finite`` turns that into a NumericalError).
+    compiled pass is called: no Python per row. A pass whose score or update is not
+    finite stops at that row and says so (``_primitives.check_pass`` raises NumericalError).
 ``_decision(X) -> scores``
     ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
 
@@ -36,20 +36,6 @@ from . import _csr
 from ._base import SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
 from ._validation import check_scalar, validate_X, validate_X_y
-from .exceptions import NumericalError
-
-# What a compiled pass found not finite, returned with the row where it stopped. A nan
-# score would never count as a mistake (nan <= 0 is false), so a pass checks each score it
-# computes, and any weights no score reads.
-FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE = 0, 1, 2
-
-
-def check_finite(owner: str, status: int, row: int) -> None:
-    """Raise the NumericalError a compiled pass's ``(status, row)`` stands for, if any."""
-    if status == SCORE_NOT_FINITE:
-        raise NumericalError(owner, row, "the score")
-    if status == UPDATE_NOT_FINITE:
-        raise NumericalError(owner, row, "the weights after the update")
 
 
 class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):

@@ -30,6 +30,11 @@ too: Numba then skips its negative-index wraparound test on every gather and sca
 
 Dense and CSR input make the same updates; their scores can differ in the last bits only
 because a dense row and a CSR row are summed in a different order.
+
+Numerical trouble. A pass that meets an inf or nan stops at that row and returns a
+:class:`PassResult` saying what it found; the estimator hands it to :func:`check_pass`, which
+raises :class:`~halfspaces.exceptions.NumericalError` naming the row. Every compiled pass
+reports trouble this one way.
 """
 
 from __future__ import annotations
@@ -44,6 +49,38 @@ from numba import config as numba_config
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+
+from .exceptions import NumericalError
+
+# -- numerical trouble ----------------------------------------------------------------------
+# Why check at all: a nan score would never count as a mistake (nan <= 0 is false), so a
+# pass whose features or weights overflow would look converged. What a pass found:
+FINITE = 0  # nothing: every score and weight it checked is finite
+SCORE_NOT_FINITE = 1  # the score of row ``row``
+UPDATE_NOT_FINITE = 2  # the weights right after the update on row ``row``
+WEIGHTS_NOT_FINITE = 3  # the weights at the end of the pass (``row``: the last row visited)
+
+_WHAT = {SCORE_NOT_FINITE: "the score", UPDATE_NOT_FINITE: "the weights after the update",
+         WEIGHTS_NOT_FINITE: "the weights at the end of the pass (last row)"}
+
+
+class PassResult(NamedTuple):
+    """What a compiled pass returns: its mistakes, ``FINITE`` or what it found not finite,
+    and the row where it stopped (-1 when ``FINITE``)."""
+
+    mistakes: int
+    status: int
+    row: int
+
+
+def check_pass(owner: str, result: PassResult, what: str | None = None) -> int:
+    """The mistakes of a pass; raises NumericalError naming ``owner`` and the row when the
+    pass stopped on a non-finite value (``what`` overrides the status's wording)."""
+    mistakes, status, row = result
+    if status != FINITE:
+        raise NumericalError(owner, int(row), what or _WHAT[status])
+    return int(mistakes)
+
 
 # -- prefetch and dot products ------------------------------------------------------------
 

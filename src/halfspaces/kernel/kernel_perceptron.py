@@ -20,6 +20,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._online import OnlineClassifier
+from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass
 from .._validation import check_scalar
 from ..exceptions import NumericalError
 from ..kernels import check_kernel_params, gram, resolve_gamma
@@ -38,9 +39,8 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
     y : float64[n] in {-1,+1}; coef : float64[m], coef[i] = alpha_i y_i;
     support : int64[m], the slots with alpha_i > 0 in the order they joined, n_support[0]
     of them; b : float64[1]; scores : float64[n] receives f(x_j) before its update.
-    Returns (mistakes, bad): ``bad`` is the first j whose score f(x_j) is inf or nan (a Gram
-    value overflowed; the pass stops there), else -1. The alphas are counts and cannot
-    overflow.
+    Returns a PassResult; its row is the first j whose score f(x_j) is inf or nan (a Gram
+    value overflowed; the pass stops there). The alphas are counts and cannot overflow.
     """
     n_mistakes = 0
     for j in range(rows.shape[0]):
@@ -51,7 +51,7 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
             score += coef[i] * K[r, i]
         scores[j] = score
         if not math.isfinite(score):
-            return n_mistakes, j
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, j)
         if y[j] * score <= 0.0:  # mistake (a tie counts)
             s = slots[j]
             if coef[s] == 0.0:  # x_j joins the support set
@@ -61,7 +61,7 @@ def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_
             if fit_intercept:
                 b[0] += y[j]  # b <- b + y_j
             n_mistakes += 1
-    return n_mistakes, -1
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 def _rows_per_block(n: int, width: int) -> int:
@@ -248,10 +248,12 @@ class KernelPerceptron(OnlineClassifier):
         self.t_ += order.size
         return mistakes
 
-    def _check_score(self, rows: NDArray, bad: int) -> None:
-        """Raise NumericalError when the kernel pass stopped at ``rows[bad]`` (bad >= 0)."""
-        if bad >= 0:
-            raise NumericalError(type(self).__name__, int(rows[bad]), "the score")
+    def _checked(self, result, rows: NDArray) -> int:
+        """The mistakes of a compiled pass over the points ``rows`` (NumericalError naming the
+        row of ``rows`` where it stopped, if it did)."""
+        if result.status != FINITE:
+            result = result._replace(row=int(rows[result.row]))
+        return check_pass(type(self).__name__, result)
 
     def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         """A pass of fit: slots are the training rows, over the cached Gram or its blocks."""
@@ -264,9 +266,9 @@ class KernelPerceptron(OnlineClassifier):
             self._K_fit = self._gram(X, X)
         if self._K_fit is not None:
             block_scores = np.empty(n)
-            mistakes, bad = _kernel_perceptron_pass(self._K_fit, order, order, y[order], coef,
-                                                    support, n_support, b, fit_b, block_scores)
-            self._check_score(order, bad)
+            result = _kernel_perceptron_pass(self._K_fit, order, order, y[order], coef, support,
+                                             n_support, b, fit_b, block_scores)
+            mistakes = self._checked(result, order)
             scores[order] = block_scores
             return mistakes
         mistakes = 0
@@ -275,11 +277,9 @@ class KernelPerceptron(OnlineClassifier):
             rows = order[start : start + step]
             K = self._gram(X[rows], X)
             block_scores = np.empty(rows.size)
-            block_mistakes, bad = _kernel_perceptron_pass(
-                K, np.arange(rows.size), rows, y[rows], coef, support, n_support, b, fit_b,
-                block_scores)
-            self._check_score(rows, bad)
-            mistakes += block_mistakes
+            result = _kernel_perceptron_pass(K, np.arange(rows.size), rows, y[rows], coef,
+                                             support, n_support, b, fit_b, block_scores)
+            mistakes += self._checked(result, rows)
             scores[rows] = block_scores
         return mistakes
 
@@ -309,11 +309,10 @@ class KernelPerceptron(OnlineClassifier):
                 old = np.flatnonzero(self.dual_coef_[k])
                 support[: old.size] = old
                 n_support = np.array([old.size], dtype=np.int64)
-                block_mistakes, bad = _kernel_perceptron_pass(
+                result = _kernel_perceptron_pass(
                     K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
                     coef, support, n_support, self.intercept_[k : k + 1], fit_b, block_scores)
-                self._check_score(rows, bad)
-                mistakes += block_mistakes
+                mistakes += self._checked(result, rows)
                 new_coef[k] = coef[m:]
             scores[rows] = block_scores
             joined = np.flatnonzero(np.any(new_coef != 0.0, axis=0))

@@ -18,8 +18,16 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE, check_finite
-from .._primitives import dot_csr, dot_dense, prefetch_dense_row
+from .._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    UPDATE_NOT_FINITE,
+    PassResult,
+    check_pass,
+    dot_csr,
+    dot_dense,
+    prefetch_dense_row,
+)
 from .perceptron import _PREFETCH_ROWS, Perceptron, linear_scores
 
 # Overflow. The running perceptron's w cannot overflow unseen: its score is checked, and
@@ -75,7 +83,7 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
         score = dot_dense(w, x_t) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
             for j in range(d):
@@ -88,8 +96,8 @@ def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
             last = t
         c += 1.0
     if last >= 0 and not _finite(u):  # see "Overflow" above
-        return n_mistakes, UPDATE_NOT_FINITE, last
-    return n_mistakes, FINITE, -1
+        return PassResult(n_mistakes, UPDATE_NOT_FINITE, last)
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 @njit(cache=True)
@@ -101,17 +109,17 @@ def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, ord
         score = dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:  # mistake (a tie counts)
             cy = c * y_t
             if not _update_csr(w, u, y_t, cy, data, indices, start, end):
-                return n_mistakes + 1, UPDATE_NOT_FINITE, t
+                return PassResult(n_mistakes + 1, UPDATE_NOT_FINITE, t)
             if fit_intercept:
                 b[0] += y_t
                 b[1] += cy
             n_mistakes += 1
         c += 1.0
-    return n_mistakes, FINITE, -1
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 @njit(cache=True)
@@ -170,7 +178,7 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
             scores[t] = _dot_dense_avg(w, u, inv_c, x_t) + (b[0] - b[1] * inv_c)
         score = dot_dense(w, x_t) + b[0]
         if not (math.isfinite(score) and math.isfinite(scores[t])):
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:
             cy = c * y_t
             for j in range(d):
@@ -183,8 +191,8 @@ def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
             last = t
         c += 1.0
     if last >= 0 and not _finite(u):
-        return n_mistakes, UPDATE_NOT_FINITE, last
-    return n_mistakes, FINITE, -1
+        return PassResult(n_mistakes, UPDATE_NOT_FINITE, last)
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 @njit(cache=True)
@@ -201,17 +209,17 @@ def _averaged_play_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, scor
                          + (b[0] - b[1] * inv_c))
         score = dot_csr(w, data, indices, start, end) + b[0]
         if not (math.isfinite(score) and math.isfinite(scores[t])):
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:
             cy = c * y_t
             if not _update_csr(w, u, y_t, cy, data, indices, start, end):
-                return n_mistakes + 1, UPDATE_NOT_FINITE, t
+                return PassResult(n_mistakes + 1, UPDATE_NOT_FINITE, t)
             if fit_intercept:
                 b[0] += y_t
                 b[1] += cy
             n_mistakes += 1
         c += 1.0
-    return n_mistakes, FINITE, -1
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 class AveragedPerceptron(Perceptron):
@@ -318,11 +326,11 @@ class AveragedPerceptron(Perceptron):
         c = float(self.t_)  # every binary problem sees every row: t_ counts its rounds
         fit_b = bool(self.fit_intercept)
         if sp.issparse(X):
-            mistakes, status, row = _averaged_epoch_csr(X.data, X.indices, X.indptr, y, w, u,
+            result = _averaged_epoch_csr(X.data, X.indices, X.indptr, y, w, u,
                                                         b, fit_b, c, order, scores)
         else:
-            mistakes, status, row = _averaged_epoch(X, y, w, u, b, fit_b, c, order, scores)
-        check_finite(type(self).__name__, status, row)
+            result = _averaged_epoch(X, y, w, u, b, fit_b, c, order, scores)
+        mistakes = check_pass(type(self).__name__, result)
         self._store(k, b, c + order.size)
         return mistakes
 
@@ -333,11 +341,11 @@ class AveragedPerceptron(Perceptron):
         c = float(self.t_)
         fit_b = bool(self.fit_intercept)
         if sp.issparse(X):
-            mistakes, status, row = _averaged_play_csr(X.data, X.indices, X.indptr, y_pm, w, u,
+            result = _averaged_play_csr(X.data, X.indices, X.indptr, y_pm, w, u,
                                                        b, fit_b, c, scores)
         else:
-            mistakes, status, row = _averaged_play(X, y_pm, w, u, b, fit_b, c, scores)
-        check_finite(type(self).__name__, status, row)
+            result = _averaged_play(X, y_pm, w, u, b, fit_b, c, scores)
+        mistakes = check_pass(type(self).__name__, result)
         self._store(0, b, c + X.shape[0])
         self.t_ += X.shape[0]
         self.n_mistakes_ += mistakes

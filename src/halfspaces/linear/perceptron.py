@@ -22,8 +22,16 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, OnlineClassifier, check_finite
-from .._primitives import dot_csr, dot_dense, prefetch_dense_row
+from .._online import OnlineClassifier
+from .._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    PassResult,
+    check_pass,
+    dot_csr,
+    dot_dense,
+    prefetch_dense_row,
+)
 from .._validation import check_scalar
 from ..exceptions import NumericalError
 
@@ -54,14 +62,14 @@ def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
         score = dot_dense(w, x_t) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan: nan <= 0 is false, never a mistake
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:  # mistake (a tie counts: Novikoff's proof needs it)
             for j in range(d):
                 w[j] += y_t * x_t[j]  # w <- w + y_t x_t
             if fit_intercept:
                 b[0] += y_t  # b <- b + y_t
             n_mistakes += 1
-    return n_mistakes, FINITE, -1
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 @njit(cache=True)
@@ -73,14 +81,14 @@ def _perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, order, 
         score = dot_csr(w, data, indices, start, end) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(n_mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:  # mistake (a tie counts)
             for p in range(np.uint64(start), np.uint64(end)):  # see dot_csr
                 w[np.uint64(indices[p])] += y_t * data[p]  # w <- w + y_t x_t
             if fit_intercept:
                 b[0] += y_t
             n_mistakes += 1
-    return n_mistakes, FINITE, -1
+    return PassResult(n_mistakes, FINITE, -1)
 
 
 @njit(cache=True)
@@ -133,12 +141,11 @@ def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
     finite.
     """
     if sp.issparse(X):
-        mistakes, status, row = _perceptron_epoch_csr(X.data, X.indices, X.indptr, y, w, b,
+        result = _perceptron_epoch_csr(X.data, X.indices, X.indptr, y, w, b,
                                                       fit_intercept, order, scores)
     else:
-        mistakes, status, row = _perceptron_epoch(X, y, w, b, fit_intercept, order, scores)
-    check_finite(owner, status, row)
-    return mistakes
+        result = _perceptron_epoch(X, y, w, b, fit_intercept, order, scores)
+    return check_pass(owner, result)
 
 
 class Perceptron(OnlineClassifier):

@@ -22,8 +22,7 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, check_finite
-from .._primitives import dot_csr, dot_dense
+from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass, dot_csr, dot_dense
 from ..exceptions import NumericalError
 from .perceptron import Perceptron, perceptron_pass
 
@@ -128,7 +127,7 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
         scores[t] = vote
         score = dot_dense(w, x_t) + b[0]
         if not (math.isfinite(score) and math.isfinite(s)):
-            return m, SCORE_NOT_FINITE, t
+            return PassResult(m, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:  # the running perceptron's mistake
             for j in range(d):
                 w[j] += y_t * x_t[j]
@@ -139,7 +138,7 @@ def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b
             counts[n_stored + m] = 1.0
         else:
             counts[n_stored + m] += 1.0
-    return m, FINITE, -1
+    return PassResult(m, FINITE, -1)
 
 
 @njit(cache=True)
@@ -168,7 +167,7 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
         scores[t] = vote
         score = dot_csr(w, data, indices, start, end) + b[0]
         if not (math.isfinite(score) and math.isfinite(s)):
-            return m, SCORE_NOT_FINITE, t
+            return PassResult(m, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:
             for p in range(start, end):
                 w[np.uint64(indices[p])] += y_t * data[p]
@@ -179,7 +178,7 @@ def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_ind
             counts[n_stored + m] = 1.0
         else:
             counts[n_stored + m] += 1.0
-    return m, FINITE, -1
+    return PassResult(m, FINITE, -1)
 
 
 class VotedPerceptron(Perceptron):
@@ -328,13 +327,13 @@ class VotedPerceptron(Perceptron):
         fit_b = bool(self.fit_intercept)
         if sp.issparse(X):
             work = np.zeros(X.shape[1], dtype=np.float64)
-            m, status, row = _voted_play_csr(X.data, X.indices, X.indptr, y_pm, w, b, fit_b,
+            result = _voted_play_csr(X.data, X.indices, X.indptr, y_pm, w, b, fit_b,
                                              *self._mistake_arrays(), lo, hi, counts, new_rows,
                                              work, scores)
         else:
-            m, status, row = _voted_play(X, y_pm, w, b, fit_b, *self._mistake_arrays(), lo, hi,
+            result = _voted_play(X, y_pm, w, b, fit_b, *self._mistake_arrays(), lo, hi,
                                          counts, new_rows, scores)
-        check_finite(type(self).__name__, status, row)
+        m = check_pass(type(self).__name__, result)
         rows = new_rows[:m]
         self._append(0, X, rows, y_pm[rows], counts[hi - lo : hi - lo + m + 1])
         self.t_ += n
