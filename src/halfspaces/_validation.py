@@ -24,13 +24,13 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
+from ._specs import must_be
+
 
 def param_error(owner: str, name: str, requirement: str, got: Any, hint: str = "") -> ValueError:
-    """Build the one-line ValueError every estimator raises for a bad parameter."""
-    message = f"{owner}: '{name}' must be {requirement}; got {got!r}."
-    if hint:
-        message += f" {hint}"
-    return ValueError(message)
+    """Build the one-line ValueError every estimator raises for a bad parameter (worded by
+    :func:`~halfspaces._specs.must_be`, as the checks of ``_parameter_constraints`` are)."""
+    return ValueError(f"{owner}: '{name}' {must_be(requirement, repr(got), hint)}")
 
 
 def check_scalar(

@@ -1,0 +1,362 @@
+"""What a model file may hold of each halfspaces estimator: parameters, fitted attributes
+and the rules across them (the text pipelines' are in :mod:`halfspaces._schema_text`).
+
+Adding an attribute or a parameter
+----------------------------------
+One line in the class's table below, e.g. ``"converged_": Bool()``,
+``"n_updates_": Int(low=0)`` or, for an array,
+``"coef_": Array(F8, ("n_models", "n_features"), finite=True)``. Shapes use named
+dimensions: the first value that fixes a name binds it (``n_features_in_`` binds
+``n_features``; ``classes_`` binds ``n_classes`` and ``n_models``, which is 1 for two
+classes and ``n_classes`` otherwise), in the order of the table (parameters first), and
+every later use must agree; ``"n_models+1"`` is one more than ``n_models``. Attributes that
+every fitted model has go in ``required``. ``tests/test_model_files.py`` fails for a
+constructor parameter that is not declared, and its round trips for an attribute that is not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._file_specs import Array, Classes, Est, Sparse
+from ._specs import (
+    Bool,
+    ByRule,
+    Callable,
+    Choice,
+    Float,
+    Int,
+    ListOf,
+    OneOf,
+    Rule,
+    Schema,
+    SchemaError,
+    Seed,
+)
+
+F8 = ("f8",)
+F48 = ("f8", "f4")
+I8 = ("i8",)
+COUNT = Int(low=0)
+WEIGHTS = Array(F8, ("n_models", "n_features"), finite=True)
+OFFSETS = Array(F8, ("n_models",), finite=True)
+POSITIVE = Float(low=0, low_open=True)
+NONE = Choice(None)
+SUPPORT_VECTORS = OneOf(Array(F48, ("n_support", "n_features"), finite=True),
+                        Sparse(F48, ("n_support", "n_features")))
+SUPPORT = Array(I8, ("n_support",), low=0, increasing=True)
+
+FEATURES = {
+    "n_features_in_": Int(low=1, dim="n_features"),
+    "feature_names_in_": Array(("O",), ("n_features",)),
+}
+_CLASSIFIER = {**FEATURES, "classes_": Classes()}
+_ONLINE = {
+    **_CLASSIFIER,
+    "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
+    "mistakes_per_epoch_": ListOf(COUNT), "converged_": Bool(),
+}
+_ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_",
+                    "mistakes_per_epoch_")
+
+
+# -- parameters --------------------------------------------------------------------------------
+
+class Kernel(OneOf):
+    """``kernel``: 'linear', 'poly', 'rbf', or (live only) a callable (X, Z) -> Gram matrix."""
+
+    NAMES = ("linear", "poly", "rbf")
+
+    def __init__(self):
+        super().__init__(Choice(*self.NAMES), Callable())
+        self.hint = "A callable takes (X, Z) and returns the Gram matrix."
+
+    def describe(self, value=None) -> str:
+        return ", ".join(map(repr, self.NAMES)) + " or a callable"
+
+
+KERNEL_PARAMS = {"kernel": Kernel(),
+                 "gamma": OneOf(POSITIVE, Choice("scale", "auto")).about("kernel width"),
+                 "degree": Int(low=0), "coef0": Float()}
+EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
+PERCEPTRON_PARAMS = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
+                     "random_state": Seed(), "warm_start": Bool()}
+KERNEL_PERCEPTRON_PARAMS = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
+                            "shuffle": Bool(), "random_state": Seed()}
+PEGASOS_PARAMS = {
+    "lam": POSITIVE.about("lambda in the Pegasos objective",
+                          "Try a small positive value such as 1e-4."),
+    "max_iter": EPOCHS,
+    "n_iter": OneOf(Int(low=1), NONE).about("number of steps T",
+                                            "Leave it None to run max_iter epochs."),
+    "batch_size": Int(low=1).about("k of mini-batch Pegasos", "Use 1 for plain Pegasos."),
+    "learning_rate": Choice("pegasos", "notes", "constant", "offset"),
+    "eta0": OneOf(POSITIVE, Choice("auto", "calibrate")).about("first step size"),
+    "t0": OneOf(Float(low=0), Choice("auto")).about("offset of the schedule"),
+    "projection": Bool(), "fit_intercept": Bool(),
+    "intercept_decay": OneOf(POSITIVE, Choice("auto")).about(
+        "factor of the intercept's step", "Use 1.0 for the same step as w."),
+    "average": OneOf(Int(low=0), Bool(), Choice("weighted", "suffix")).about(
+        "the step after which to average, on/off, or a kind of averaging"),
+    "kernel": OneOf(Kernel(), NONE), **{k: v for k, v in KERNEL_PARAMS.items() if k != "kernel"},
+    "sampling": Choice("permutation", "uniform", "cyclic"),
+    "random_state": Seed(), "tol": OneOf(Float(low=0), NONE),
+    "record_objective": Bool(), "warm_start": Bool()}
+SVC_PARAMS = {
+    "C": Float(low=0, low_open=True, allow_inf=True).about(
+        "the SVM constant; np.inf for the hard margin",
+        "Try C=1.0, or lam=... for the lambda form."),
+    "lam": OneOf(POSITIVE, NONE).about("lambda of 1/n sum loss + lam/2 ||theta||^2",
+                                       "Try a small positive value such as 1e-4."),
+    **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),
+    "loss": Choice("hinge", "squared_hinge"),
+    "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
+    "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
+    "shrinking": Bool(), "random_state": Seed(), "verbose": Bool()}
+LOGISTIC_PARAMS = {
+    "C": POSITIVE.about("inverse regularization strength",
+                        "Try C=1.0; smaller C regularizes more."),
+    "lam": OneOf(POSITIVE, NONE).about(
+        "lambda of the lam-form objective",
+        "Try a small positive value such as 1e-4, or leave it None to use C."),
+    "fit_intercept": Bool(), "max_iter": EPOCHS,
+    "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
+    "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
+    "warm_start": Bool()}
+LP_PARAMS = {"fit_intercept": Bool(), "on_infeasible": Choice("least_violation", "raise")}
+HYPOTHESES = ByRule("an array, a list of callables or 'precomputed'", OneOf(
+    Choice("precomputed"),
+    Array(("float", "int", "bool"), ("n_hypotheses", "n_features"), finite=True),
+    ListOf(Est("CoordinateStump"), kinds=("list", "tuple"), min_len=1),
+    ListOf(ListOf(Float(), kinds=("list", "tuple"), min_len=1), kinds=("list", "tuple"),
+           min_len=1)))
+HYPOTHESIS_OFFSETS = ByRule("None or one offset per hypothesis", OneOf(
+    NONE, Array(("float", "int"), ("n_hypotheses",), finite=True),
+    ListOf(Float(), kinds=("list", "tuple"))))
+HALVING_PARAMS = {"hypotheses": HYPOTHESES, "offsets": HYPOTHESIS_OFFSETS}
+WEIGHTED_MAJORITY_PARAMS = {
+    "hypotheses": HYPOTHESES,
+    "beta": Float(low=0, high=1, high_open=True).about(
+        "weight multiplier on an expert's mistake", "Try beta=0.5."),
+    "randomized": Bool(),
+    "eta": OneOf(POSITIVE, NONE).about("Hedge learning rate, beta = exp(-eta)",
+                                       "Try eta=0.5."),
+    "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS}
+
+
+# -- rules across attributes -------------------------------------------------------------------
+
+def _together(*groups: tuple[str, ...]) -> Rule:
+    """Each group of attributes is stored whole or not at all, and a fitted model has one."""
+    def rule(params, attrs, where):
+        present = [g for g in groups if any(a in attrs for a in g)]
+        for g in present:
+            missing = [a for a in g if a not in attrs]
+            if missing:
+                raise SchemaError(f"{where}.{missing[0]}", f"is missing, while"
+                                  f" {', '.join(a for a in g if a in attrs)} are stored.")
+        if attrs and not present:
+            raise SchemaError(f"{where}.{groups[0][0]}", "is missing from a fitted model.")
+    return rule
+
+
+def _binary(params, attrs, where):
+    classes = attrs.get("classes_")
+    if classes is not None and classes.size != 2:
+        raise SchemaError(f"{where}.classes_", f"holds {classes.size} classes; this learner is"
+                                               " binary.")
+
+
+def _hypotheses(params, attrs, where):
+    """The hypothesis class agrees with n_hypotheses_ and n_features_in_."""
+    h, offsets = params.get("hypotheses"), params.get("offsets")
+    d, n = attrs.get("n_features_in_"), attrs.get("n_hypotheses_")
+    if h is None:  # the constructor will say that it is missing
+        return
+    if isinstance(h, str):  # "precomputed": the columns of X are the hypotheses
+        if offsets is not None:
+            raise SchemaError(f"{where}.offsets", "must be None with hypotheses='precomputed'.")
+        size = d
+    elif isinstance(h, np.ndarray) or (h and not Est("CoordinateStump").fits(h[0])):
+        try:
+            W = np.asarray(h, dtype=np.float64)
+        except ValueError:  # ragged lists
+            raise SchemaError(f"{where}.hypotheses", "must be a rectangular (n_hypotheses,"
+                              " n_features) table of numbers.") from None
+        if W.ndim != 2 or (d is not None and W.shape[1] != d):
+            raise SchemaError(f"{where}.hypotheses", f"has shape {W.shape}; it must be"
+                              f" (n_hypotheses, n_features) with n_features = {d}.")
+        size = W.shape[0]
+    else:
+        size = len(h)
+        for i, stump in enumerate(h):
+            if d is not None and not -d <= stump.feature < d:
+                raise SchemaError(f"{where}.hypotheses[{i}].feature", f"is {stump.feature},"
+                                  f" outside the {d} features.")
+    if offsets is not None and len(offsets) != size:
+        raise SchemaError(f"{where}.offsets", f"holds {len(offsets)} offsets for {size}"
+                                              " hypotheses.")
+    if n is not None and size is not None and n != size:
+        raise SchemaError(f"{where}.n_hypotheses_", f"is {n}, but the hypotheses parameter"
+                                                    f" gives {size} hypotheses.")
+
+
+def _version_space(params, attrs, where):
+    V = attrs.get("version_space_")
+    if V is not None and not V.any():
+        raise SchemaError(f"{where}.version_space_", "is empty; Halving never stores an empty"
+                                                     " version space.")
+
+
+def _voted_storage(params, attrs, where):
+    """The voted perceptron's stored mistakes: model k owns rows ptr[k]:ptr[k+1] and counts
+    ptr[k]+k .. ptr[k+1]+k; the rows are CSR (indptr from 0 to nnz)."""
+    if "mistake_ptr_" not in attrs:
+        return
+    n_stored, nnz = attrs["mistake_y_"].size, attrs["mistake_data_"].size
+    for name, end in (("mistake_ptr_", n_stored), ("mistake_indptr_", nnz)):
+        p = attrs[name]
+        if p[0] != 0 or p[-1] != end or np.any(np.diff(p) < 0):
+            raise SchemaError(f"{where}.{name}", f"must rise from 0 to {end} without"
+                                                 " decreasing.")
+    n_models = attrs["mistake_ptr_"].size - 1
+    if attrs["vote_counts_"].size != n_stored + n_models:
+        raise SchemaError(f"{where}.vote_counts_", f"holds {attrs['vote_counts_'].size}"
+                          f" counts; {n_stored} stored mistakes and n_models = {n_models} need"
+                          f" {n_stored + n_models}.")
+    if not np.all(np.abs(attrs["mistake_y_"]) == 1.0):
+        raise SchemaError(f"{where}.mistake_y_", "must hold labels -1 and +1 only.")
+    if not np.all(np.isin(attrs["mistake_b_"], (-1.0, 0.0, 1.0))):
+        raise SchemaError(f"{where}.mistake_b_", "must hold offset steps -1, 0 and +1 only.")
+
+
+def _pegasos_state(params, attrs, where):
+    """Primal state or kernel state; without averaging the sums ``_u`` are empty."""
+    _together(("_v", "_u", "_st", "coef_"),
+              ("support_", "support_vectors_", "dual_coef_", "alpha_", "gamma_"))(
+        params, attrs, where)
+    if "_u" in attrs:
+        average = params.get("average", "suffix")
+        averaging = not (isinstance(average, (bool, np.bool_)) and not average)
+        width = attrs["_v"].shape[1] if averaging else 0
+        if attrs["_u"].shape[1] != width:
+            raise SchemaError(f"{where}._u", f"has shape {attrs['_u'].shape}; with"
+                              f" average={average!r} it must have {width} columns.")
+
+
+def _svc_kernel(params, attrs, where):
+    """A linear SVC keeps coef_, a kernel one gamma_ (and no coef_); the support vectors
+    and dual coefficients are kept unless halfspaces.dask.fit trained it by CoCoA+ (whose
+    dual variables stay on the workers)."""
+    if not attrs:
+        return
+    linear = params.get("kernel", "linear") == "linear"
+    local = attrs.get("solver_") != "cocoa+"
+    for name, wanted in (("coef_", linear), ("gamma_", not linear), ("support_", local),
+                         ("support_vectors_", local), ("dual_coef_", local)):
+        if (name in attrs) != wanted:
+            what = "is missing" if wanted else "must not be stored"
+            raise SchemaError(f"{where}.{name}", f"{what} with kernel={params.get('kernel')!r}"
+                                                 f" and solver_={attrs.get('solver_')!r}.")
+
+
+
+
+_EXPERTS = {**_ONLINE, "n_hypotheses_": Int(low=1, dim="n_hypotheses")}
+
+ESTIMATOR_SCHEMAS: dict[str, Schema] = {
+    "Perceptron": Schema(
+        PERCEPTRON_PARAMS,
+        {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS},
+        _ONLINE_REQUIRED + ("coef_", "intercept_")),
+    "AveragedPerceptron": Schema(
+        PERCEPTRON_PARAMS,
+        {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS,
+         "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
+         "weighted_coef_sum_": WEIGHTS, "weighted_intercept_sum_": OFFSETS},
+        _ONLINE_REQUIRED + ("coef_", "intercept_", "current_coef_", "current_intercept_",
+                            "weighted_coef_sum_", "weighted_intercept_sum_")),
+    "VotedPerceptron": Schema(
+        PERCEPTRON_PARAMS,
+        {**_ONLINE, "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
+         "vote_counts_": Array(F8, ("n_votes",), finite=True, low=0),
+         "mistake_ptr_": Array(I8, ("n_models+1",)),
+         "mistake_data_": Array(F8, ("nnz",), finite=True),
+         "mistake_indices_": Array(("i4", "i8"), ("nnz",), low=0, below="n_features"),
+         "mistake_indptr_": Array(I8, ("n_stored+1",)),
+         "mistake_y_": Array(F8, ("n_stored",)),
+         "mistake_b_": Array(F8, ("n_stored",))},
+        _ONLINE_REQUIRED + ("current_coef_", "current_intercept_", "vote_counts_",
+                            "mistake_ptr_", "mistake_data_", "mistake_indices_",
+                            "mistake_indptr_", "mistake_y_", "mistake_b_"),
+        (_voted_storage,)),
+    "KernelPerceptron": Schema(
+        KERNEL_PERCEPTRON_PARAMS,
+        {**_ONLINE, "gamma_": OneOf(NONE, POSITIVE),
+         "n_rows_seen_": Int(low=0, dim="n_rows"),
+         "support_vectors_": SUPPORT_VECTORS,
+         "support_": Array(I8, ("n_support",), low=0, below="n_rows", increasing=True),
+         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
+         "alpha_": Array(I8, ("n_models", "n_support"), low=0),
+         "intercept_": OFFSETS},
+        _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
+                            "dual_coef_", "alpha_", "intercept_")),
+    "PegasosSVC": Schema(
+        PEGASOS_PARAMS,
+        {**_ONLINE,
+         "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
+         "_st": Array(F8, ("n_models", 6), finite=True),
+         "coef_": WEIGHTS, "intercept_": OFFSETS,
+         "_suffix_start": Float(low=0), "intercept_decay_": POSITIVE, "eta0_": POSITIVE,
+         "_hp": Array(F8, (8,)),
+         "objective_history_": OneOf(Array(F8, ("n_epochs",)),
+                                     Array(F8, ("n_epochs", "n_models"))),
+         "gamma_": Float(low=0, low_open=True, allow_nan=True),  # nan: the linear kernel
+         "alpha_": Array(I8, ("n_models", "n_train"), low=0),
+         "support_vectors_": SUPPORT_VECTORS,
+         "support_": Array(I8, ("n_support",), low=0, below="n_train", increasing=True),
+         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True)},
+        _ONLINE_REQUIRED + ("intercept_",),
+        (_pegasos_state,)),
+    "SVC": Schema(
+        SVC_PARAMS,
+        {**_CLASSIFIER, "C_": Float(low=0, low_open=True, allow_inf=True),
+         "solver_": Choice("qp", "dcd", "cocoa+"), "coef_": WEIGHTS, "gamma_": POSITIVE,
+         "intercept_": OFFSETS, "support_": SUPPORT, "support_vectors_": SUPPORT_VECTORS,
+         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
+         **dict.fromkeys(("margin_", "objective_", "duality_gap_"),
+                         OneOf(Float(low=0, allow_inf=True), Array(F8, ("n_models",), low=0))),
+         "n_iter_": COUNT},
+        ("n_features_in_", "classes_", "C_", "solver_", "intercept_", "margin_", "objective_",
+         "duality_gap_", "n_iter_"),
+        (_svc_kernel,)),
+    "LogisticRegression": Schema(
+        LOGISTIC_PARAMS,
+        {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS, "eta0_": POSITIVE,
+         "objective_": OneOf(Float(low=0), Array(F8, ("n_models",), finite=True, low=0))},
+        _ONLINE_REQUIRED + ("coef_", "intercept_")),
+    "LPSeparator": Schema(
+        LP_PARAMS,
+        {**_CLASSIFIER, "coef_": WEIGHTS, "intercept_": OFFSETS,
+         "separable_": Array(("bool",), ("n_models",)),
+         "certificates_": Sparse(F8, ("n_models", "n_samples"))},
+        ("n_features_in_", "classes_", "coef_", "intercept_", "separable_", "certificates_")),
+    "HalvingClassifier": Schema(
+        HALVING_PARAMS,
+        {**_EXPERTS, "version_space_": Array(("bool",), ("n_hypotheses",))},
+        _ONLINE_REQUIRED + ("n_hypotheses_", "version_space_"),
+        (_binary, _hypotheses, _version_space)),
+    "WeightedMajorityClassifier": Schema(
+        WEIGHTED_MAJORITY_PARAMS,
+        {**_EXPERTS, "beta_": Float(low=0, high=1, high_open=True),
+         "expert_mistakes_": Array(I8, ("n_hypotheses",), low=0),
+         "expected_mistakes_": Float(low=0), "_rng": Seed(state_only=True),
+         "log_weights_": Array(F8, ("n_hypotheses",), high=0),
+         "weights_": Array(F8, ("n_hypotheses",), finite=True, low=0, high=1)},
+        _ONLINE_REQUIRED + ("n_hypotheses_", "beta_", "expert_mistakes_", "expected_mistakes_",
+                            "_rng", "log_weights_", "weights_"),
+        (_binary, _hypotheses)),
+    "CoordinateStump": Schema(
+        {}, {"feature": Int(), "threshold": Float(), "sign": Choice(1, -1)},
+        ("feature", "threshold", "sign"), required_always=True),
+}
