@@ -66,10 +66,10 @@ class Kernel(OneOf):
     """``kernel``: 'linear', 'poly', 'rbf', or (live only) a callable (X, Z) -> Gram matrix."""
 
     NAMES = ("linear", "poly", "rbf")
+    hint = "A callable takes (X, Z) and returns the Gram matrix."
 
     def __init__(self):
         super().__init__(Choice(*self.NAMES), Callable())
-        self.hint = "A callable takes (X, Z) and returns the Gram matrix."
 
     def describe(self, value=None) -> str:
         return ", ".join(map(repr, self.NAMES)) + " or a callable"
@@ -98,7 +98,7 @@ PEGASOS_PARAMS = {
         "factor of the intercept's step", "Use 1.0 for the same step as w."),
     "average": OneOf(Int(low=0), Bool(), Choice("weighted", "suffix")).about(
         "the step after which to average, on/off, or a kind of averaging"),
-    "kernel": OneOf(Kernel(), NONE), **{k: v for k, v in KERNEL_PARAMS.items() if k != "kernel"},
+    **KERNEL_PARAMS, "kernel": OneOf(Kernel(), NONE).about(hint=Kernel.hint),
     "sampling": Choice("permutation", "uniform", "cyclic"),
     "random_state": Seed(), "tol": OneOf(Float(low=0), NONE),
     "record_objective": Bool(), "warm_start": Bool()}

@@ -158,10 +158,12 @@ class Spec:
         return _plain(node)
 
     def fail(self, where: str, value: Any, why: str = "") -> SchemaError:
-        # an infinite value breaks "finite", which the requirement then names on its own
-        gloss = f" ({self.meaning})" if self.meaning and not _is_inf(value) else ""
+        requirement = self.describe(value)
+        # a requirement worded for this value ("a finite float" for inf) says it on its own
+        if self.meaning and requirement == self.describe():
+            requirement += f" ({self.meaning})"
         got = _show(value) + (f" ({why})" if why else "")
-        error = SchemaError(where, must_be(self.describe(value) + gloss, got, self.hint))
+        error = SchemaError(where, must_be(requirement, got, self.hint))
         error.plain = not why
         return error
 
