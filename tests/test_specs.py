@@ -10,6 +10,7 @@ import pytest
 from halfspaces import _schema, persistence
 from halfspaces._schema_estimators import ESTIMATOR_SCHEMAS, Kernel
 from halfspaces._specs import (
+    NONE,
     Bool,
     ByRule,
     Callable,
@@ -21,18 +22,14 @@ from halfspaces._specs import (
     Seed,
     Str,
     Tuple,
+    check_param,
     validate_params,
 )
 from halfspaces._validation import param_error
 
-NONE = Choice(None)
-
 
 def _check(spec, value, name="p"):
-    """Validate one parameter ``name=value`` declared as ``spec`` on a throwaway class."""
-    owner = type("Owner", (), {"_parameter_constraints": {name: spec}})()
-    setattr(owner, name, value)
-    validate_params(owner)
+    check_param("Owner", name, value, spec)
 
 
 @pytest.mark.parametrize("spec, value", [

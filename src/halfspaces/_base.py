@@ -13,3 +13,18 @@ class SaveMixin:
         from .persistence import save
 
         save(self, path)
+
+
+class ParamsMixin:
+    """Checks the constructor parameters against the class's table
+    ``_parameter_constraints`` (``{name: Spec}``) and its ``_parameter_rules`` (functions of
+    the estimator that check parameters together); see :mod:`halfspaces._specs`. It takes
+    the place of scikit-learn's ``_validate_params``, whose constraint lists these tables
+    are not."""
+
+    _parameter_rules: tuple = ()
+
+    def _validate_params(self) -> None:
+        from ._specs import validate_params
+
+        validate_params(self)

@@ -20,6 +20,8 @@ import numpy as np
 
 from ._file_specs import Array, Classes, Est, Sparse
 from ._specs import (
+    NONE,
+    POSITIVE,
     Bool,
     ByRule,
     Callable,
@@ -40,8 +42,6 @@ I8 = ("i8",)
 COUNT = Int(low=0)
 WEIGHTS = Array(F8, ("n_models", "n_features"), finite=True)
 OFFSETS = Array(F8, ("n_models",), finite=True)
-POSITIVE = Float(low=0, low_open=True)
-NONE = Choice(None)
 SUPPORT_VECTORS = OneOf(Array(F48, ("n_support", "n_features"), finite=True),
                         Sparse(F48, ("n_support", "n_features")))
 SUPPORT = Array(I8, ("n_support",), low=0, increasing=True)

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 __all__ = ["SchemaError", "Spec", "Bool", "Int", "Float", "Choice", "Str", "Encoding", "OneOf",
            "ListOf", "Tuple", "Callable", "ByRule", "Seed", "Schema",
-           "must_be", "validate_params"]
+           "POSITIVE", "NONE", "must_be", "check_param", "validate_params"]
 
 
 class SchemaError(Exception):
@@ -530,6 +530,10 @@ class Seed(Spec):
             raise self.fail(where, value)
 
 
+POSITIVE = Float(low=0, low_open=True)
+NONE = Choice(None)
+
+
 # -- a class's declarations ------------------------------------------------------------------
 
 Rule = CallableType[[dict, dict, str], None]
@@ -558,9 +562,14 @@ def validate_params(estimator: Any) -> None:
     """
     cls = type(estimator)
     for name, spec in cls._parameter_constraints.items():
-        try:
-            spec.check(getattr(estimator, name), _Dims(), name)
-        except SchemaError as exc:
-            raise ValueError(f"{cls.__name__}: '{exc.where}' {exc.problem}") from None
+        check_param(cls.__name__, name, getattr(estimator, name), spec)
     for rule in getattr(cls, "_parameter_rules", ()):
         rule(estimator)
+
+
+def check_param(owner: str, name: str, value: Any, spec: Spec) -> None:
+    """Check one parameter (or function argument) ``name=value`` of ``owner``."""
+    try:
+        spec.check(value, _Dims(), name)
+    except SchemaError as exc:
+        raise ValueError(f"{owner}: '{exc.where}' {exc.problem}") from None
