@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from ._specs import validate_params
+
 
 class SaveMixin:
     """Gives every estimator ``save(path)``; see :mod:`halfspaces.persistence`."""
@@ -25,6 +27,4 @@ class ParamsMixin:
     _parameter_rules: tuple = ()
 
     def _validate_params(self) -> None:
-        from ._specs import validate_params
-
         validate_params(self)
