@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from halfspaces import _schema, persistence
-from halfspaces._schema_estimators import ESTIMATOR_SCHEMAS, Kernel
+from halfspaces._schema_estimators import ESTIMATOR_SCHEMAS
 from halfspaces._specs import (
     NONE,
     Bool,
@@ -26,6 +26,7 @@ from halfspaces._specs import (
     validate_params,
 )
 from halfspaces._validation import param_error
+from halfspaces.kernels import Kernel
 
 
 def _check(spec, value, name="p"):

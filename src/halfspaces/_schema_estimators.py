@@ -24,7 +24,6 @@ from ._specs import (
     POSITIVE,
     Bool,
     ByRule,
-    Callable,
     Choice,
     Float,
     Int,
@@ -35,6 +34,7 @@ from ._specs import (
     SchemaError,
     Seed,
 )
+from .kernels import KERNEL_PARAMS, Kernel
 
 F8 = ("f8",)
 F48 = ("f8", "f4")
@@ -62,22 +62,6 @@ _ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_"
 
 # -- parameters --------------------------------------------------------------------------------
 
-class Kernel(OneOf):
-    """``kernel``: 'linear', 'poly', 'rbf', or (live only) a callable (X, Z) -> Gram matrix."""
-
-    NAMES = ("linear", "poly", "rbf")
-    hint = "A callable takes (X, Z) and returns the Gram matrix."
-
-    def __init__(self):
-        super().__init__(Choice(*self.NAMES), Callable())
-
-    def describe(self, value=None) -> str:
-        return ", ".join(map(repr, self.NAMES)) + " or a callable"
-
-
-KERNEL_PARAMS = {"kernel": Kernel(),
-                 "gamma": OneOf(POSITIVE, Choice("scale", "auto")).about("kernel width"),
-                 "degree": Int(low=0), "coef0": Float()}
 EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 PERCEPTRON_PARAMS = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
                      "random_state": Seed(), "warm_start": Bool()}

@@ -19,9 +19,28 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from ._specs import POSITIVE, Callable, Choice, Float, Int, OneOf
 from ._validation import check_scalar, param_error
 
 KERNELS = ("linear", "poly", "rbf")
+
+
+class Kernel(OneOf):
+    """``kernel``: 'linear', 'poly', 'rbf', or (live only) a callable (X, Z) -> Gram matrix."""
+
+    hint = "A callable takes (X, Z) and returns the Gram matrix."
+
+    def __init__(self):
+        super().__init__(Choice(*KERNELS), Callable())
+
+    def describe(self, value=None) -> str:
+        return ", ".join(map(repr, KERNELS)) + " or a callable"
+
+
+#: The kernel's parameters, as SVC, KernelPerceptron and KernelPegasosSVC declare them.
+KERNEL_PARAMS = {"kernel": Kernel(),
+                 "gamma": OneOf(POSITIVE, Choice("scale", "auto")).about("kernel width"),
+                 "degree": Int(low=0), "coef0": Float()}
 
 
 def check_kernel_params(owner: str, kernel: Any, gamma: Any, degree: Any, coef0: Any) -> None:
