@@ -20,6 +20,8 @@ from scipy.optimize import linprog, minimize
 from sklearn.svm import SVC as SkSVC
 
 from halfspaces import cli
+from halfspaces.cli import _estimators, _theory
+from halfspaces.datasets import detect_format
 
 ENV = {**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"}
 
@@ -152,8 +154,8 @@ def test_subprocess_malformed_file_gives_one_line(tmp_path):
     ("x.svm.gz", "svmlight"), ("dir.tsv/data.txt", "svmlight"),
 ])
 def test_format_from_extension(name, fmt):
-    assert cli.detect_format(name) == fmt
-    assert cli.detect_format(name, "csv") == "csv"
+    assert detect_format(name) == fmt
+    assert detect_format(name, "csv") == "csv"
 
 
 def test_csv_label_column_through_the_command(tmp_path, capsys):
@@ -340,14 +342,14 @@ def test_options_map_to_parameters(tmp_path, capsys, monkeypatch):
     X, y = _separable(n=20, d=2, seed=5)
     data = _write_svmlight(tmp_path / "d.svm", X, y)
     seen = {}
-    real = cli.make_estimator
+    real = _estimators.make_estimator
 
     def spy(args, X=None):
         est = real(args, X)
         seen.update(est.get_params())
         return est
 
-    monkeypatch.setattr(cli, "make_estimator", spy)
+    monkeypatch.setattr(_estimators, "make_estimator", spy)
     code, _, err = _run(capsys, "train", data, "--algo", "svm", "--C", "inf", "--no-fit-intercept",
                         "--kernel", "rbf", "--gamma", "0.5", "--solver", "qp", "--set", "tol=1e-6",
                         "-o", tmp_path / "m")
@@ -516,7 +518,7 @@ def test_unexpected_errors_are_one_line_unless_debug(tmp_path, capsys, monkeypat
     def boom(args):
         raise RuntimeError("something odd\nover two lines")
 
-    monkeypatch.setattr(cli, "cmd_bound", boom)
+    monkeypatch.setattr(_theory, "cmd_bound", boom)
     data = _write_svmlight(tmp_path / "d.svm", *_separable(n=10))
     code, _, err = _run(capsys, "bound", data)
     assert code == 1
@@ -533,7 +535,7 @@ def test_warnings_are_one_line(tmp_path, capsys, monkeypatch):
         warnings.warn("did not converge\nin 3 passes", RuntimeWarning, stacklevel=1)
         return 0
 
-    monkeypatch.setattr(cli, "cmd_bound", careful)
+    monkeypatch.setattr(_theory, "cmd_bound", careful)
     data = _write_svmlight(tmp_path / "d.svm", *_separable(n=10))
     code, _, err = _run(capsys, "bound", data)
     assert code == 0
