@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import textwrap
 
 from ..datasets.loader import FORMATS
 from . import _figures, _models, _theory
@@ -62,6 +61,61 @@ examples:
 """
 
 
+# Each sub-command's (help, description, examples), as `halfspaces COMMAND --help` shows them.
+_TEXTS = {
+    "train": ("fit a model and save it", "Fit an estimator on DATA and save it.",
+              _TRAIN_EPILOG),
+    "predict": ("write one predicted label per line",
+                "Predict a label for each example of DATA.", """\
+examples:
+  halfspaces predict heart.model heart_scale -o labels.txt
+  halfspaces predict spam.model new.tsv"""),
+    "evaluate": ("accuracy, losses and margins of a model on labelled data", """\
+Accuracy; zero-one (a tie y*score = 0 counts as a mistake), hinge and logistic losses
+averaged over the examples; min and mean functional margin y*score; geometric margin min
+y(w.x+b)/||w|| for linear models.""", """\
+examples:
+  halfspaces evaluate heart.model heart_scale
+  halfspaces evaluate spam.model test.tsv --json"""),
+    "play": ("the online game: predict, see the label, update", """\
+Play the online prediction game over DATA in file order and print a progressive table at
+1, 2, 4, 8, ... examples. For perceptrons, ends with the mistakes (for averaged and
+voted: the running perceptron's updates) against Novikoff's bound (R/gamma)^2 when the
+data is separable (checked by LP; gamma from the max-margin QP; with an offset, both of
+the points (x, 1); only for at most --bound-limit examples).""", """\
+examples:
+  halfspaces play train.svm --algo perceptron --no-fit-intercept
+  halfspaces play a9a --algo pegasos --lam 1e-4 --json"""),
+    "bound": ("radius, separability, max margin, mistake bounds, VC dimension", """\
+The theory on DATA (two classes): radius R = max ||x_i||; linear separability by LP
+(with the rows of the Farkas certificate when not); the max margin gamma; the
+perceptron's Novikoff bound (R/gamma)^2 and margin-1 bound R^2 ||w*||^2 (with an offset,
+R' and gamma' of the points (x, 1), as the perceptron runs); the VC dimension of
+halfspaces in R^d (d + 1 with offset).""", """\
+examples:
+  halfspaces bound train.svm
+  halfspaces bound points.csv --no-fit-intercept --json"""),
+    "plot": ("draw a figure as PNG", """\
+Draw a figure of 2-D DATA (boundary, regularization, max-margin) or of any data
+(mistakes, objective) and write it as PNG.
+  boundary        fit --algo; decision boundary, margins score = +-1, circled points on
+                  or inside the margin
+  regularization  SVM with a small and a large lambda side by side (--lams)
+  max-margin      the max-margin separator and its support vectors
+  mistakes        cumulative online mistakes of --algo against Novikoff's bound
+  objective       Pegasos objective per epoch (--lam, --max-iter) against the exact
+                  optimum""", """\
+examples:
+  halfspaces plot boundary points.csv --algo svm --C 10 -o b.png
+  halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png
+  halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png"""),
+    "demo": ("a tour of the library: runs, bounds and figures", None, """\
+examples:
+  halfspaces demo
+  halfspaces demo --quick --out-dir /tmp/demo"""),
+}
+
+
 def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
                       indexing_help: str | None = None) -> None:
     parser.add_argument("--format", choices=FORMATS,
@@ -110,9 +164,15 @@ def _add_estimator_options(parser: argparse.ArgumentParser, *, default_algo: str
                        help="halving / weighted-majority: size N of the class (default: 1024)")
 
 
+def _command(sub, name: str) -> argparse.ArgumentParser:
+    """The sub-command ``name`` with its help, description and examples from ``_TEXTS``."""
+    help_text, description, epilog = _TEXTS[name]
+    return sub.add_parser(name, help=help_text, description=description, epilog=epilog,
+                          formatter_class=_FORMATTER)
+
+
 def _add_train(sub) -> None:
-    p = sub.add_parser("train", help="fit a model and save it", formatter_class=_FORMATTER,
-                       epilog=_TRAIN_EPILOG, description="Fit an estimator on DATA and save it.")
+    p = _command(sub, "train")
     p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to save the model")
@@ -129,52 +189,34 @@ def _add_train(sub) -> None:
     p.set_defaults(func=_models.cmd_train)
 
 
-def _add_model_command(sub, name: str, **kwargs) -> argparse.ArgumentParser:
+def _add_model_command(sub, name: str) -> argparse.ArgumentParser:
     """A command that reads a MODEL file and a DATA file as the model's training file was."""
-    p = sub.add_parser(name, formatter_class=_FORMATTER, **kwargs)
+    p = _command(sub, name)
     p.add_argument("model", metavar="MODEL")
     p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
-    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
     return p
 
 
 def _add_predict(sub) -> None:
-    p = _add_model_command(
-        sub, "predict", help="write one predicted label per line",
-        description="Predict a label for each example of DATA.",
-        epilog="examples:\n  halfspaces predict heart.model heart_scale -o"
-               " labels.txt\n  halfspaces predict spam.model new.tsv")
+    p = _add_model_command(sub, "predict")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the labels here (atomically; a .gz, .bz2 or .xz name is"
                         " compressed) instead of standard output (-)")
+    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
     _add_common(p, json=False)
     p.set_defaults(func=_models.cmd_predict)
 
 
 def _add_evaluate(sub) -> None:
-    p = _add_model_command(
-        sub, "evaluate", help="accuracy, losses and margins of a model on labelled data",
-        description="Accuracy; zero-one (a tie y*score = 0 counts as a mistake), hinge and"
-                    " logistic losses averaged over the examples; min and mean functional"
-                    " margin y*score; geometric margin min y(w.x+b)/||w|| for linear models.",
-        epilog="examples:\n  halfspaces evaluate heart.model heart_scale\n"
-               "  halfspaces evaluate spam.model test.tsv --json")
+    p = _add_model_command(sub, "evaluate")
+    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
     _add_common(p, json_help="print one JSON object (keys include accuracy, zero_one, hinge,"
                              " logistic, min_functional_margin, geometric_margin)")
     p.set_defaults(func=_models.cmd_evaluate)
 
 
 def _add_play(sub) -> None:
-    p = sub.add_parser(
-        "play", help="the online game: predict, see the label, update", formatter_class=_FORMATTER,
-        description="Play the online prediction game over DATA in file order and print a"
-                    " progressive table at 1, 2, 4, 8, ... examples. For perceptrons, ends with"
-                    " the mistakes (for averaged and voted: the running perceptron's updates)"
-                    " against Novikoff's bound (R/gamma)^2 when the data is separable (checked"
-                    " by LP; gamma from the max-margin QP; with an offset, both of the points"
-                    " (x, 1); only for at most --bound-limit examples).",
-        epilog="examples:\n  halfspaces play train.svm --algo perceptron --no-fit-intercept\n"
-               "  halfspaces play a9a --algo pegasos --lam 1e-4 --json")
+    p = _command(sub, "play")
     p.add_argument("data", metavar="DATA")
     _add_data_options(p, n_features_help=_ANY_FEATURES)
     _add_estimator_options(p, default_algo="perceptron")
@@ -186,17 +228,7 @@ def _add_play(sub) -> None:
 
 
 def _add_bound(sub) -> None:
-    p = sub.add_parser(
-        "bound", help="radius, separability, max margin, mistake bounds, VC dimension",
-        formatter_class=_FORMATTER,
-        description="The theory on DATA (two classes): radius R = max ||x_i||; linear"
-                    " separability by LP (with the rows of the Farkas certificate when not);"
-                    " the max margin gamma; the perceptron's Novikoff bound (R/gamma)^2 and"
-                    " margin-1 bound R^2 ||w*||^2 (with an offset, R' and gamma' of the points"
-                    " (x, 1), as the perceptron runs); the VC dimension of halfspaces in R^d"
-                    " (d + 1 with offset).",
-        epilog="examples:\n  halfspaces bound train.svm\n"
-               "  halfspaces bound points.csv --no-fit-intercept --json")
+    p = _command(sub, "bound")
     p.add_argument("data", metavar="DATA")
     _add_data_options(p, n_features_help=_ANY_FEATURES)
     p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
@@ -206,21 +238,7 @@ def _add_bound(sub) -> None:
 
 
 def _add_plot(sub) -> None:
-    p = sub.add_parser(
-        "plot", help="draw a figure as PNG", formatter_class=_FORMATTER,
-        description="Draw a figure of 2-D DATA (boundary, regularization, max-margin) or of any"
-                    " data (mistakes, objective) and write it as PNG.\n"
-                    "  boundary        fit --algo; decision boundary, margins score = +-1,"
-                    " circled points on or inside the margin\n"
-                    "  regularization  SVM with a small and a large lambda side by side (--lams)\n"
-                    "  max-margin      the max-margin separator and its support vectors\n"
-                    "  mistakes        cumulative online mistakes of --algo against Novikoff's"
-                    " bound\n"
-                    "  objective       Pegasos objective per epoch (--lam, --max-iter) against the"
-                    " exact optimum",
-        epilog="examples:\n  halfspaces plot boundary points.csv --algo svm --C 10 -o b.png\n"
-               "  halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png\n"
-               "  halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png")
+    p = _command(sub, "plot")
     p.add_argument("kind", choices=PLOT_KINDS, metavar="KIND", help=", ".join(PLOT_KINDS))
     p.add_argument("data", metavar="DATA")
     p.add_argument("-o", "--output", required=True, metavar="PNG")
@@ -237,10 +255,7 @@ def _add_plot(sub) -> None:
 
 
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="a tour of the library: runs, bounds and figures",
-                       formatter_class=_FORMATTER,
-                       epilog="examples:\n  halfspaces demo\n  halfspaces demo --quick"
-                              " --out-dir /tmp/demo")
+    p = _command(sub, "demo")
     p.add_argument("--out-dir", default="demo-output", help="folder for the figures and"
                                                               " reports (default: demo-output)")
     p.add_argument("--quick", action="store_true", help="small data, a few seconds")
@@ -260,18 +275,4 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
                 _add_demo):
         add(sub)
-    for command in sub.choices.values():
-        command.description = _wrap(command.description)
     return parser
-
-
-def _wrap(text: str | None, width: int = 88) -> str | None:
-    """Fill each line of a description (the formatter keeps our line breaks as they are)."""
-    if not text:
-        return text
-    lines = []
-    for line in text.splitlines():
-        indent = " " * (len(line) - len(line.lstrip()))
-        hang = indent + " " * 16 if indent else ""
-        lines.append(textwrap.fill(line, width, subsequent_indent=hang))
-    return "\n".join(lines)

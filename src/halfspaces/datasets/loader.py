@@ -112,11 +112,10 @@ def load(path, format: str | None = None, **options) -> Dataset:
 
     Examples
     --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "points.csv")
-    >>> with open(path, "w") as f:
-    ...     _ = f.write("0.5,1,1\\n-1,2e-1,-1\\n")
-    >>> X, y = load(path, label_column=-1)
+    An open binary file is read as a stream (here a CSV with the label last):
+
+    >>> import io
+    >>> X, y = load(io.BytesIO(b"0.5,1,1\\n-1,2e-1,-1\\n"), "csv", label_column=-1)
     >>> X.tolist(), y.tolist()
     ([[0.5, 1.0], [-1.0, 0.2]], [1.0, -1.0])
     """
