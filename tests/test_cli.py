@@ -16,7 +16,9 @@ import sys
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog, minimize
+from helpers import hard_margin_through_origin as _hard_margin_through_origin
+from helpers import separable as _separable
+from scipy.optimize import linprog
 from sklearn.svm import SVC as SkSVC
 
 from halfspaces import cli
@@ -27,16 +29,6 @@ ENV = {**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"}
 
 
 # -- data written by hand (independent of our writers) --------------------------------------
-
-
-def _separable(n=40, d=2, seed=0, margin=0.2):
-    """Points with |<u, x>| >= margin for a unit u, labelled by sign(<u, x>)."""
-    rng = np.random.default_rng(seed)
-    u = rng.normal(size=d)
-    u /= np.linalg.norm(u)
-    X = rng.uniform(-1, 1, size=(4 * n, d))
-    X = X[np.abs(X @ u) >= margin][:n]
-    return X, np.where(X @ u > 0, 1, -1)
 
 
 def _write_svmlight(path, X, y):
@@ -73,16 +65,6 @@ def _perceptron_reference(X, y):
             w = w + y_t * x_t
             mistakes[t] = True
     return mistakes
-
-
-def _hard_margin_through_origin(X, y):
-    """min ||w||^2 s.t. y_i <w, x_i> >= 1 (SLSQP); returns the geometric margin 1/||w||."""
-    cons = {"type": "ineq", "fun": lambda w: y * (X @ w) - 1.0, "jac": lambda w: y[:, None] * X}
-    w0 = np.linalg.lstsq(X, y.astype(float), rcond=None)[0] * 10
-    res = minimize(lambda w: w @ w, w0, jac=lambda w: 2 * w, constraints=[cons],
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
-    assert res.success
-    return 1.0 / np.linalg.norm(res.x)
 
 
 # -- subprocess: the real command -----------------------------------------------------------
@@ -512,6 +494,24 @@ def test_help_has_examples(capsys, command):
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert "examples:" in out
+
+
+def test_help_imports_no_heavy_library():
+    """``halfspaces --help`` (and each command's) stays fast: no scikit-learn, SciPy, pandas,
+    numba or matplotlib is imported until a command runs."""
+    script = (
+        "import contextlib, io, sys\n"
+        "from halfspaces.cli import main\n"
+        "for command in ([], ['train'], ['predict'], ['evaluate'], ['play'], ['bound'],"
+        " ['plot'], ['demo']):\n"
+        "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "        main([*command, '--help'])\n"
+        "heavy = {'sklearn', 'scipy', 'pandas', 'numba', 'matplotlib'}\n"
+        "print(sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=ENV, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"
 
 
 def test_unexpected_errors_are_one_line_unless_debug(tmp_path, capsys, monkeypatch):
