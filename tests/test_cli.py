@@ -241,6 +241,25 @@ def test_train_predict_evaluate_in_process(tmp_path, capsys):
     assert code == 0 and "accuracy" in out and "hinge loss" in out
 
 
+def test_kernelized_pegasos_from_the_command_line(tmp_path, capsys):
+    """``--algo pegasos --kernel rbf`` trains kernelized Pegasos: the CLI's predictions are
+    those of the library's kernelized Pegasos fitted here with the same parameters."""
+    import halfspaces
+
+    X, y = _separable(n=40, d=2, seed=7)
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    model, preds = tmp_path / "m.hs", tmp_path / "p.txt"
+    code, _, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf",
+                        "--gamma", "0.5", "--lam", "0.01", "--max-iter", "3",
+                        "--random-state", "0", "-o", model)
+    assert code == 0, err
+    assert _run(capsys, "predict", model, data, "-o", preds)[0] == 0
+    kernel_pegasos = getattr(halfspaces, "KernelPegasosSVC", halfspaces.PegasosSVC)
+    est = kernel_pegasos(kernel="rbf", gamma=0.5, lam=0.01, max_iter=3, random_state=0)
+    np.testing.assert_array_equal(np.loadtxt(preds), est.fit(X, y).predict(X))
+    assert type(halfspaces.load(model)) is kernel_pegasos
+
+
 def test_predict_to_stdout_keeps_label_spelling(tmp_path, capsys):
     X, y = _separable(n=30, d=2, seed=4)
     data = _write_csv(tmp_path / "d.csv", X, np.where(y > 0, "yes", "no"))

@@ -132,6 +132,19 @@ def _draw_levels(ax, w: NDArray, b: float, levels, box, names) -> None:
         ax.plot(points[:, 0], points[:, 1], label=name, zorder=2, **style)
 
 
+def _draw_contours(ax, grid, levels, names) -> list:
+    """The level sets of a non-linear model's scores on ``grid = (xx, yy, scores)``, and the
+    proxy lines that describe them in the legend (contours have no entries of their own)."""
+    from matplotlib.lines import Line2D
+
+    order = np.argsort(levels)
+    ax.contour(*grid, levels=[levels[i] for i in order],
+               colors=["gray" if levels[i] else "black" for i in order],
+               linestyles=["--" if levels[i] else "-" for i in order], zorder=2)
+    return [Line2D([], [], color="gray" if level else "black", linestyle="--" if level else "-",
+                   label=name) for level, name in zip(levels, names, strict=True)]
+
+
 def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: Any = None,
                            margins: bool = True, grid_resolution: int = 200,
                            title: str | None = None):
@@ -204,16 +217,7 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
         b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
         _draw_levels(ax, w, b, levels, box, names)
     else:
-        order = np.argsort(levels)
-        ax.contour(xx, yy, grid_scores, levels=[levels[i] for i in order],
-                   colors=["gray" if levels[i] else "black" for i in order],
-                   linestyles=["--" if levels[i] else "-" for i in order], zorder=2)
-        # Contours have no legend entries of their own: describe them with proxy lines.
-        from matplotlib.lines import Line2D
-
-        proxies = [Line2D([], [], color="gray" if level else "black",
-                          linestyle="--" if level else "-", label=name)
-                   for level, name in zip(levels, names, strict=True)]
+        proxies = _draw_contours(ax, (xx, yy, grid_scores), levels, names)
     _scatter_classes(ax, X, y_pm, classes)
     if margins:
         z = y_pm * scores

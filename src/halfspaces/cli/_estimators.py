@@ -9,9 +9,13 @@ from ._io import CLIError
 from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, EXPERT_ALGOS, flag, literal
 
 
-def estimator_class(algo: str):
+def estimator_class(algo: str, kernel: str | None = None):
     import halfspaces
 
+    if algo == "pegasos" and kernel is not None:
+        # Kernelized Pegasos is its own class once the solvers' restructuring is merged
+        # (until then PegasosSVC takes the kernel itself).
+        return getattr(halfspaces, "KernelPegasosSVC", halfspaces.PegasosSVC)
     return getattr(halfspaces, ALGOS[algo])
 
 
@@ -33,7 +37,7 @@ def make_estimator(args: argparse.Namespace, X=None):
     ``X`` (the training features) is needed by the expert algorithms, whose hypothesis class
     is built from its dimension (and, for stumps, its values).
     """
-    cls = estimator_class(args.algo)
+    cls = estimator_class(args.algo, getattr(args, "kernel", None))
     params = given_params(args)
     if args.algo in EXPERT_ALGOS:
         from ..experts import make_hypotheses

@@ -2,14 +2,15 @@
 
 Printed as it runs and saved to ``OUT_DIR/demo-report.txt``:
 
-1. **the table**: one :class:`Case` per row -- an estimator, a data set and a mode: the online
-   learners through the online game (:func:`halfspaces.online.play`) over the a9a training
-   set (UCI Adult, 32,561 rounds), the batch ones through ``fit`` -- run by one runner
-   (:func:`run_case`) that trains, times, scores on the test split, checks the mistake bound
-   where a theorem gives one and the objective's optimality gap where one applies (SVC's
-   duality gap, Pegasos against the exact SVM optimum at the same lambda, the logistic
-   objective), then saves and reloads the model. The separable and text parts use the bundled
-   mushrooms (UCI) and SMS spam collections;
+1. **the table**: one :class:`~halfspaces.demo.cases.Case` per row -- an estimator, a data
+   set and a mode: the online learners through the online game
+   (:func:`halfspaces.online.play`) over the a9a training set (UCI Adult, 32,561 rounds),
+   the batch ones through ``fit`` -- run by one runner
+   (:func:`~halfspaces.demo.cases.run_case`) that trains, times, scores on the test split,
+   checks the mistake bound where a theorem gives one and the objective's optimality gap
+   where one applies (SVC's duality gap, Pegasos against the exact SVM optimum at the same
+   lambda, the logistic objective), then saves and reloads the model. The separable and text
+   parts use the bundled mushrooms (UCI) and SMS spam collections;
 2. every trained model saved to ``OUT_DIR/models/`` (no pickle), reloaded with
    :func:`halfspaces.load`, and checked to give identical predictions;
 3. Novikoff's bound on the mushrooms, which a halfspace through the origin separates
@@ -50,6 +51,7 @@ from .cases import (
 )
 
 __all__ = ["run"]
+
 
 class _Report:
     """Prints each line at once and keeps it for the report file."""
@@ -154,7 +156,7 @@ def _persistence_section(say: _Report, rows: list[Row], out_dir: str) -> bool:
 # -- 3. Novikoff on the mushrooms ------------------------------------------------------------
 
 
-def _mushroom_report(data: dict[str, Split], context: dict) -> None:
+def _mushroom_report(data: dict[str, Split], context: dict) -> bool:
     """Novikoff's bound for the perceptron through the origin on every mushroom: R, the max
     margin gamma and (R/gamma)^2, into ``context``."""
     from ..theory import bounds_report
@@ -166,6 +168,7 @@ def _mushroom_report(data: dict[str, Split], context: dict) -> None:
         raise RuntimeError("no halfspace through the origin separates the mushrooms"
                            f" (certificate on {report.certificate_rows.size} rows)")
     context["mushrooms"], context["mushrooms_seconds"] = report, time.perf_counter() - start
+    return True
 
 
 class _Checks:
@@ -336,7 +339,7 @@ def _step(say: _Report, what: str, section: Callable[[], bool]) -> bool:
     try:
         return bool(section())
     except Exception as exc:  # noqa: BLE001
-        say(f"   {what} FAILED: {one_line(exc)}")
+        say(f"{what} FAILED: {one_line(exc)}")
         return False
 
 
@@ -363,11 +366,11 @@ def run(out_dir: str | os.PathLike = "demo-output", quick: bool = False) -> int:
         + (" (quick: subsamples)" if quick else ""))
     say()
     data = load_data(quick)
-    ok = _step(say, "bounds_report on the mushrooms", lambda: _mushroom_report(data, context)
-               or True)
+    ok = _step(say, "   bounds_report on the mushrooms", lambda: _mushroom_report(data, context))
     rows, table_ok = _table_section(say, data, context, quick, out_dir)
     say()
-    ok &= table_ok & _persistence_section(say, rows, out_dir)
+    ok &= table_ok
+    ok &= _persistence_section(say, rows, out_dir)
     say()
     if "mushrooms" in context:
         ok &= _step(say, "3. Novikoff section", lambda: _novikoff_section(say, data, context,
