@@ -117,7 +117,7 @@ def _table_section(say: _Report, data: dict[str, Split], context: dict, quick: b
     rows = [run_case(case, data[case.data], context, folder) for case in make_cases(quick)]
     ok = _print_table(say, rows)
     say()
-    say("   train: seconds to play or fit (numba kernels are compiled on first use and cached).")
+    say("   train: seconds to play or fit (numba compiles each pass on first use and caches it).")
     say("   bound: a theorem's mistake bound where one applies -- Weighted Majority"
         " (ln N + m* ln 2)/ln(4/3), Halving log2 N")
     say("   (some direction of the class separates the data), Novikoff (R/gamma)^2 (gamma:"
