@@ -27,6 +27,7 @@ _PUBLIC = {
     "play": ".online",
     "Transcript": ".online",
     "load": ".persistence",
+    "save": ".persistence",
     "ModelFormatError": ".persistence",
 }
 
