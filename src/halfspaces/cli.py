@@ -214,9 +214,11 @@ def _read(source, name: str, fmt: str, label_column, n_features, zero_based) -> 
 # -- models ---------------------------------------------------------------------------------
 
 
-def _estimator_class(algo: str):
+def _estimator_class(algo: str, kernel: str | None = None):
     import halfspaces
 
+    if algo == "pegasos" and kernel is not None:  # kernelized Pegasos is its own class
+        return halfspaces.KernelPegasosSVC
     return getattr(halfspaces, ALGOS[algo])
 
 
@@ -288,7 +290,7 @@ def make_estimator(args: argparse.Namespace, X=None):
     ``X`` (the training features) is needed by the expert algorithms, whose hypothesis class
     is built from its dimension (and, for stumps, its values).
     """
-    cls = _estimator_class(args.algo)
+    cls = _estimator_class(args.algo, getattr(args, "kernel", None))
     params = _given_params(args)
     if args.algo in EXPERT_ALGOS:
         if X is None:
