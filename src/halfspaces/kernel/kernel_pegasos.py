@@ -27,7 +27,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
-from .._primitives import row_dot
+from .._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
+    check_pass,
+    row_dot,
+)
 from .._validation import check_scalar, validate_X, validate_X_y
 from ..exceptions import NumericalError
 from ..kernels import check_kernel_params, gram, resolve_gamma
@@ -69,7 +76,7 @@ def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
     K : float64[n, n] C-contiguous; w : PegasosVectors over the n training points; alpha :
-    int64[n] violation counts; the rest as the primal passes (they return the same triple).
+    int64[n] violation counts; the rest as the primal passes (the same state and result).
     """
     m, k = order.shape[0], p.batch_size
     violators = np.empty(k, dtype=order.dtype)
@@ -82,7 +89,7 @@ def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
             i = order[q]
             score = st.a * row_dot(K, i, w.v) + st.b
             if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
-                return st, mistakes, np.int64(i)
+                return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
             scores[i] = score
             if y[i] * score <= 0.0:  # a tie counts as a mistake
                 mistakes += 1
@@ -104,7 +111,7 @@ def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
             alpha[i] += 1
             st = moved(st, dsq, p.b_rate * step * y[i])
         st = end_step(st, p)
-    return st, mistakes, np.int64(-1)
+    return st, PassResult(mistakes, FINITE, -1)
 
 
 class KernelPegasosSVC(PegasosOptions, SaveMixin, ClassifierMixin, BaseEstimator):
@@ -233,13 +240,11 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ClassifierMixin, BaseEstimator
         """One pass of one binary problem ``(w, state)``; returns ``(state, mistakes)``."""
         w, st = problem
         scores = np.empty(K.shape[0])
-        st, mistakes, bad = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha)
-        if bad >= 0:
-            raise NumericalError("KernelPegasosSVC", int(bad), "the score")
+        st, result = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha)
+        mistakes = check_pass("KernelPegasosSVC", result)
         if not (np.isfinite(st[1:]).all() and np.isfinite(w.v).all()
                 and np.isfinite(w.u).all()):  # once per pass: O(n) against its O(n^2)
-            raise NumericalError("KernelPegasosSVC", int(order[-1]),
-                                 "the weights at the end of the pass (last row)")
+            check_pass("KernelPegasosSVC", PassResult(mistakes, WEIGHTS_NOT_FINITE, order[-1]))
         return st, mistakes
 
     def fit(self, X: ArrayLike, y: ArrayLike):

@@ -40,7 +40,18 @@ from sklearn.utils.extmath import safe_sparse_dot
 
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
-from .._primitives import as_rows, dot_dense, row_axpy, row_dot, row_prefetch
+from .._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
+    as_rows,
+    check_pass,
+    dot_dense,
+    row_axpy,
+    row_dot,
+    row_prefetch,
+)
 from .._validation import param_error, validate_X_y
 from ..exceptions import NumericalError
 from ..losses import svm_objective
@@ -118,10 +129,10 @@ def _fold(w, st):
 # {-1,+1}; order : uint64[m] rows to visit; p : PegasosParams; w : PegasosVectors (updated in
 # place); st : PegasosState before the pass; scores : float64[n] receives each row's score
 # before its step (empty: not recorded); sq_norms : float64[n], ||x_i||^2.
-# Each returns (state, mistakes, bad): mistakes counts y score <= 0 before the step; bad is
-# -1, or the row whose score was inf or nan, where the pass stopped (nan <= 0 is false: never
-# a mistake). The plain pass prefetches the next row: rows come in an order the hardware
-# cannot guess.
+# Each returns the state after it and a PassResult: the mistakes (y score <= 0 before the
+# step) and FINITE, or SCORE_NOT_FINITE and the row whose score was inf or nan, where the pass
+# stopped (nan <= 0 is false: never a mistake). The plain pass prefetches the next row: rows
+# come in an order the hardware cannot guess.
 
 
 @njit(cache=True)
@@ -137,7 +148,7 @@ def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms):
         wx = st.a * row_dot(X, i, w.v)  # <w_t, x_i>
         score = wx + st.b
         if not abs(score) < np.inf:
-            return st, mistakes, np.int64(i)
+            return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
         if record:
             scores[i] = score
         if y[i] * score <= 0.0:  # a tie counts as a mistake
@@ -156,7 +167,7 @@ def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms):
             dsq = 2.0 * eta * y[i] * f * wx + eta * eta * sq_norms[i]
             st = moved(st, dsq, p.b_rate * eta * y[i])
         st = end_step(st, p)
-    return st, mistakes, np.int64(-1)
+    return st, PassResult(mistakes, FINITE, -1)
 
 
 @njit(cache=True)
@@ -174,7 +185,7 @@ def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms):
             i = order[q]
             score = st.a * row_dot(X, i, w.v) + st.b
             if not abs(score) < np.inf:
-                return st, mistakes, np.int64(i)
+                return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
             if record:
                 scores[i] = score
             if y[i] * score <= 0.0:
@@ -197,11 +208,11 @@ def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms):
                 row_axpy(X, i, st.S * c, w.u)
             st = moved(st, dsq, p.b_rate * step * y[i])
         st = end_step(st, p)
-    return st, mistakes, np.int64(-1)
+    return st, PassResult(mistakes, FINITE, -1)
 
 
 def run_epoch(X, y, order, p: PegasosParams, w: PegasosVectors, st: PegasosState,
-              scores: NDArray, sq_norms: NDArray) -> tuple[PegasosState, int, int]:
+              scores: NDArray, sq_norms: NDArray) -> tuple[PegasosState, PassResult]:
     """The pass for ``p.batch_size`` over validated ``X`` (dense or CSR)."""
     epoch = pegasos_epoch if p.batch_size == 1 else minibatch_epoch
     return epoch(as_rows(X), y, order, p, w, st, scores, sq_norms)
@@ -230,9 +241,9 @@ def _calibrate_eta0(est, X, y: NDArray, sample: NDArray) -> float:
     for c in _ETA0_GRID:
         eta0 = c / r2
         w = PegasosVectors(np.zeros(X.shape[1]), np.zeros(X.shape[1] if est._averaging else 0))
-        st, _, bad = run_epoch(Xs, ys, order, est._params(eta0), w, fresh_state(),
+        st, result = run_epoch(Xs, ys, order, est._params(eta0), w, fresh_state(),
                                np.empty(0), sq_norms)
-        if bad >= 0:
+        if result.status != FINITE:
             continue  # this step size overflows the weights
         coef, b = predictor(w, st, est._averaging)
         J = svm_objective(coef, b, Xs, ys, lam=float(est.lam))
@@ -480,16 +491,14 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
         # unsigned row numbers: numba skips the negative-index test on order[p] (as dot_csr)
         order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
         w, st = self._problem(k)
-        st, mistakes, bad = run_epoch(X, y, order, self._pass_params, w, st, scores, sq_norms)
-        if bad >= 0:
-            raise NumericalError("PegasosSVC", int(bad), "the score <w, x_i> + b")
+        st, result = run_epoch(X, y, order, self._pass_params, w, st, scores, sq_norms)
+        mistakes = check_pass("PegasosSVC", result, "the score <w, x_i> + b")
         # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)). The
         # state is checked once per pass too: a score checks only the weights of its row.
         with np.errstate(over="ignore"):  # an overflow is reported just below
             self._scalars[k] = st._replace(sqnorm=st.a * st.a * dot_dense(w.v, w.v))[1:]
         if not (np.isfinite(self._scalars[k]).all() and np.isfinite(dot_dense(w.u, w.u))):
-            raise NumericalError("PegasosSVC", int(order[-1]),
-                                 "the weights at the end of the pass (last row)")
+            check_pass("PegasosSVC", PassResult(mistakes, WEIGHTS_NOT_FINITE, order[-1]))
         return mistakes
 
     def _start(self, X, classes: NDArray) -> None:
