@@ -121,21 +121,21 @@ def test_kernel_pegasos_weights_that_overflow_on_the_last_row():
 
 def test_dcd_stops_at_a_non_finite_score():
     # Finite data and C keep DCD's steps bounded (|G / Qbar_ii|, alpha <= C), so the guard is
-    # checked on the kernel directly: a weight that is already inf makes the score of the
-    # first row visited inf (G = y score - 1 = -inf, a step), and the run stops there with
-    # status 2 naming that row.
-    from halfspaces.solvers.dcd import _PARAMS, _STATE, _dcd_run
+    # checked on the compiled run directly: a weight that is already inf makes the score of
+    # the first row visited inf (G = y score - 1 = -inf, a step), and the run stops there
+    # with status SCORE_NOT_FINITE naming that row.
+    from halfspaces._primitives import SCORE_NOT_FINITE
+    from halfspaces.solvers.dcd import DCDArrays, DCDParams, DCDState, _dcd_run
 
     Xd, y = np.array([[1.0], [2.0]]), np.array([-1.0, -1.0])
-    state, params = np.zeros(1, dtype=_STATE), np.zeros(1, dtype=_PARAMS)
-    state[0]["n_active"], state[0]["PGmax_old"], state[0]["PGmin_old"] = 2, np.inf, -np.inf
-    params[0]["U"], params[0]["rho"], params[0]["tol"], params[0]["budget"] = 1.0, 1.0, 1e-4, 1e9
     active = np.array([1, 0], dtype=np.int64)
-    _dcd_run(True, Xd, np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), y,
-             np.array([1.0, 4.0]), np.empty(0), np.zeros(2), np.array([np.inf]), active,
-             state, params, np.zeros(1, dtype=np.uint64), 10)
-    assert state[0]["status"] == 2
-    assert state[0]["bad_row"] == active[0]  # the first row the shuffled pass visited
+    arrays = DCDArrays(y, np.array([1.0, 4.0]), np.empty(0), np.zeros(2), np.array([np.inf]),
+                       active, np.zeros(1, dtype=np.uint64))
+    params = DCDParams(1.0, 0.0, 1.0, 0.0, 0.0, 1e-4, 1e9, False, False, False)
+    state = DCDState(2, 0, 0, 0, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    _, trouble = _dcd_run(Xd, arrays, params, state, 10)
+    assert trouble.status == SCORE_NOT_FINITE
+    assert trouble.row == active[0]  # the first row the shuffled pass visited
 
 
 def test_cli_names_the_option(tmp_path, capsys):
