@@ -118,7 +118,7 @@ def _loss_and_coef(z, y, g):
 def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool):
     """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept).
 
-    Two mat-vecs (scipy's sparse kernels or BLAS) and one compiled pass over the margins.
+    Two mat-vecs (scipy's sparse routines or BLAS) and one compiled pass over the margins.
     """
     d = X.shape[1]
     n = y.shape[0]
