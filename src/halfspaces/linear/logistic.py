@@ -134,6 +134,21 @@ def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept
     return total / n + 0.5 * lam * float(w @ w), grad
 
 
+def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 2):
+    """``scipy.optimize.minimize``'s result of L-BFGS-B on ``fun(theta) -> (J, grad J)`` from
+    ``theta0``, stopped by ``max |grad| <= tol`` or ``max_iter`` iterations (then a
+    ConvergenceWarning, ``stacklevel`` counted from the caller of this function)."""
+    res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
+                   options={"maxiter": int(max_iter), "gtol": float(tol),
+                            "ftol": 64 * np.finfo(float).eps, "maxls": 50})
+    if res.status == 1:
+        warnings.warn(
+            f"LogisticRegression: L-BFGS-B stopped after max_iter={max_iter} iterations"
+            f" before the gradient fell below tol={tol}. Increase max_iter or scale the"
+            " features.", ConvergenceWarning, stacklevel=stacklevel + 1)
+    return res
+
+
 class LogisticRegression(OnlineClassifier):
     """L2-regularized logistic regression: L-BFGS-B for ``fit``, online SGD for ``partial_fit``.
 
@@ -302,15 +317,8 @@ class LogisticRegression(OnlineClassifier):
         objectives, n_iter = [], 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            res = minimize(_objective_and_grad, theta0, args=(X, y_k, lam, fit_b), jac=True,
-                           method="L-BFGS-B",
-                           options={"maxiter": int(self.max_iter), "gtol": float(self.tol),
-                                    "ftol": 64 * np.finfo(float).eps, "maxls": 50})
-            if res.status == 1:
-                warnings.warn(
-                    f"LogisticRegression: L-BFGS-B stopped after max_iter={self.max_iter}"
-                    f" iterations before the gradient fell below tol={self.tol}. Increase"
-                    " max_iter or scale the features.", ConvergenceWarning, stacklevel=2)
+            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, X, y_k, lam, fit_b),
+                        theta0, max_iter=self.max_iter, tol=self.tol)
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
             objectives.append(logistic_objective(self.coef_[k], self.intercept_[k], X, y_k,
