@@ -16,11 +16,11 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from numba import config as numba_config
-from numba import njit, types
+from numba import njit
 from numba.extending import overload
 from numpy.typing import NDArray
 
-from .._primitives import as_rows, n_rows, row_axpy, row_sqnorm, shuffle
+from .._primitives import as_rows, n_rows, row_sqnorm, shuffle
 from .._validation import check_choice, check_scalar, param_error
 
 # -- state, hyper-parameters and step sizes ----------------------------------------------------
@@ -121,43 +121,6 @@ if not numba_config.DISABLE_JIT:
     def _step_size(rate, t):
         step = _STEPS.get(getattr(rate, "instance_class", None))
         return None if step is None else (lambda rate, t: step(rate, t))
-
-
-def add_row(X, t, c, v, cs, u):
-    """v <- v + c x_t and, when ``cs != 0``, u <- u + cs x_t (the averaging sums), in one
-    sweep over the row (two sweeps cost the averaged passes up to 15%)."""
-    row_axpy(X, t, c, v)
-    if cs != 0.0:
-        row_axpy(X, t, cs, u)
-
-
-if not numba_config.DISABLE_JIT:
-
-    @overload(add_row, jit_options={"cache": True})
-    def _add_row(X, t, c, v, cs, u):
-        if isinstance(X, types.Array):
-            def dense(X, t, c, v, cs, u):
-                x = X[t]
-                if cs == 0.0:
-                    for j in range(x.shape[0]):
-                        v[j] += c * x[j]
-                else:
-                    for j in range(x.shape[0]):
-                        v[j] += c * x[j]
-                        u[j] += cs * x[j]
-            return dense
-
-        def csr(X, t, c, v, cs, u):  # unsigned indices: see _primitives.dot_csr
-            row = range(np.uint64(X.indptr[t]), np.uint64(X.indptr[t + 1]))
-            if cs == 0.0:
-                for p in row:
-                    v[np.uint64(X.indices[p])] += c * X.data[p]
-            else:
-                for p in row:
-                    j, x = np.uint64(X.indices[p]), X.data[p]
-                    v[j] += c * x
-                    u[j] += cs * x
-        return csr
 
 
 # -- what the estimators compute around the passes --------------------------------------------

@@ -48,6 +48,7 @@ from .._primitives import (
     as_rows,
     check_pass,
     dot_dense,
+    row_axpy,
     row_dot,
     row_prefetch,
 )
@@ -59,7 +60,6 @@ from ._pegasos_base import (
     PegasosParams,
     PegasosState,
     PegasosVectors,
-    add_row,
     fresh_state,
     intercept_decay,
     predictor,
@@ -160,8 +160,9 @@ def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms):
             st = _fold(w, st)
         if y[i] * score < 1.0:  # w += eta y x  is  v += (eta y / a) x
             c = eta * y[i] / st.a
-            # S = 0 (no average yet, or no averaging): u unchanged
-            add_row(X, i, c, w.v, st.S * c if w.u.shape[0] > 0 else 0.0, w.u)
+            row_axpy(X, i, c, w.v)
+            if w.u.shape[0] > 0 and st.S != 0.0:  # S = 0 (no average yet): u unchanged
+                row_axpy(X, i, st.S * c, w.u)
             # ||w + eta y x||^2 = ||w||^2 + 2 eta y <w, x> + eta^2 ||x||^2  (w shrunk)
             dsq = 2.0 * eta * y[i] * f * wx + eta * eta * sq_norms[i]
             st = moved(st, dsq, p.b_rate * eta * y[i])
@@ -202,7 +203,9 @@ def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms):
             c = step * y[i] / st.a  # w += step y x  is  v += (step y / a) x
             # exact as <w, x_i> moved within the batch: 2 step y <w, x_i> + step^2 ||x_i||^2
             dsq = st.a * st.a * (2.0 * c * row_dot(X, i, w.v) + c * c * sq_norms[i])
-            add_row(X, i, c, w.v, st.S * c if w.u.shape[0] > 0 else 0.0, w.u)
+            row_axpy(X, i, c, w.v)
+            if w.u.shape[0] > 0 and st.S != 0.0:
+                row_axpy(X, i, st.S * c, w.u)
             st = moved(st, dsq, p.b_rate * step * y[i])
         st = end_step(st, p)
     return st, PassResult(mistakes, FINITE, -1)
