@@ -33,6 +33,7 @@ import halfspaces
 from halfspaces import (
     SVC,
     AveragedPerceptron,
+    KernelPegasosSVC,
     KernelPerceptron,
     LogisticRegression,
     LPSeparator,
@@ -46,7 +47,7 @@ from halfspaces.online import play
 
 DEFAULTS = [Perceptron(), AveragedPerceptron(), VotedPerceptron(), KernelPerceptron(),
             TaughtHalving(STUMPS + [target]), WeightedMajorityClassifier(STUMPS),
-            PegasosSVC(), SVC(), LogisticRegression(), LPSeparator()]
+            PegasosSVC(), KernelPegasosSVC(), SVC(), LogisticRegression(), LPSeparator()]
 
 
 @parametrize_with_checks(DEFAULTS)

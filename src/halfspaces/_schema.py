@@ -772,6 +772,19 @@ _ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_"
 _PERCEPTRON_PARAMS = {"fit_intercept": Bool(), "max_iter": Int(low=1), "shuffle": Bool(),
                       "random_state": Seed(), "warm_start": Bool()}
 _KERNEL_PARAMS = {"kernel": KERNEL, "gamma": GAMMA, "degree": Int(low=0), "coef0": Float()}
+_PEGASOS_PARAMS = {
+    "lam": POSITIVE, "max_iter": Int(low=1), "n_iter": OneOf(NONE, Int(low=1)),
+    "batch_size": Int(low=1), "learning_rate": Choice("pegasos", "notes", "constant", "offset"),
+    "eta0": OneOf(Choice("auto", "calibrate"), POSITIVE),
+    "t0": OneOf(Choice("auto"), Float(low=0)), "projection": Bool(), "fit_intercept": Bool(),
+    "intercept_decay": OneOf(Choice("auto"), POSITIVE),
+    "average": OneOf(Bool(), Choice("weighted", "suffix"), Int(low=0)),
+    "sampling": Choice("permutation", "uniform", "cyclic"), "random_state": Seed(),
+    "tol": OneOf(NONE, Float(low=0)), "record_objective": Bool()}
+_PEGASOS_ATTRS = {
+    "intercept_": OFFSETS, "_suffix_start": Float(low=0), "intercept_decay_": POSITIVE,
+    "eta0_": POSITIVE,
+    "objective_history_": OneOf(Array(F8, ("n_epochs",)), Array(F8, ("n_epochs", "n_models")))}
 
 
 def _together(*groups: tuple[str, ...]) -> Rule:
@@ -859,10 +872,8 @@ def _voted_storage(params, attrs, where):
 
 
 def _pegasos_state(params, attrs, where):
-    """Primal state or kernel state; without averaging the sums ``_u`` are empty."""
-    _together(("_v", "_u", "_st", "coef_"),
-              ("support_", "support_vectors_", "dual_coef_", "alpha_", "gamma_"))(
-        params, attrs, where)
+    """The state of every binary problem; without averaging the sums ``_u`` are empty."""
+    _together(("_v", "_u", "_scalars", "coef_"))(params, attrs, where)
     if "_u" in attrs:
         average = params.get("average", "suffix")
         averaging = not (isinstance(average, (bool, np.bool_)) and not average)
@@ -905,8 +916,8 @@ def _tfidf_width(params, attrs, where):
 
 _VECTORIZERS = ("HashingVectorizer", "CountVectorizer", "TfidfVectorizer")
 _ESTIMATORS = ("Perceptron", "AveragedPerceptron", "VotedPerceptron", "PegasosSVC", "SVC",
-               "LogisticRegression", "LPSeparator", "KernelPerceptron", "HalvingClassifier",
-               "WeightedMajorityClassifier")
+               "LogisticRegression", "LPSeparator", "KernelPerceptron", "KernelPegasosSVC",
+               "HalvingClassifier", "WeightedMajorityClassifier")
 
 
 def _pipeline_steps(params, attrs, where):
@@ -1019,33 +1030,25 @@ SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
                             "dual_coef_", "alpha_", "intercept_")),
     "PegasosSVC": Schema(
-        {"lam": POSITIVE, "max_iter": Int(low=1), "n_iter": OneOf(NONE, Int(low=1)),
-         "batch_size": Int(low=1),
-         "learning_rate": Choice("pegasos", "notes", "constant", "offset"),
-         "eta0": OneOf(Choice("auto", "calibrate"), POSITIVE),
-         "t0": OneOf(Choice("auto"), Float(low=0)),
-         "projection": Bool(), "fit_intercept": Bool(),
-         "intercept_decay": OneOf(Choice("auto"), POSITIVE),
-         "average": OneOf(Bool(), Choice("weighted", "suffix"), Int(low=0)),
-         "kernel": OneOf(NONE, KERNEL), "gamma": GAMMA, "degree": Int(low=0),
-         "coef0": Float(), "sampling": Choice("permutation", "uniform", "cyclic"),
-         "random_state": Seed(), "tol": OneOf(NONE, Float(low=0)),
-         "record_objective": Bool(), "warm_start": Bool()},
-        {**_ONLINE,
+        {**_PEGASOS_PARAMS, "kernel": NONE, "warm_start": Bool()},
+        {**_ONLINE, **_PEGASOS_ATTRS,
          "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
-         "_st": Array(F8, ("n_models", 6), finite=True),
-         "coef_": WEIGHTS, "intercept_": OFFSETS,
-         "_suffix_start": Float(low=0), "intercept_decay_": POSITIVE, "eta0_": POSITIVE,
-         "_hp": Array(F8, (8,)),
-         "objective_history_": OneOf(Array(F8, ("n_epochs",)),
-                                     Array(F8, ("n_epochs", "n_models"))),
+         "_scalars": Array(F8, ("n_models", 6), finite=True),  # PegasosState after t
+         "coef_": WEIGHTS},
+        _ONLINE_REQUIRED + ("intercept_",),
+        (_pegasos_state,)),
+    "KernelPegasosSVC": Schema(
+        {**_PEGASOS_PARAMS, **_KERNEL_PARAMS},
+        {**_CLASSIFIER, **_PEGASOS_ATTRS,
+         "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
+         "mistakes_per_epoch_": ListOf(COUNT),
          "gamma_": Float(low=0, low_open=True, allow_nan=True),  # nan: the linear kernel
          "alpha_": Array(I8, ("n_models", "n_train"), low=0),
          "support_vectors_": SUPPORT_VECTORS,
          "support_": Array(I8, ("n_support",), low=0, below="n_train", increasing=True),
          "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True)},
-        _ONLINE_REQUIRED + ("intercept_",),
-        (_pegasos_state,)),
+        _ONLINE_REQUIRED + ("intercept_", "gamma_", "alpha_", "support_vectors_", "support_",
+                            "dual_coef_")),
     "SVC": Schema(
         {"C": Float(low=0, low_open=True, allow_inf=True), "lam": OneOf(NONE, POSITIVE),
          **_KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),

@@ -377,7 +377,9 @@ def _pegasos_schedule(run, estimator) -> tuple[float, float]:
     if isinstance(eta0, str):  # "auto", and "calibrate" as "auto" (see fit's Notes)
         mean_sq = run.shards.mean_sq_norm
         eta0 = 0.5 / mean_sq if mean_sq > 0 else 1.0
-    return float(eta0), float(estimator._resolve_intercept_decay(run.shards.density))
+    from ..linear.pegasos import intercept_decay
+
+    return float(eta0), intercept_decay(estimator.intercept_decay, run.shards.density)
 
 
 def _fit_average(run, estimator, classes, opts):

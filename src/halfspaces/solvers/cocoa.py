@@ -44,63 +44,56 @@ regularizes the offset, as LIBLINEAR does: ``1/2 (||w||^2 + (b/beta)^2)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
+from .._primitives import as_rows, row_axpy, row_dot
+
 __all__ = ["LocalUpdate", "cocoa_local_solve", "hinge_terms"]
 
 
-@njit(cache=True)
-def _local_pass(X, y, alpha, dalpha, v, dw, QD, U, Dii, sigma, bias, order):
-    """One pass of the local coordinate steps over rows ``X[order]`` (dense rows).
+class LocalParams(NamedTuple):
+    """The constants of the local steps."""
 
-    X : float[n, d], C-contiguous; y : float64[n] in {-1,+1}; alpha, dalpha : float64[n];
-    v, dw : float64[d + 1] (the last entry is the constant feature's weight, used only when
-    ``bias != 0``); QD : float64[n], ``sigma' ||x~_i||^2 + D``. Updates dalpha, v, dw in place.
-    """
-    d = X.shape[1]
-    for i in order:
-        a = alpha[i] + dalpha[i]
-        score = bias * v[d]
-        for j in range(d):
-            score += v[j] * X[i, j]
-        G = y[i] * score - 1.0 + Dii * a
-        new = min(max(a - G / QD[i], 0.0), U)
-        delta = new - a
-        if delta != 0.0:
-            dalpha[i] += delta
-            c = delta * y[i]
-            for j in range(d):
-                dw[j] += c * X[i, j]
-                v[j] += sigma * c * X[i, j]
-            dw[d] += c * bias
-            v[d] += sigma * c * bias
+    U: float        # upper bound of alpha_i: C (hinge), inf (squared hinge)
+    Dii: float      # D: 0 (hinge), 1/(2C) (squared hinge)
+    sigma: float    # sigma'
+    bias: float     # beta, the value of the constant feature (0: no offset)
+
+
+class LocalArrays(NamedTuple):
+    """y and Q_i (read); dalpha, v and dw (updated in place); v, dw have d + 1 entries, the
+    last one the constant feature's weight (used only when ``bias != 0``)."""
+
+    y: NDArray[np.float64]
+    QD: NDArray[np.float64]        # sigma' ||x~_i||^2 + D
+    alpha: NDArray[np.float64]
+    dalpha: NDArray[np.float64]
+    v: NDArray[np.float64]
+    dw: NDArray[np.float64]
 
 
 @njit(cache=True)
-def _local_pass_csr(data, indices, indptr, y, alpha, dalpha, v, dw, QD, U, Dii, sigma, bias,
-                    order):
-    """The same pass for CSR rows ``(data, indices, indptr)``: O(nnz(x_i)) per step."""
-    d = v.shape[0] - 1
+def _local_pass(X, a, p, order):
+    """One pass of the local coordinate steps over rows ``X[order]``: X is float[n, d]
+    C-contiguous, or the CSR tuple of ``_primitives.as_rows``; O(nnz(x_i)) per step."""
+    d = a.v.shape[0] - 1
+    v, dw = a.v[:d], a.dw[:d]
     for i in order:
-        a = alpha[i] + dalpha[i]
-        score = bias * v[d]
-        for p in range(indptr[i], indptr[i + 1]):
-            score += v[indices[p]] * data[p]
-        G = y[i] * score - 1.0 + Dii * a
-        new = min(max(a - G / QD[i], 0.0), U)
-        delta = new - a
+        ai = a.alpha[i] + a.dalpha[i]
+        G = a.y[i] * (row_dot(X, i, v) + p.bias * a.v[d]) - 1.0 + p.Dii * ai
+        delta = min(max(ai - G / a.QD[i], 0.0), p.U) - ai
         if delta != 0.0:
-            dalpha[i] += delta
-            c = delta * y[i]
-            for p in range(indptr[i], indptr[i + 1]):
-                dw[indices[p]] += c * data[p]
-                v[indices[p]] += sigma * c * data[p]
-            dw[d] += c * bias
-            v[d] += sigma * c * bias
+            a.dalpha[i] += delta
+            c = delta * a.y[i]
+            row_axpy(X, i, c, dw)  # dw <- dw + delta y_i x_i
+            row_axpy(X, i, p.sigma * c, v)  # v <- v + sigma' delta y_i x_i
+            a.dw[d] += c * p.bias
+            a.v[d] += p.sigma * c * p.bias
 
 
 @dataclass
@@ -155,14 +148,10 @@ def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
     dalpha = np.zeros_like(alpha)
     v = np.array(w, dtype=np.float64)
     dw = np.zeros_like(v)
+    arrays = LocalArrays(y, QD, alpha, dalpha, v, dw)
+    params = LocalParams(U, Dii, float(sigma), float(bias))
     for _ in range(n_passes):
-        order = rng.permutation(y.shape[0])
-        if sp.issparse(X):
-            _local_pass_csr(X.data, X.indices, X.indptr, y, alpha, dalpha, v, dw, QD, U, Dii,
-                            float(sigma), float(bias), order)
-        else:
-            _local_pass(X, y, alpha, dalpha, v, dw, QD, U, Dii, float(sigma), float(bias),
-                        order)
+        _local_pass(as_rows(X), arrays, params, rng.permutation(y.shape[0]))
     return LocalUpdate(dalpha, dw)
 
 
