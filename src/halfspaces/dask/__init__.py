@@ -159,7 +159,7 @@ def _options(estimator, method: str, given: dict) -> dict:
         if opts["rho"] is not None:
             check_scalar(OWNER, "rho", opts["rho"], low=0, low_inclusive=False,
                          meaning="step of the proximal-point method on the offset",
-                         hint="Leave rho=None (a fifth of the top eigenvalue of X^T X / n).")
+                         hint="Leave rho=None (half the top eigenvalue of X^T X / n).")
     for flag in ("shuffle", "shuffle_blocks"):
         if opts.get(flag) is not None:
             check_scalar(OWNER, flag, opts[flag], kind=(bool, np.bool_))
@@ -262,7 +262,7 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
           ``SVC()``: the certificate of single-machine ``SVC``); ``local_iters=1``,
           coordinate passes over the shard per round; ``rho``, the step of the
           proximal-point method that makes the offset exact (any ``rho > 0`` gives the
-          same optimum; default a fifth of the largest eigenvalue of ``X^T X / n``,
+          same optimum; default half the largest eigenvalue of ``X^T X / n``,
           estimated on the workers); ``random_state``.
         - ``lbfgs``: none (``max_iter`` and ``tol`` are the estimator's, as in ``fit``).
         - ``average``: ``max_iter`` (epochs; the estimator's); ``shuffle`` (default: the

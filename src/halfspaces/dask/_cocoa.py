@@ -42,12 +42,13 @@ from ..solvers.cocoa import (
     certify,
     cocoa_local_solve,
     move_centre,
+    row_sq_norms,
     shard_terms,
     top_second_moment,
 )
 
 #: The default proximal step rho, per largest eigenvalue of X^T X / n (see fit_cocoa).
-RHO_PER_TOP_MOMENT = 0.2
+RHO_PER_TOP_MOMENT = 0.5
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,15 @@ class RoundParams:
 def cocoa_round(shard, previous, w, params: RoundParams, *, j: int) -> dict:
     """Task: the certificate's terms at ``(w, alpha)`` and the local update of every problem.
 
-    ``previous`` is this shard's result of the last round (its ``alpha``), or None.
+    ``previous`` is this shard's result of the last round (its ``alpha`` and the rows'
+    ``||x_i||^2``, computed in the first round), or None.
     """
     X, y = shard
     K, n = len(params.positives), y.shape[0]
-    alpha = np.zeros((K, n)) if previous is None else previous["alpha"]
+    if previous is None:
+        alpha, sq_norms = np.zeros((K, n)), row_sq_norms(X)
+    else:
+        alpha, sq_norms = previous["alpha"], previous["sq_norms"]
     new_alpha = alpha.copy()
     dw, terms = np.zeros_like(w), np.zeros((len(ShardTerms._fields), K))
     rng = np.random.default_rng([params.seed, params.round, j])
@@ -80,10 +85,11 @@ def cocoa_round(shard, previous, w, params: RoundParams, *, j: int) -> dict:
                                   bias=params.bias, nu=params.nu[k])
         update = cocoa_local_solve(X, y_k, alpha[k], w[k], C=params.C, loss=params.loss,
                                    sigma=params.sigma, bias=params.bias, nu=params.nu[k],
-                                   n_passes=params.local_iters, rng=rng)
+                                   n_passes=params.local_iters, rng=rng,
+                                   sq_norms=sq_norms)
         new_alpha[k] += update.delta_alpha
         dw[k] = update.delta_w
-    return {"alpha": new_alpha, "update": {"dw": dw, "terms": terms}}
+    return {"alpha": new_alpha, "sq_norms": sq_norms, "update": {"dw": dw, "terms": terms}}
 
 
 def second_moment(shard, *, j: int) -> dict:
@@ -93,7 +99,7 @@ def second_moment(shard, *, j: int) -> dict:
 
 
 def default_rho(run) -> float:
-    """A fifth of the top eigenvalue of ``X^T X / n`` (the row-weighted mean of the shards'
+    """Half the top eigenvalue of ``X^T X / n`` (the row-weighted mean of the shards'
     estimates; one round). The offset's direction then weighs in the dual about as much as
     the data's stiffest direction: a larger ``rho`` slows each CoCoA+ round's progress, a
     smaller one needs more proximal steps."""

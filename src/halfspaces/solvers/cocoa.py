@@ -77,7 +77,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 __all__ = ["Certificate", "LocalUpdate", "ShardTerms", "certify", "cocoa_local_solve",
-           "move_centre", "shard_terms", "top_second_moment"]
+           "move_centre", "row_sq_norms", "shard_terms", "top_second_moment"]
 
 
 @njit(cache=True)
@@ -139,7 +139,8 @@ class LocalUpdate:
     delta_w: NDArray[np.float64]
 
 
-def _sq_norms(X) -> NDArray[np.float64]:
+def row_sq_norms(X) -> NDArray[np.float64]:
+    """``||x_i||^2`` of every row of a dense or CSR ``X``."""
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
@@ -147,7 +148,8 @@ def _sq_norms(X) -> NDArray[np.float64]:
 
 def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
                       loss: str = "hinge", sigma: float = 1.0, bias: float = 0.0,
-                      nu: float = 0.0, n_passes: int = 1, rng: np.random.Generator) -> LocalUpdate:
+                      nu: float = 0.0, n_passes: int = 1, rng: np.random.Generator,
+                      sq_norms: NDArray | None = None) -> LocalUpdate:
     """Approximately solve the CoCoA+ local subproblem by ``n_passes`` coordinate passes.
 
     Parameters
@@ -172,6 +174,10 @@ def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
         offset).
     n_passes : int
         Passes over the rows, each in a fresh random order drawn from ``rng``.
+    rng : numpy.random.Generator
+    sq_norms : float64 array of shape (n,) or None
+        The rows' ``||x_i||^2`` (:func:`row_sq_norms`), kept by a caller that solves the
+        same rows every round; None computes them.
 
     Returns
     -------
@@ -182,7 +188,8 @@ def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
     y = np.ascontiguousarray(y, dtype=np.float64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     # A zero row (and no bias) has Q = 0: guard the division as DCD does (alpha_i -> U).
-    QD = np.maximum(sigma * (_sq_norms(X) + bias * bias) + Dii, 1e-12)
+    sq_norms = row_sq_norms(X) if sq_norms is None else sq_norms
+    QD = np.maximum(sigma * (sq_norms + bias * bias) + Dii, 1e-12)
     dalpha = np.zeros_like(alpha)
     v = np.array(w, dtype=np.float64)
     dw = np.zeros_like(v)
