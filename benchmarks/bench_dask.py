@@ -21,7 +21,8 @@ by the rounds. On this project's machine (2 cores shared with other jobs) two wo
 be twice as fast: read the ratios as an upper bound on the overhead, not as a scaling
 measurement. The load average is printed at the start and the end.
 
-Run: ``python benchmarks/bench_dask.py --quick`` (a few minutes) or without ``--quick``.
+Run: ``python benchmarks/bench_dask.py --quick`` (a few minutes), without ``--quick``, or
+``--size ROWS FEATURES NNZ`` for another size.
 """
 
 from __future__ import annotations
@@ -109,11 +110,15 @@ def svc_objective(est, X, y, C: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100,000 x 20,000, 40 per row")
+    parser.add_argument("--size", type=int, nargs=3, metavar=("ROWS", "FEATURES", "NNZ"),
+                        help="another size: rows, features, entries per row")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
     n, d, nnz = (100_000, 20_000, 40) if args.quick else (1_000_000, 100_000, 80)
+    if args.size:
+        n, d, nnz = args.size
     warnings.filterwarnings("ignore", category=Warning, module="sklearn")
     from distributed import Client, LocalCluster
     from sklearn.exceptions import ConvergenceWarning
@@ -152,8 +157,8 @@ def main() -> None:
             for res in results[1:4]:
                 gaps = [float(r["relative_gap"]) for r in res["records"]]
                 below = next((i + 1 for i, g in enumerate(gaps) if g <= 1e-3), None)
-                print(f"  {res['name'][7:]:<26s} rounds to a certified relative gap of 1e-3:"
-                      f" {below} (gaps: {', '.join(f'{g:.2e}' for g in gaps[:3])} ..."
+                print(f"  CoCoA+, {res['name'][14:]:<19s} rounds to a certified relative gap"
+                      f" of 1e-3: {below} (gaps: {', '.join(f'{g:.2e}' for g in gaps[:3])} ..."
                       f" {gaps[-1]:.2e})")
             print(f"  SVC objective (offset unregularized): exact offset {exact:.6f},"
                   f" regularized offset {regularized:.6f} ({regularized / exact - 1:+.2e};"
