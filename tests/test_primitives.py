@@ -16,6 +16,8 @@ from halfspaces._primitives import (
     PassResult,
     as_rows,
     check_pass,
+    dot_dense,
+    dot_dense_scalar,
     n_rows,
     row_axpy,
     row_dot,
@@ -67,6 +69,16 @@ def test_rows_read_dense_and_csr_input_as_numpy_does(name):
     w_after = w.copy()
     _sweep(as_rows(X), w_after, 0.5)
     np.testing.assert_allclose(w_after, w + 0.5 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
+    rng = np.random.default_rng(0)
+    for d in range(0, 42):
+        X = rng.standard_normal((3, d)).astype(dtype) * 10.0 ** rng.integers(-3, 4, (3, d))
+        w = rng.standard_normal(d)
+        for x in X:  # rows of a 2-D array, as the passes see them
+            assert dot_dense(w, x) == dot_dense_scalar(w, x)
 
 
 def test_as_rows_does_not_copy():

@@ -35,7 +35,16 @@ from sklearn.utils.validation import check_is_fitted
 from . import _csr
 from ._base import SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
+from ._primitives import as_rows, check_pass
 from ._validation import check_scalar, validate_X, validate_X_y
+
+
+def keep_params(estimator, arguments: dict) -> None:
+    """scikit-learn's constructor: store each argument unchanged as the attribute of its name
+    (the checks happen in fit). ``__init__`` calls ``keep_params(self, locals())`` first."""
+    for name, value in arguments.items():
+        if name != "self":
+            setattr(estimator, name, value)
 
 
 class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
@@ -93,6 +102,11 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         if not (warm and np.array_equal(classes, self.classes_)):
             self._start(X, classes)
         return X, encode_pm(y, self.classes_)
+
+    def _compiled(self, compiled_pass, X, *args, what: str | None = None) -> int:
+        """Run ``compiled_pass(rows of X, *args)`` on validated ``X``; its mistakes, or the
+        NumericalError (naming this estimator and the row) of a pass that stopped."""
+        return check_pass(type(self).__name__, compiled_pass(as_rows(X), *args), what)
 
     def _fit_epoch(self, X, y_pm: NDArray, order: NDArray) -> int:
         """One epoch of ``fit``: a pass of every binary problem over ``X[order]``, recorded in

@@ -47,6 +47,7 @@ reports trouble this one way.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from typing import NamedTuple
@@ -118,30 +119,33 @@ def _kind(x) -> str | None:
     return "array" if isinstance(x, (np.ndarray, types.Array)) else None
 
 
-def _resolved(name: str, doc: str, impls: dict):
-    """The function ``name`` that runs ``impls[kind of its first argument]``: chosen at
-    compile time in compiled code (numba's ``@overload``), at each call from Python.
+def _resolved(**impls):
+    """Turn a stub (the signature and docstring of a primitive) into the function that
+    runs ``impls[kind of its first argument]`` (keywords ``array``, ``CSR``,
+    ``Difference``), chosen at compile time in compiled code (numba's ``@overload``), at
+    each call from Python.
 
-    The implementations are plain functions with the same parameters, never ``@njit`` ones
-    (numba would cache an implementation compiled for ``@overload``, which has no Python
-    entry point, under the name of the ``@njit`` function, and a later call from Python
-    would load it); they may call ``@njit`` functions.
+    The implementations are plain functions with the stub's parameters, never ``@njit``
+    ones (numba would cache an implementation compiled for ``@overload``, which has no
+    Python entry point, under the name of the ``@njit`` function, and a later call from
+    Python would load it); they may call ``@njit`` functions.
     """
 
-    def resolved(*args):
-        return impls[_kind(args[0])](*args)
+    def decorate(stub):
+        def dispatch(*args):
+            return impls[_kind(args[0])](*args)
 
-    resolved.__name__ = resolved.__qualname__ = name
-    resolved.__doc__ = doc
-    resolved.__signature__ = inspect.signature(next(iter(impls.values())))
-    if not numba_config.DISABLE_JIT:
+        functools.update_wrapper(dispatch, stub)  # name, docstring and signature
+        if not numba_config.DISABLE_JIT:
 
-        def typer(*args):
-            return impls.get(_kind(args[0]))
+            def typer(*args):
+                return impls.get(_kind(args[0]))
 
-        typer.__signature__ = resolved.__signature__
-        overload(resolved, jit_options={"cache": True})(typer)
-    return resolved
+            typer.__signature__ = inspect.signature(stub)
+            overload(dispatch, jit_options={"cache": True})(typer)
+        return dispatch
+
+    return decorate
 
 
 def _vector_entry(w, j):
@@ -152,8 +156,9 @@ def _difference_entry(w, j):
     return w.w[j] - w.a * w.u[j]
 
 
-weight = _resolved("weight", "Entry j of the weights ``w`` (a vector or a Difference).", {
-    "array": _vector_entry, "Difference": _difference_entry})
+@_resolved(array=_vector_entry, Difference=_difference_entry)
+def weight(w, j):
+    """Entry j of the weights ``w`` (a vector or a Difference)."""
 
 
 # -- prefetch --------------------------------------------------------------------------------
@@ -315,9 +320,9 @@ def _difference_dot(w, x):
     return dot_dense_scalar(w, x)
 
 
-dot_dense = _resolved("dot_dense", "<w, x>: ``dot_dense_scalar``'s sums, bit for bit (in vector"
-                      " registers for a vector w).", {
-    "array": _vector_dot, "Difference": _difference_dot})
+@_resolved(array=_vector_dot, Difference=_difference_dot)
+def dot_dense(w, x):
+    """<w, x>: ``dot_dense_scalar``'s sums, bit for bit (in vector registers for a vector w)."""
 
 
 @njit(cache=True)
@@ -464,33 +469,52 @@ def _csr_prefetch(X, t):
     prefetch_csr_row(X.data, X.indices, X.indptr[t], X.indptr[t + 1])
 
 
-def _by_format(name: str, dense, csr, doc: str):
-    return _resolved(name, doc, {"array": dense, "CSR": csr})
+@_resolved(array=_dense_n_rows, CSR=_csr_n_rows)
+def n_rows(X):
+    """The number of rows of dense or CSR ``X``."""
 
 
-n_rows = _by_format("n_rows", _dense_n_rows, _csr_n_rows,
-                    "The number of rows of dense or CSR ``X``.")
-row_dot = _by_format("row_dot", _dense_dot, _csr_dot,
-                     "<w, x_t> for row ``t`` of dense or CSR ``X``.")
-row_axpy = _by_format("row_axpy", _dense_axpy, _csr_axpy, "w <- w + a x_t, in place.")
-row_axpy_finite = _by_format(
-    "row_axpy_finite", _dense_axpy_finite, _csr_axpy_finite,
-    "w <- w + a x_t, in place; whether the entries of w it wrote are finite (for weights"
-    " that no score checks).")
-row_sqnorm = _by_format("row_sqnorm", _dense_sqnorm, _csr_sqnorm,
-                        "||x_t||^2, summed in float64 in row order.")
-row_dot_in_order = _by_format(
-    "row_dot_in_order", _dense_dot_in_order, _csr_dot_in_order,
-    "<x_t, v> for a dense float64 v, summed in float64 entry after entry in row order (a"
-    " dense row: its non-zeros), so a row and its CSR copy give the same bits.")
-row_as_dense = _by_format(
-    "row_as_dense", _dense_as_dense, _csr_as_dense,
-    "x_t as a dense vector: a dense row itself; a CSR row scattered into the zeroed float64"
-    " vector ``work`` (zero it again with row_clear).")
-row_clear = _by_format("row_clear", _dense_clear, _csr_clear,
-                       "Undo row_as_dense(X, t, work): zero what it wrote.")
-row_prefetch = _by_format("row_prefetch", _dense_prefetch, _csr_prefetch,
-                          "Ask the CPU to start loading row ``t`` (no effect on results).")
+@_resolved(array=_dense_dot, CSR=_csr_dot)
+def row_dot(X, t, w):
+    """<w, x_t> for row ``t`` of dense or CSR ``X``."""
+
+
+@_resolved(array=_dense_axpy, CSR=_csr_axpy)
+def row_axpy(X, t, a, w):
+    """w <- w + a x_t, in place."""
+
+
+@_resolved(array=_dense_axpy_finite, CSR=_csr_axpy_finite)
+def row_axpy_finite(X, t, a, w):
+    """w <- w + a x_t, in place; whether the entries of w it wrote are finite (for weights
+    that no score checks)."""
+
+
+@_resolved(array=_dense_sqnorm, CSR=_csr_sqnorm)
+def row_sqnorm(X, t):
+    """||x_t||^2, summed in float64 in row order."""
+
+
+@_resolved(array=_dense_dot_in_order, CSR=_csr_dot_in_order)
+def row_dot_in_order(X, t, v):
+    """<x_t, v> for a dense float64 v, summed in float64 entry after entry in row order (a
+    dense row: its non-zeros), so a row and its CSR copy give the same bits."""
+
+
+@_resolved(array=_dense_as_dense, CSR=_csr_as_dense)
+def row_as_dense(X, t, work):
+    """x_t as a dense vector: a dense row itself; a CSR row scattered into the zeroed
+    float64 vector ``work`` (zero it again with row_clear)."""
+
+
+@_resolved(array=_dense_clear, CSR=_csr_clear)
+def row_clear(X, t, work):
+    """Undo row_as_dense(X, t, work): zero what it wrote."""
+
+
+@_resolved(array=_dense_prefetch, CSR=_csr_prefetch)
+def row_prefetch(X, t):
+    """Ask the CPU to start loading row ``t`` (no effect on results)."""
 
 
 @njit(cache=True)

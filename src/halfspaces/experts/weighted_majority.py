@@ -24,6 +24,7 @@ from numba import njit
 from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 
+from .._online import keep_params
 from .._validation import check_scalar, param_error
 from ._hypotheses import ExpertsClassifier
 
@@ -148,12 +149,7 @@ class WeightedMajorityClassifier(ExpertsClassifier):
 
     def __init__(self, hypotheses, beta: float = 0.5, randomized: bool = False, eta=None,
                  random_state=None, offsets=None):
-        self.hypotheses = hypotheses
-        self.beta = beta
-        self.randomized = randomized
-        self.eta = eta
-        self.random_state = random_state
-        self.offsets = offsets
+        keep_params(self, locals())
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import OnlineClassifier
+from .._online import OnlineClassifier, keep_params
 from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass
 from ..exceptions import NumericalError
 from ..kernels import check_kernel_params, gram, resolve_gamma
@@ -181,14 +181,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
                  random_state=None):
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
+        keep_params(self, locals())
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -25,8 +25,6 @@ from .._primitives import (
     UPDATE_NOT_FINITE,
     Difference,
     PassResult,
-    as_rows,
-    check_pass,
     n_rows,
     prefetch_wanted,
     row_axpy,
@@ -211,15 +209,15 @@ class AveragedPerceptron(Perceptron):
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         s, c = self._state(k), float(self.t_)  # every problem sees every row: t_ counts rounds
-        result = _averaged_epoch(as_rows(X), y, s, bool(self.fit_intercept), c, order, scores)
-        mistakes = check_pass(type(self).__name__, result)
+        mistakes = self._compiled(_averaged_epoch, X, y, s, bool(self.fit_intercept), c, order,
+                                  scores)
         self._store(k, s, c + order.size)
         return mistakes
 
     def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:
         """The game in one compiled pass; scores are the averaged predictor's (see Notes)."""
         s, c = self._state(0), float(self.t_)
-        result = _averaged_play(as_rows(X), y_pm, s, bool(self.fit_intercept), c, scores)
-        mistakes = check_pass(type(self).__name__, result)
+        mistakes = self._compiled(_averaged_play, X, y_pm, s, bool(self.fit_intercept), c,
+                                  scores)
         self._store(0, s, c + X.shape[0])
         return mistakes

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._online import OnlineClassifier
+from .._online import OnlineClassifier, keep_params
 from .._primitives import (
     FINITE,
     PREFETCH_ROWS,
@@ -209,11 +209,7 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
                  random_state=None, warm_start: bool = False):
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
+        keep_params(self, locals())
 
     def _check_params(self) -> None:
         super()._check_params()

@@ -28,8 +28,6 @@ from .._primitives import (
     FINITE,
     SCORE_NOT_FINITE,
     PassResult,
-    as_rows,
-    check_pass,
     n_rows,
     row_as_dense,
     row_axpy,
@@ -155,12 +153,9 @@ class VotedPerceptron(Perceptron):
     max_iter : int, default=100
         Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
         pass in which the running perceptron makes no mistake (``converged_`` is then True).
-    shuffle : bool, default=False
-        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
-    random_state : int, RandomState or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        Continue ``fit`` from the current vectors instead of starting from zero.
+    shuffle, random_state, warm_start
+        As for :class:`~halfspaces.linear.Perceptron` (``warm_start`` continues from the
+        current vectors).
 
     Attributes
     ----------
@@ -212,13 +207,12 @@ class VotedPerceptron(Perceptron):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-    >>> y = np.array([1, 1, -1, -1])
-    >>> clf = VotedPerceptron(fit_intercept=False).partial_fit(X, y, classes=[-1, 1])
-    >>> clf.vote_counts_   # v_1 = 0, v_2 = [1, 0] (1 round), v_3 = [1, 1] (3 rounds)
-    array([0., 1., 3.])
-    >>> clf.decision_function(np.array([[1.0, -2.0], [2.0, 1.0]]))
-    array([-2.,  4.])
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    >>> clf = VotedPerceptron(fit_intercept=False).partial_fit(X, [1, 1, -1], classes=[-1, 1])
+    >>> clf.vote_counts_   # v_1 = 0, v_2 = [1, 0] (1 round), v_3 = [1, 1] (2 rounds)
+    array([0., 1., 2.])
+    >>> clf.decision_function(np.array([[1.0, -2.0], [2.0, 1.0]]))   # 0 + 1 - 2, 0 + 1 + 2
+    array([-1.,  3.])
     """
 
     def _init_state(self, X, n_models: int) -> None:
@@ -285,14 +279,14 @@ class VotedPerceptron(Perceptron):
         counts = np.empty(hi + 1 + n, dtype=np.float64)
         counts[: hi + 1] = self.vote_counts_
         new_rows = np.empty(n, dtype=np.int64)
-        result = _voted_play(as_rows(X), y_pm, self.current_coef_[0], self.current_intercept_[:1],
-                             bool(self.fit_intercept), self._vectors(counts), new_rows, scores)
-        m = check_pass(type(self).__name__, result)
+        m = self._compiled(_voted_play, X, y_pm, self.current_coef_[0],
+                           self.current_intercept_[:1], bool(self.fit_intercept),
+                           self._vectors(counts), new_rows, scores)
         self._append(0, X, new_rows[:m], y_pm[new_rows[:m]], counts[hi : hi + m + 1])
         return m
 
     def _decision(self, X) -> NDArray[np.float64]:
         out = np.empty((X.shape[0], self.mistake_ptr_.size - 1), dtype=np.float64)
-        result = _vote_scores(as_rows(X), self._vectors(), np.zeros(X.shape[1]), out)
-        check_pass(type(self).__name__, result, what="the score of a voting vector")
+        self._compiled(_vote_scores, X, self._vectors(), np.zeros(X.shape[1]), out,
+                       what="the score of a voting vector")
         return out.ravel() if out.shape[1] == 1 else out
