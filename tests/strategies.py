@@ -123,7 +123,7 @@ def labelled_data(draw, *, max_samples: int = 40, max_features: int = 6,
     return X, y
 
 
-#: (name, converter) for every input layout the compiled kernels accept without a copy.
+#: (name, converter) for every input layout the compiled passes accept without a copy.
 MATRIX_FORMATS = {
     "dense-f64": lambda X: np.ascontiguousarray(X, dtype=np.float64),
     "dense-f32": lambda X: np.ascontiguousarray(X, dtype=np.float32),

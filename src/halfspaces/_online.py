@@ -190,7 +190,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
             if not (x.format == "csr" and x.shape == (1, self.n_features_in_)
                     and x.dtype in (np.float32, np.float64)):
                 return None
-            fault, _, _, canonical = _csr.csr_fault(x)  # the kernels need valid indices
+            fault, _, _, canonical = _csr.csr_fault(x)  # the compiled passes need valid indices
             return x if fault == _csr.OK and canonical else None
         try:
             row = np.asarray(x, dtype=np.float64)

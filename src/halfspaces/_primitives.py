@@ -30,11 +30,11 @@ Summation order. The dot products keep several independent partial sums (8 for d
 one chain, without ``fastmath``: the result is the same on every run and every machine.
 The dense dot is written once as plain scalar code, :func:`dot_dense_scalar` (the
 definition), and once as a small LLVM intrinsic that holds the same 8 partial sums in two
-4-wide vectors: identical bits, faster (see ``_dot_dense_simd`` for why no portable form
-replaces it). CSR column indices are read as ``np.uint64(indices[p])``, and the positions
-``p`` in a row are unsigned too: Numba then skips its negative-index wraparound test on
-every gather and scatter (about 13% of a sparse pass for the indices, 18% more for the
-positions on reuters).
+4-wide vectors: identical bits, faster (the comment above ``_dot_dense_simd`` says why no
+portable form replaces it). CSR column indices are read as ``np.uint64(indices[p])``, and
+the positions ``p`` in a row are unsigned too: Numba then skips its negative-index
+wraparound test on every gather and scatter (about 13% of a sparse pass for the indices,
+18% more for the positions on reuters).
 
 Dense and CSR input make the same updates; their scores can differ in the last bits only
 because a dense row and a CSR row are summed in a different order.
@@ -242,6 +242,19 @@ def dot_dense_scalar(w, x):
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
+# Why hand-written LLVM IR (and why ``numba`` is pinned below 0.70 in pyproject.toml): a
+# portable form must keep the 8 sums in their order, and none found comes within 5% of it.
+# Dense perceptron epoch, 200,000 x 100 float64 rows in order, fit_intercept, the same pass
+# with each form of the dot (all give the same scores and weights, bit for bit); median of
+# 41 alternating repeats on a shared 2-core AMD EPYC, numba 0.68.1 / llvmlite 0.50
+# (measured for issue 11): this intrinsic 11.6 ms (IQR 9.6-14.3); ``dot_dense_scalar``,
+# the 8 sums as plain scalar code, 18.6 ms = 1.60x; the products by a loop that LLVM's loop
+# vectorizer takes, into a scratch vector, then the 8 scalar sums, 22.3 ms = 1.92x; the 8
+# sums in a small array updated by an inner loop over the lanes, 20.3 ms = 1.74x. With
+# numba's process-wide NUMBA_SLP_VECTORIZE=1 (not a per-function option, so not one a
+# library can set) the scalar code is still 1.41x. ``fastmath={'reassoc'}`` would let LLVM
+# reorder the sum by the machine's vector width: scores, hence mistakes, would differ
+# between machines, and the project allows no fastmath.
 @intrinsic
 def _dot_dense_simd(typingctx, w, x):
     """``dot_dense_scalar`` with partial sums s0..s3 and s4..s7 held in two 4-wide vectors.
@@ -250,18 +263,6 @@ def _dot_dense_simd(typingctx, w, x):
     fused multiply-add, no reassociation), so the result is identical bit for bit; only
     the loads and arithmetic are 4 at a time. Needs C-contiguous 1-D ``w`` (float64) and
     ``x`` (float32 or float64).
-
-    Why hand-written IR. A portable form must keep the 8 sums in their order, and none
-    found is within 5% of this one. Dense epoch of the perceptron, 200,000 x 100 float64
-    rows in order, time relative to this intrinsic (AMD EPYC Zen 4, numba 0.68 / LLVM 15,
-    median of 41 alternating runs): the 8 sums as plain scalar code 1.26x; the same
-    products by a loop the compiler vectorizes into a scratch vector, then the 8 scalar
-    sums, 1.26x; the sums in a small array updated by an inner loop of run-time length (so
-    that LLVM's loop vectorizer takes it) 2.48x. Numba has no per-function switch for
-    LLVM's SLP vectorizer (``NUMBA_SLP_VECTORIZE`` is process-wide, off by default) and
-    would pair the lanes two by two only. ``fastmath={'reassoc'}`` on a one-line loop
-    lets LLVM reorder the sum by the machine's vector width: scores, hence mistakes, would
-    differ between machines. So this stays, and ``numba`` stays pinned below 0.70.
     """
     if not (isinstance(w, types.Array) and isinstance(x, types.Array) and w.ndim == x.ndim == 1
             and w.layout == x.layout == "C" and w.dtype == types.float64

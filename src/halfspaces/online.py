@@ -449,7 +449,7 @@ def play(learner, X, y: ArrayLike | None = None, *, classes: ArrayLike | None = 
     Notes
     -----
     For a halfspaces estimator on a fixed sequence the whole game runs in the estimator's
-    compiled kernel (``_prepare_online`` then ``_play``); any other learner, and every
+    compiled pass (``_prepare_online`` then ``_play``); any other learner, and every
     game against an adversary, goes round by round through ``score_one`` (if present),
     ``predict_one`` and ``learn_one``. Both give the same transcript. Rows reach a generic
     learner as a dense 1-D ndarray (dense ``X``) or a 1 x n_features CSR matrix (sparse

@@ -243,7 +243,7 @@ class VotedPerceptron(Perceptron):
             return
         if sp.issparse(X):
             R = X[rows]
-        else:  # keep the non-zeros in index order: the play kernel sums exactly those
+        else:  # keep the non-zeros in index order: the compiled play pass sums exactly those
             R = sp.csr_matrix(X[rows])
         b = y * (1.0 if self.fit_intercept else 0.0)
         c = self.vote_counts_
