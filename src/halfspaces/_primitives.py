@@ -10,7 +10,8 @@ canonical CSR matrix (see :func:`as_rows`), and it reads row ``t`` only through
 
     row_dot(X, t, w)            <w, x_t>
     row_axpy(X, t, a, w)        w <- w + a x_t
-    row_axpy_finite(X, t, a, w) the same; and whether the entries it wrote are finite
+    row_axpy_pair(X, t, a, w, c, u)  w <- w + a x_t and u <- u + c x_t in one sweep of the
+                                row; and whether the entries of u it wrote are finite
     row_sqnorm(X, t)            ||x_t||^2
     row_dot_in_order(X, t, v)   <x_t, v> summed entry after entry (one chain, row order)
     row_as_dense(X, t, work)    x_t as a dense vector (a CSR row is scattered into work,
@@ -373,12 +374,13 @@ def _dense_axpy(X, t, a, w):
         w[j] += a * x[j]
 
 
-def _dense_axpy_finite(X, t, a, w):
+def _dense_axpy_pair(X, t, a, w, c, u):
     x = X[t]
     largest = 0.0
     for j in range(x.shape[0]):
         w[j] += a * x[j]
-        largest = max(largest, abs(w[j]))
+        u[j] += c * x[j]
+        largest = max(largest, abs(u[j]))
     return math.isfinite(largest)
 
 
@@ -432,12 +434,13 @@ def _csr_axpy(X, t, a, w):
         w[np.uint64(X.indices[p])] += a * X.data[p]
 
 
-def _csr_axpy_finite(X, t, a, w):
+def _csr_axpy_pair(X, t, a, w, c, u):
     largest = 0.0
     for p in _span(X, t):
         j = np.uint64(X.indices[p])
         w[j] += a * X.data[p]
-        largest = max(largest, abs(w[j]))
+        u[j] += c * X.data[p]
+        largest = max(largest, abs(u[j]))
     return math.isfinite(largest)
 
 
@@ -485,10 +488,10 @@ def row_axpy(X, t, a, w):
     """w <- w + a x_t, in place."""
 
 
-@_resolved(array=_dense_axpy_finite, CSR=_csr_axpy_finite)
-def row_axpy_finite(X, t, a, w):
-    """w <- w + a x_t, in place; whether the entries of w it wrote are finite (for weights
-    that no score checks)."""
+@_resolved(array=_dense_axpy_pair, CSR=_csr_axpy_pair)
+def row_axpy_pair(X, t, a, w, c, u):
+    """w <- w + a x_t and u <- u + c x_t, in place, in one sweep of the row; whether the
+    entries of u it wrote are finite (for weights that no score checks)."""
 
 
 @_resolved(array=_dense_sqnorm, CSR=_csr_sqnorm)
@@ -525,7 +528,7 @@ def prefetch_wanted(order, i):
     yes unless that row follows consecutively.
 
     In consecutive rows the CPU's own prefetcher streams X already and the hints only cost
-    instructions; in a shuffled order they pay. MEASUREMENT
+    instructions; in a shuffled order they pay.
     (A small function that the compiler inlines: a call per row cost 10% of a CSR epoch.)
     """
     ahead = i + PREFETCH_ROWS

@@ -27,8 +27,7 @@ from .._primitives import (
     PassResult,
     n_rows,
     prefetch_wanted,
-    row_axpy,
-    row_axpy_finite,
+    row_axpy_pair,
     row_dot,
     row_prefetch,
 )
@@ -44,7 +43,7 @@ class AveragedState(NamedTuple):
     b: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined: a call per mistake slowed the CSR pass
 def _update(X, t, y_t, s, fit_intercept, c):
     """A mistake at round c + 1 on row t: w <- w + y_t x_t, u <- u + c y_t x_t (and b, beta).
 
@@ -53,11 +52,10 @@ def _update(X, t, y_t, s, fit_intercept, c):
     cannot.)
     """
     cy = c * y_t
-    row_axpy(X, t, y_t, s.w)  # w <- w + y_t x_t
     if fit_intercept:
         s.b[0] += y_t  # b <- b + y_t
         s.b[1] += cy  # beta <- beta + c y_t
-    return row_axpy_finite(X, t, cy, s.u)  # u <- u + c y_t x_t
+    return row_axpy_pair(X, t, y_t, s.w, cy, s.u)  # w <- w + y_t x_t,  u <- u + c y_t x_t
 
 
 @njit(cache=True)
