@@ -378,8 +378,9 @@ def _dense_axpy_pair(X, t, a, w, c, u):
     x = X[t]
     largest = 0.0
     for j in range(x.shape[0]):
-        w[j] += a * x[j]
-        u[j] += c * x[j]
+        x_j = np.float64(x[j])  # float64 products also without the JIT (NumPy keeps float32)
+        w[j] += a * x_j
+        u[j] += c * x_j
         largest = max(largest, abs(u[j]))
     return math.isfinite(largest)
 
@@ -437,9 +438,9 @@ def _csr_axpy(X, t, a, w):
 def _csr_axpy_pair(X, t, a, w, c, u):
     largest = 0.0
     for p in _span(X, t):
-        j = np.uint64(X.indices[p])
-        w[j] += a * X.data[p]
-        u[j] += c * X.data[p]
+        j, x_j = np.uint64(X.indices[p]), np.float64(X.data[p])  # as in _dense_axpy_pair
+        w[j] += a * x_j
+        u[j] += c * x_j
         largest = max(largest, abs(u[j]))
     return math.isfinite(largest)
 
