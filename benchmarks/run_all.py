@@ -32,6 +32,7 @@ SCRIPTS = {
     "bench_svmlight": ([], ["--repeat", "2"]),
     "bench_experts_kernel": ([], ["--quick"]),
     "bench_online": ([], ["--quick"]),
+    "bench_dask": ([], ["--quick"]),
 }
 
 

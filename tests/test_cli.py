@@ -254,7 +254,7 @@ def test_kernelized_pegasos_from_the_command_line(tmp_path, capsys):
                         "--random-state", "0", "-o", model)
     assert code == 0, err
     assert _run(capsys, "predict", model, data, "-o", preds)[0] == 0
-    kernel_pegasos = getattr(halfspaces, "KernelPegasosSVC", halfspaces.PegasosSVC)
+    kernel_pegasos = halfspaces.KernelPegasosSVC
     est = kernel_pegasos(kernel="rbf", gamma=0.5, lam=0.01, max_iter=3, random_state=0)
     np.testing.assert_array_equal(np.loadtxt(preds), est.fit(X, y).predict(X))
     assert type(halfspaces.load(model)) is kernel_pegasos

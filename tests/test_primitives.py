@@ -16,8 +16,11 @@ from halfspaces._primitives import (
     PassResult,
     as_rows,
     check_pass,
+    dot_dense,
+    dot_dense_scalar,
     n_rows,
     row_axpy,
+    row_axpy_pair,
     row_dot,
     row_prefetch,
     row_sqnorm,
@@ -67,6 +70,44 @@ def test_rows_read_dense_and_csr_input_as_numpy_does(name):
     w_after = w.copy()
     _sweep(as_rows(X), w_after, 0.5)
     np.testing.assert_allclose(w_after, w + 0.5 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
+    rng = np.random.default_rng(0)
+    for d in range(0, 42):
+        X = rng.standard_normal((3, d)).astype(dtype) * 10.0 ** rng.integers(-3, 4, (3, d))
+        w = rng.standard_normal(d)
+        for x in X:  # rows of a 2-D array, as the passes see them
+            assert dot_dense(w, x) == dot_dense_scalar(w, x)
+
+
+@njit(cache=False)
+def _pairs(X, a, w, c, u):
+    """row_axpy_pair on every row; whether each call's u entries were finite."""
+    finite = np.empty(n_rows(X), dtype=np.bool_)
+    for t in range(n_rows(X)):
+        finite[t] = row_axpy_pair(X, t, a, w, c, u)
+    return finite
+
+
+@pytest.mark.parametrize("name", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64",
+                                  "csr-f32-i32"])
+def test_row_axpy_pair_adds_both_multiples_and_checks_the_second(name):
+    rng = np.random.default_rng(1)
+    dense = rng.standard_normal((9, 7)) * (rng.random((9, 7)) < 0.5)
+    X = dict(_formats(dense))[name]
+    ref = (X.toarray() if sp.issparse(X) else X).astype(np.float64)
+    w, u = rng.standard_normal(7), rng.standard_normal(7)
+    w_out, u_out = w.copy(), u.copy()
+    assert _pairs(as_rows(X), -0.5, w_out, 3.0, u_out).all()
+    np.testing.assert_allclose(w_out, w - 0.5 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(u_out, u + 3.0 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+    # u's largest entry on the first non-empty row t doubles past the float range at t
+    t = int(np.flatnonzero(ref.any(axis=1))[0])
+    big = 1e308 * np.sign(ref[t])
+    finite = _pairs(as_rows(X), 1.0, w.copy(), 1e308 / np.abs(ref[t]).max(), big)
+    assert finite[:t].all() and not finite[t]
 
 
 def test_as_rows_does_not_copy():

@@ -11,8 +11,8 @@ import inspect
 import pytest
 
 ESTIMATORS = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "KernelPerceptron",
-              "HalvingClassifier", "WeightedMajorityClassifier", "PegasosSVC", "SVC",
-              "LogisticRegression", "LPSeparator"]
+              "HalvingClassifier", "WeightedMajorityClassifier", "PegasosSVC", "KernelPegasosSVC",
+              "SVC", "LogisticRegression", "LPSeparator"]
 ONLINE = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "KernelPerceptron",
           "HalvingClassifier", "WeightedMajorityClassifier", "PegasosSVC"]
 FUNCTIONS = {

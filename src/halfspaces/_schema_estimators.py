@@ -34,7 +34,7 @@ from ._specs import (
     SchemaError,
     Seed,
 )
-from .kernels import KERNEL_PARAMS, Kernel
+from .kernels import KERNEL_PARAMS
 
 F8 = ("f8",)
 F48 = ("f8", "f4")
@@ -82,10 +82,9 @@ PEGASOS_PARAMS = {
         "factor of the intercept's step", "Use 1.0 for the same step as w."),
     "average": OneOf(Int(low=0), Bool(), Choice("weighted", "suffix")).about(
         "the step after which to average, on/off, or a kind of averaging"),
-    **KERNEL_PARAMS, "kernel": OneOf(Kernel(), NONE).about(hint=Kernel.hint),
     "sampling": Choice("permutation", "uniform", "cyclic"),
     "random_state": Seed(), "tol": OneOf(Float(low=0), NONE),
-    "record_objective": Bool(), "warm_start": Bool()}
+    "record_objective": Bool()}
 SVC_PARAMS = {
     "C": Float(low=0, low_open=True, allow_inf=True).about(
         "the SVM constant; np.inf for the hard margin",
@@ -215,10 +214,8 @@ def _voted_storage(params, attrs, where):
 
 
 def _pegasos_state(params, attrs, where):
-    """Primal state or kernel state; without averaging the sums ``_u`` are empty."""
-    _together(("_v", "_u", "_st", "coef_"),
-              ("support_", "support_vectors_", "dual_coef_", "alpha_", "gamma_"))(
-        params, attrs, where)
+    """The state of every binary problem; without averaging the sums ``_u`` are empty."""
+    _together(("_v", "_u", "_scalars", "coef_"))(params, attrs, where)
     if "_u" in attrs:
         average = params.get("average", "suffix")
         averaging = not (isinstance(average, (bool, np.bool_)) and not average)
@@ -247,6 +244,10 @@ def _svc_kernel(params, attrs, where):
 
 
 _EXPERTS = {**_ONLINE, "n_hypotheses_": Int(low=1, dim="n_hypotheses")}
+_PEGASOS_ATTRS = {
+    "intercept_": OFFSETS, "_suffix_start": Float(low=0), "intercept_decay_": POSITIVE,
+    "eta0_": POSITIVE,
+    "objective_history_": OneOf(Array(F8, ("n_epochs",)), Array(F8, ("n_epochs", "n_models")))}
 
 ESTIMATOR_SCHEMAS: dict[str, Schema] = {
     "Perceptron": Schema(
@@ -286,22 +287,25 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
                             "dual_coef_", "alpha_", "intercept_")),
     "PegasosSVC": Schema(
-        PEGASOS_PARAMS,
-        {**_ONLINE,
+        {**PEGASOS_PARAMS, "kernel": NONE, "warm_start": Bool()},
+        {**_ONLINE, **_PEGASOS_ATTRS,
          "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
-         "_st": Array(F8, ("n_models", 6), finite=True),
-         "coef_": WEIGHTS, "intercept_": OFFSETS,
-         "_suffix_start": Float(low=0), "intercept_decay_": POSITIVE, "eta0_": POSITIVE,
-         "_hp": Array(F8, (8,)),
-         "objective_history_": OneOf(Array(F8, ("n_epochs",)),
-                                     Array(F8, ("n_epochs", "n_models"))),
+         "_scalars": Array(F8, ("n_models", 6), finite=True),  # PegasosState after t
+         "coef_": WEIGHTS},
+        _ONLINE_REQUIRED + ("intercept_",),
+        (_pegasos_state,)),
+    "KernelPegasosSVC": Schema(
+        {**PEGASOS_PARAMS, **KERNEL_PARAMS},
+        {**_CLASSIFIER, **_PEGASOS_ATTRS,
+         "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
+         "mistakes_per_epoch_": ListOf(COUNT),
          "gamma_": Float(low=0, low_open=True, allow_nan=True),  # nan: the linear kernel
          "alpha_": Array(I8, ("n_models", "n_train"), low=0),
          "support_vectors_": SUPPORT_VECTORS,
          "support_": Array(I8, ("n_support",), low=0, below="n_train", increasing=True),
          "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True)},
-        _ONLINE_REQUIRED + ("intercept_",),
-        (_pegasos_state,)),
+        _ONLINE_REQUIRED + ("intercept_", "gamma_", "alpha_", "support_vectors_", "support_",
+                            "dual_coef_")),
     "SVC": Schema(
         SVC_PARAMS,
         {**_CLASSIFIER, "C_": Float(low=0, low_open=True, allow_inf=True),

@@ -94,6 +94,7 @@ REGISTRY: dict[str, str] = {
     "LogisticRegression": "halfspaces.linear.logistic",
     "LPSeparator": "halfspaces.linear.lp",
     "KernelPerceptron": "halfspaces.kernel.kernel_perceptron",
+    "KernelPegasosSVC": "halfspaces.kernel.kernel_pegasos",
     "HalvingClassifier": "halfspaces.experts.halving",
     "WeightedMajorityClassifier": "halfspaces.experts.weighted_majority",
     "CoordinateStump": "halfspaces.experts._hypotheses",

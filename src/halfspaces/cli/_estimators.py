@@ -15,7 +15,7 @@ def estimator_class(algo: str, kernel: str | None = None):
     if algo == "pegasos" and kernel is not None:
         # Kernelized Pegasos is its own class once the solvers' restructuring is merged
         # (until then PegasosSVC takes the kernel itself).
-        return getattr(halfspaces, "KernelPegasosSVC", halfspaces.PegasosSVC)
+        return halfspaces.KernelPegasosSVC
     return getattr(halfspaces, ALGOS[algo])
 
 

@@ -27,9 +27,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
-from .._validation import param_error, validate_X_y
+from .._validation import param_error
 from ..exceptions import NumericalError
 
 _BLOCK_BYTES = 32 * 2**20
@@ -243,13 +242,8 @@ class ExpertsClassifier(OnlineClassifier):
         One pass is all these algorithms make: each round is predicted, then learned, and
         ``n_mistakes_`` counts the pass's mistakes.
         """
-        self._check_params()
-        X, y = validate_X_y(self, X, y, reset=True)
-        self._start(X, check_classes(type(self).__name__, y, None))
-        mistakes = self._run_pass(X, encode_pm(y, self.classes_), np.arange(X.shape[0]))
-        self.mistakes_per_epoch_.append(mistakes)
-        self.n_mistakes_ += mistakes
-        self.n_iter_ = 1
+        X, y_pm = self._prepare_fit(X, y)
+        self._fit_epoch(X, y_pm, np.arange(X.shape[0]))
         return self
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:

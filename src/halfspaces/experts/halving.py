@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from .._online import keep_params
 from ..exceptions import NotRealizableError
 from ._hypotheses import ExpertsClassifier
 
@@ -122,8 +123,7 @@ class HalvingClassifier(ExpertsClassifier):
     """
 
     def __init__(self, hypotheses, offsets=None):
-        self.hypotheses = hypotheses
-        self.offsets = offsets
+        keep_params(self, locals())
 
     def _init_experts(self, n_hypotheses: int) -> None:
         self.version_space_ = np.ones(n_hypotheses, dtype=bool)

@@ -9,8 +9,8 @@
 Any strictly separating (w, b) can be rescaled to meet the margin-1 constraints, so the LP is
 feasible exactly when the data is separable, and then its solution has zero training error
 (the ERM of the 0-1 loss over halfspaces). The LPs are solved by HiGHS
-(:mod:`halfspaces.solvers.lp`); there is no compiled kernel in this module because the
-solver is the kernel.
+(:mod:`halfspaces.solvers.lp`); there is no compiled pass in this module: the LP solver
+does the work.
 """
 
 from __future__ import annotations
@@ -165,12 +165,7 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
         separable = np.ones(len(problems), dtype=bool)
         alphas, unseparated = {}, []  # problem k -> its Farkas certificate; messages
         for k, y_k in enumerate(problems):
-            if len(problems) == 1:
-                problem = "the data"
-            else:
-                label = self.classes_[k]
-                label = label.item() if hasattr(label, "item") else label
-                problem = f"class {label!r} vs the rest"
+            problem = self._problem_name(k, len(problems))
             if self.on_infeasible == "raise":
                 coef[k], intercept[k] = separate_or_certify(
                     X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=_HINT)
@@ -196,6 +191,14 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
                 " NotSeparableError instead, or use a soft-margin learner such as SVC."),
                 stacklevel=2)
         return self
+
+    def _problem_name(self, k: int, n_problems: int) -> str:
+        """How the messages name binary problem ``k``."""
+        if n_problems == 1:
+            return "the data"
+        label = self.classes_[k]
+        label = label.item() if hasattr(label, "item") else label
+        return f"class {label!r} vs the rest"
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Scores ``<w, x> + b``: ``(n,)`` for two classes, ``(n, n_classes)`` for OvR."""
