@@ -1,8 +1,14 @@
-"""What a model file may hold of each halfspaces estimator: parameters, fitted attributes
-and the rules across them (the text pipelines' are in :mod:`halfspaces._schema_text`).
+"""What a model file may hold of each halfspaces estimator beyond its parameters: the fitted
+attributes and the rules across them (the text pipelines' are in
+:mod:`halfspaces._schema_text`). The parameters are declared once, in each class's table
+``_parameter_constraints``, which checks them at fit time too.
 
-Adding an attribute or a parameter
-----------------------------------
+The attributes stay here, not beside each class: their shapes in named dimensions, dtypes
+and cross-checks are the file format's concern, shared across the families (``WEIGHTS``,
+``_ONLINE``), and the algorithm modules keep to rule, pass and estimator.
+
+Adding an attribute
+-------------------
 One line in the class's table below, e.g. ``"converged_": Bool()``,
 ``"n_updates_": Int(low=0)`` or, for an array,
 ``"coef_": Array(F8, ("n_models", "n_features"), finite=True)``. Shapes use named
@@ -10,8 +16,8 @@ dimensions: the first value that fixes a name binds it (``n_features_in_`` binds
 ``n_features``; ``classes_`` binds ``n_classes`` and ``n_models``, which is 1 for two
 classes and ``n_classes`` otherwise), in the order of the table (parameters first), and
 every later use must agree; ``"n_models+1"`` is one more than ``n_models``. Attributes that
-every fitted model has go in ``required``. ``tests/test_model_files.py`` fails for a
-constructor parameter that is not declared, and its round trips for an attribute that is not.
+every fitted model has go in ``required``. ``tests/test_model_files.py``'s round trips fail
+for an attribute that is not declared.
 """
 
 from __future__ import annotations
@@ -23,7 +29,6 @@ from ._specs import (
     NONE,
     POSITIVE,
     Bool,
-    ByRule,
     Choice,
     Float,
     Int,
@@ -34,7 +39,6 @@ from ._specs import (
     SchemaError,
     Seed,
 )
-from .kernels import KERNEL_PARAMS
 
 F8 = ("f8",)
 F48 = ("f8", "f4")
@@ -58,73 +62,6 @@ _ONLINE = {
 }
 _ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_",
                     "mistakes_per_epoch_")
-
-
-# -- parameters --------------------------------------------------------------------------------
-
-EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
-PERCEPTRON_PARAMS = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
-                     "random_state": Seed(), "warm_start": Bool()}
-KERNEL_PERCEPTRON_PARAMS = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
-                            "shuffle": Bool(), "random_state": Seed()}
-PEGASOS_PARAMS = {
-    "lam": POSITIVE.about("lambda in the Pegasos objective",
-                          "Try a small positive value such as 1e-4."),
-    "max_iter": EPOCHS,
-    "n_iter": OneOf(Int(low=1), NONE).about("number of steps T",
-                                            "Leave it None to run max_iter epochs."),
-    "batch_size": Int(low=1).about("k of mini-batch Pegasos", "Use 1 for plain Pegasos."),
-    "learning_rate": Choice("pegasos", "notes", "constant", "offset"),
-    "eta0": OneOf(POSITIVE, Choice("auto", "calibrate")).about("first step size"),
-    "t0": OneOf(Float(low=0), Choice("auto")).about("offset of the schedule"),
-    "projection": Bool(), "fit_intercept": Bool(),
-    "intercept_decay": OneOf(POSITIVE, Choice("auto")).about(
-        "factor of the intercept's step", "Use 1.0 for the same step as w."),
-    "average": OneOf(Int(low=0), Bool(), Choice("weighted", "suffix")).about(
-        "the step after which to average, on/off, or a kind of averaging"),
-    "sampling": Choice("permutation", "uniform", "cyclic"),
-    "random_state": Seed(), "tol": OneOf(Float(low=0), NONE),
-    "record_objective": Bool()}
-SVC_PARAMS = {
-    "C": Float(low=0, low_open=True, allow_inf=True).about(
-        "the SVM constant; np.inf for the hard margin",
-        "Try C=1.0, or lam=... for the lambda form."),
-    "lam": OneOf(POSITIVE, NONE).about("lambda of 1/n sum loss + lam/2 ||theta||^2",
-                                       "Try a small positive value such as 1e-4."),
-    **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),
-    "loss": Choice("hinge", "squared_hinge"),
-    "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
-    "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
-    "shrinking": Bool(), "random_state": Seed(), "verbose": Bool()}
-LOGISTIC_PARAMS = {
-    "C": POSITIVE.about("inverse regularization strength",
-                        "Try C=1.0; smaller C regularizes more."),
-    "lam": OneOf(POSITIVE, NONE).about(
-        "lambda of the lam-form objective",
-        "Try a small positive value such as 1e-4, or leave it None to use C."),
-    "fit_intercept": Bool(), "max_iter": EPOCHS,
-    "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
-    "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
-    "warm_start": Bool()}
-LP_PARAMS = {"fit_intercept": Bool(), "on_infeasible": Choice("least_violation", "raise")}
-HYPOTHESES = ByRule("an array, a list of callables or 'precomputed'", OneOf(
-    Choice("precomputed"),
-    Array(("float", "int", "bool"), ("n_hypotheses", "n_features"), finite=True),
-    ListOf(Est("CoordinateStump"), kinds=("list", "tuple"), min_len=1),
-    ListOf(ListOf(Float(), kinds=("list", "tuple"), min_len=1), kinds=("list", "tuple"),
-           min_len=1)))
-HYPOTHESIS_OFFSETS = ByRule("None or one offset per hypothesis", OneOf(
-    NONE, Array(("float", "int"), ("n_hypotheses",), finite=True),
-    ListOf(Float(), kinds=("list", "tuple"))))
-HALVING_PARAMS = {"hypotheses": HYPOTHESES, "offsets": HYPOTHESIS_OFFSETS}
-WEIGHTED_MAJORITY_PARAMS = {
-    "hypotheses": HYPOTHESES,
-    "beta": Float(low=0, high=1, high_open=True).about(
-        "weight multiplier on an expert's mistake", "Try beta=0.5."),
-    "randomized": Bool(),
-    "eta": OneOf(POSITIVE, NONE).about("Hedge learning rate, beta = exp(-eta)",
-                                       "Try eta=0.5."),
-    "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS}
 
 
 # -- rules across attributes -------------------------------------------------------------------
@@ -251,18 +188,15 @@ _PEGASOS_ATTRS = {
 
 ESTIMATOR_SCHEMAS: dict[str, Schema] = {
     "Perceptron": Schema(
-        PERCEPTRON_PARAMS,
         {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS},
         _ONLINE_REQUIRED + ("coef_", "intercept_")),
     "AveragedPerceptron": Schema(
-        PERCEPTRON_PARAMS,
         {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS,
          "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "weighted_coef_sum_": WEIGHTS, "weighted_intercept_sum_": OFFSETS},
         _ONLINE_REQUIRED + ("coef_", "intercept_", "current_coef_", "current_intercept_",
                             "weighted_coef_sum_", "weighted_intercept_sum_")),
     "VotedPerceptron": Schema(
-        PERCEPTRON_PARAMS,
         {**_ONLINE, "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "vote_counts_": Array(F8, ("n_votes",), finite=True, low=0),
          "mistake_ptr_": Array(I8, ("n_models+1",)),
@@ -276,7 +210,6 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
                             "mistake_indptr_", "mistake_y_", "mistake_b_"),
         (_voted_storage,)),
     "KernelPerceptron": Schema(
-        KERNEL_PERCEPTRON_PARAMS,
         {**_ONLINE, "gamma_": OneOf(NONE, POSITIVE),
          "n_rows_seen_": Int(low=0, dim="n_rows"),
          "support_vectors_": SUPPORT_VECTORS,
@@ -287,7 +220,6 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
                             "dual_coef_", "alpha_", "intercept_")),
     "PegasosSVC": Schema(
-        {**PEGASOS_PARAMS, "kernel": NONE, "warm_start": Bool()},
         {**_ONLINE, **_PEGASOS_ATTRS,
          "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
          "_scalars": Array(F8, ("n_models", 6), finite=True),  # PegasosState after t
@@ -295,7 +227,6 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("intercept_",),
         (_pegasos_state,)),
     "KernelPegasosSVC": Schema(
-        {**PEGASOS_PARAMS, **KERNEL_PARAMS},
         {**_CLASSIFIER, **_PEGASOS_ATTRS,
          "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
          "mistakes_per_epoch_": ListOf(COUNT),
@@ -307,7 +238,6 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("intercept_", "gamma_", "alpha_", "support_vectors_", "support_",
                             "dual_coef_")),
     "SVC": Schema(
-        SVC_PARAMS,
         {**_CLASSIFIER, "C_": Float(low=0, low_open=True, allow_inf=True),
          "solver_": Choice("qp", "dcd", "cocoa+"), "coef_": WEIGHTS, "gamma_": POSITIVE,
          "intercept_": OFFSETS, "support_": SUPPORT, "support_vectors_": SUPPORT_VECTORS,
@@ -319,23 +249,19 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
          "duality_gap_", "n_iter_"),
         (_svc_kernel,)),
     "LogisticRegression": Schema(
-        LOGISTIC_PARAMS,
         {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS, "eta0_": POSITIVE,
          "objective_": OneOf(Float(low=0), Array(F8, ("n_models",), finite=True, low=0))},
         _ONLINE_REQUIRED + ("coef_", "intercept_")),
     "LPSeparator": Schema(
-        LP_PARAMS,
         {**_CLASSIFIER, "coef_": WEIGHTS, "intercept_": OFFSETS,
          "separable_": Array(("bool",), ("n_models",)),
          "certificates_": Sparse(F8, ("n_models", "n_samples"))},
         ("n_features_in_", "classes_", "coef_", "intercept_", "separable_", "certificates_")),
     "HalvingClassifier": Schema(
-        HALVING_PARAMS,
         {**_EXPERTS, "version_space_": Array(("bool",), ("n_hypotheses",))},
         _ONLINE_REQUIRED + ("n_hypotheses_", "version_space_"),
         (_binary, _hypotheses, _version_space)),
     "WeightedMajorityClassifier": Schema(
-        WEIGHTED_MAJORITY_PARAMS,
         {**_EXPERTS, "beta_": Float(low=0, high=1, high_open=True),
          "expert_mistakes_": Array(I8, ("n_hypotheses",), low=0),
          "expected_mistakes_": Float(low=0), "_rng": Seed(state_only=True),
@@ -345,6 +271,6 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
                             "_rng", "log_weights_", "weights_"),
         (_binary, _hypotheses)),
     "CoordinateStump": Schema(
-        {}, {"feature": Int(), "threshold": Float(), "sign": Choice(1, -1)},
-        ("feature", "threshold", "sign"), required_always=True),
+        {"feature": Int(), "threshold": Float(), "sign": Choice(1, -1)},
+        ("feature", "threshold", "sign"), params={}, required_always=True),
 }

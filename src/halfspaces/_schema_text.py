@@ -107,24 +107,22 @@ _VOCABULARY_ATTRS = {"vocabulary_": Vocabulary(dim="n_features"), "fixed_vocabul
 
 TEXT_SCHEMAS: dict[str, Schema] = {
     "Pipeline": Schema(
-        {"steps": ListOf(Tuple(Str(max_len=100), Est(*_VECTORIZERS, "TfidfTransformer",
-                                                     *_ESTIMATORS)), min_len=2),
-         "memory": NONE, "transform_input": NONE, "verbose": Bool()},
-        rules=(_pipeline_steps,)),
+        rules=(_pipeline_steps,),
+        params={"steps": ListOf(Tuple(Str(max_len=100), Est(*_VECTORIZERS, "TfidfTransformer",
+                                                            *_ESTIMATORS)), min_len=2),
+                "memory": NONE, "transform_input": NONE, "verbose": Bool()}),
     "HashingVectorizer": Schema(
-        {**_TEXT_PARAMS, "n_features": Int(low=1, high=2**31 - 1), "alternate_sign": Bool(),
-         "norm": Choice("l1", "l2", None)},
-        {"_stop_words_id": Int()}, rules=(_ngram_range,)),
+        {"_stop_words_id": Int()}, rules=(_ngram_range,),
+        params={**_TEXT_PARAMS, "n_features": Int(low=1, high=2**31 - 1),
+                "alternate_sign": Bool(), "norm": Choice("l1", "l2", None)}),
     "CountVectorizer": Schema(
-        _COUNT_PARAMS, _VOCABULARY_ATTRS, ("vocabulary_", "fixed_vocabulary_"),
-        (_ngram_range,)),
+        _VOCABULARY_ATTRS, ("vocabulary_", "fixed_vocabulary_"), (_ngram_range,),
+        params=_COUNT_PARAMS),
     "TfidfVectorizer": Schema(
-        {**_COUNT_PARAMS, **_TFIDF_PARAMS},
         {**_VOCABULARY_ATTRS, "_tfidf": Est("TfidfTransformer")},
-        ("vocabulary_", "fixed_vocabulary_", "_tfidf"), (_ngram_range, _tfidf_width)),
+        ("vocabulary_", "fixed_vocabulary_", "_tfidf"), (_ngram_range, _tfidf_width),
+        params={**_COUNT_PARAMS, **_TFIDF_PARAMS}),
     "TfidfTransformer": Schema(
-        _TFIDF_PARAMS,
-        {**FEATURES, "idf_": Array(F8, ("n_features",), finite=True)},
-        ("n_features_in_",)),
+        {**FEATURES, "idf_": Array(F8, ("n_features",), finite=True)}, ("n_features_in_",),
+        params=_TFIDF_PARAMS),
 }
-

@@ -541,15 +541,16 @@ Rule = CallableType[[dict, dict, str], None]
 
 @dataclass(frozen=True)
 class Schema:
-    """What a model file may hold of one class. ``params``: its constructor parameters
-    (None: the class's own ``_parameter_constraints``); ``attrs`` in binding order;
-    ``required``: what every fitted object has (``required_always``: also an unfitted one);
-    ``rules(params, attrs, label)`` check what one spec cannot see."""
+    """What a model file may hold of one class: ``attrs`` in binding order (after the
+    parameters); ``required``: what every fitted object has (``required_always``: also an
+    unfitted one); ``rules(params, attrs, label)`` check what one spec cannot see.
+    ``params``: the constructor parameters of a class that has no ``_parameter_constraints``
+    of ours (None: the class's own table)."""
 
-    params: dict[str, Spec] | None = None
     attrs: dict[str, Spec] = field(default_factory=dict)
     required: tuple[str, ...] = ()
     rules: tuple[Rule, ...] = ()
+    params: dict[str, Spec] | None = None
     required_always: bool = False
 
 

@@ -6,12 +6,12 @@
     a callable k(X, Z) -> (n_X, n_Z) Gram matrix
 
 The Gram matrices come from scikit-learn's ``pairwise_kernels`` (dense and sparse input);
-this module only checks the parameters and resolves ``gamma="scale"`` as SVC does.
+this module declares the kernel's parameters (``KERNEL_PARAMS``) and resolves
+``gamma="scale"`` as SVC does.
 """
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,6 @@ from numpy.typing import NDArray
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._specs import POSITIVE, Callable, Choice, Float, Int, OneOf
-from ._validation import check_scalar, param_error
 
 KERNELS = ("linear", "poly", "rbf")
 
@@ -41,18 +40,6 @@ class Kernel(OneOf):
 KERNEL_PARAMS = {"kernel": Kernel(),
                  "gamma": OneOf(POSITIVE, Choice("scale", "auto")).about("kernel width"),
                  "degree": Int(low=0), "coef0": Float()}
-
-
-def check_kernel_params(owner: str, kernel: Any, gamma: Any, degree: Any, coef0: Any) -> None:
-    """Raise a clear ValueError for a bad kernel specification."""
-    if not callable(kernel) and kernel not in KERNELS:
-        raise param_error(owner, "kernel", "'linear', 'poly', 'rbf' or a callable", kernel,
-                          "A callable takes (X, Z) and returns the Gram matrix.")
-    if not (isinstance(gamma, str) and gamma in ("scale", "auto")):
-        check_scalar(owner, "gamma", gamma, low=0, low_inclusive=False,
-                     meaning="kernel width, or 'scale' / 'auto'")
-    check_scalar(owner, "degree", degree, kind=numbers.Integral, low=0)
-    check_scalar(owner, "coef0", coef0)
 
 
 def resolve_gamma(gamma: Any, X) -> float:
