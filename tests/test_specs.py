@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+import halfspaces
 from halfspaces import _schema, persistence
 from halfspaces._schema_estimators import ESTIMATOR_SCHEMAS
 from halfspaces._specs import (
@@ -185,3 +186,23 @@ def test_a_file_may_hold_every_parameter_but_callables():
     specs = _schema.param_specs("SVC")
     assert set(specs) == set(persistence._resolve("SVC")().get_params())
     assert not specs["kernel"].fits(len)
+
+
+@pytest.mark.parametrize("make, name, value", [
+    (lambda: halfspaces.SVC(kernel="rbf"), "gamma", np.inf),
+    (lambda: halfspaces.SVC(), "coef0", np.inf),
+    (lambda: halfspaces.SVC(), "tol", np.inf),
+    (lambda: halfspaces.LogisticRegression(), "tol", np.inf),
+    (lambda: halfspaces.LogisticRegression(), "eta0", np.inf),
+    (lambda: halfspaces.PegasosSVC(), "tol", np.inf),
+    (lambda: halfspaces.WeightedMajorityClassifier("precomputed"), "eta", np.inf),
+    (lambda: halfspaces.Perceptron(), "random_state", -1),
+])
+def test_fit_refuses_what_a_model_file_would_refuse(make, name, value):
+    # One table checks both: a value that fit accepted but save then refused is refused
+    # by fit, in the parameter's words.
+    X, y = np.array([[1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0]]), [1, 1, -1, -1]
+    est = make().set_params(**{name: value})
+    with pytest.raises(ValueError, match=rf"^{type(est).__name__}: '{name}' must be"
+                                         rf" .*; got {value!r}\."):
+        est.fit(X, y)
