@@ -3,9 +3,10 @@
 A :class:`Spec` checks a value in two settings:
 
 - a live constructor parameter: every estimator declares its parameters in a class table
-  ``_parameter_constraints = {name: Spec}`` (as scikit-learn's estimators do) and calls
-  :func:`validate_params`, which checks each parameter, then the class's cross-parameter
-  rules ``_parameter_rules`` (small functions of the estimator that raise ``ValueError``);
+  ``_parameter_constraints = {name: Spec}`` (as scikit-learn's estimators do);
+  :func:`validate_params` (``self._validate_params()`` of ``_base.ParamsMixin``) checks each
+  parameter, then the class's cross-parameter rules ``_parameter_rules`` (small functions
+  of the estimator that raise ``ValueError``);
 - a model file (:mod:`halfspaces._schema`): ``structure`` sees the metadata node before any
   array is read, ``check`` the decoded value. A file holds data, never behaviour:
   :meth:`Spec.stored` drops the alternatives that only a live value can take (a callable).
