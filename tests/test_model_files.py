@@ -144,7 +144,7 @@ def test_every_registered_class_has_a_schema_for_every_parameter():
     for name in persistence.REGISTRY:
         cls = persistence._resolve(name)
         if hasattr(cls, "_get_param_names"):
-            assert set(_schema.SCHEMAS[name].params) == set(cls._get_param_names()), name
+            assert set(_schema.param_specs(name)) == set(cls._get_param_names()), name
 
 
 # -- crafted files --------------------------------------------------------------------------

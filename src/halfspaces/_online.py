@@ -24,8 +24,6 @@ protocol used by :func:`halfspaces.online.play`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
@@ -33,10 +31,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _csr
-from ._base import SaveMixin
+from ._base import ParamsMixin, SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
 from ._primitives import as_rows, check_pass
-from ._validation import check_scalar, validate_X, validate_X_y
+from ._specs import Int
+from ._validation import validate_X, validate_X_y
+
+#: ``max_iter`` of an online learner: passes over the data.
+EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 
 def keep_params(estimator, arguments: dict) -> None:
@@ -47,7 +49,7 @@ def keep_params(estimator, arguments: dict) -> None:
             setattr(estimator, name, value)
 
 
-class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
+class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class: see the module docstring. Not part of the public API."""
 
     # -- hooks -----------------------------------------------------------------------------
@@ -59,13 +61,6 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
 
     def _decision(self, X) -> NDArray:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _check_params(self) -> None:
-        """Validate hyper-parameters; subclasses extend it."""
-        name = type(self).__name__
-        if hasattr(self, "max_iter"):
-            check_scalar(name, "max_iter", self.max_iter, kind=numbers.Integral, low=1,
-                         meaning="number of epochs", hint="Try max_iter=100.")
 
     # -- helpers ---------------------------------------------------------------------------
     @property
@@ -95,7 +90,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         """fit's preamble: check the parameters, validate ``X`` and ``y``, start afresh (or,
         with ``warm_start`` and the same classes, continue), and encode ``y`` in {-1, +1}.
         Returns the validated ``X`` and the encoded labels."""
-        self._check_params()
+        self._validate_params()
         warm = getattr(self, "warm_start", False) and hasattr(self, "classes_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes(type(self).__name__, y, None)
@@ -126,7 +121,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         """
         first = not hasattr(self, "classes_")
         if first:
-            self._check_params()
+            self._validate_params()
             if classes is None:
                 raise ValueError(
                     f"{type(self).__name__}.partial_fit: 'classes' is required on the first"
@@ -162,7 +157,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         """Start an unfitted learner for the online game (a fitted one is left as it is)."""
         if hasattr(self, "classes_"):
             return
-        self._check_params()
+        self._validate_params()
         self.n_features_in_ = n_features
         self._start(sp.csr_matrix((0, n_features)), check_classes(type(self).__name__,
                                                                   np.asarray(classes), classes))

@@ -347,9 +347,8 @@ class _Decoder:
             except TypeError as exc:
                 raise SchemaError(here, f"the saved parameters do not fit this version of"
                                         f" the class ({exc}).") from None
-            check = getattr(obj, "_check_params", None) or obj._validate_params
             try:
-                check()
+                obj._validate_params()  # the class's table (scikit-learn's, or ours)
             except (TypeError, ValueError) as exc:
                 raise SchemaError(here, f"invalid parameters: {exc}") from None
         else:

@@ -300,8 +300,8 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         check_choice(OWNER, "method", method, ("auto", *OPTIONS))
     method = _auto_method(estimator) if method == "auto" else method
     _check_method(estimator, method)
-    if hasattr(estimator, "_check_params") and method != "online":
-        estimator._check_params()
+    if hasattr(estimator, "_validate_params") and method != "online":
+        estimator._validate_params()
     opts = _options(estimator, method, options)
     check_scalar(OWNER, "retries", retries, kind=numbers.Integral, low=0)
     client = _client(client)

@@ -27,7 +27,9 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
+from .._file_specs import Array, Est
 from .._online import OnlineClassifier
+from .._specs import NONE, ByRule, Choice, Float, ListOf, OneOf
 from .._validation import param_error
 from ..exceptions import NumericalError
 
@@ -204,6 +206,24 @@ def check_hypotheses(owner: str, hypotheses: Any, offsets: Any) -> HypothesisCla
     return HypothesisClass(owner, "halfspaces", W=np.ascontiguousarray(W), offsets=b)
 
 
+#: ``hypotheses`` and ``offsets``: checked together by ``check_hypotheses``; a model file
+#: holds data (halfspaces, stumps or "precomputed"), never callables.
+HYPOTHESES = ByRule("an array, a list of callables or 'precomputed'", OneOf(
+    Choice("precomputed"),
+    Array(("float", "int", "bool"), ("n_hypotheses", "n_features"), finite=True),
+    ListOf(Est("CoordinateStump"), kinds=("list", "tuple"), min_len=1),
+    ListOf(ListOf(Float(), kinds=("list", "tuple"), min_len=1), kinds=("list", "tuple"),
+           min_len=1)))
+HYPOTHESIS_OFFSETS = ByRule("None or one offset per hypothesis", OneOf(
+    NONE, Array(("float", "int"), ("n_hypotheses",), finite=True),
+    ListOf(Float(), kinds=("list", "tuple"))))
+
+
+def _hypotheses_and_offsets(estimator) -> None:
+    """The rule of HYPOTHESES and HYPOTHESIS_OFFSETS."""
+    estimator._hypothesis_class()
+
+
 class ExpertsClassifier(OnlineClassifier):
     """Shell shared by Halving and Weighted Majority (binary labels, one pass per ``fit``).
 
@@ -211,12 +231,10 @@ class ExpertsClassifier(OnlineClassifier):
     and ``_vote(P) -> scores in [-1, 1]``.
     """
 
+    _parameter_rules = (_hypotheses_and_offsets,)
+
     def _hypothesis_class(self) -> HypothesisClass:
         return check_hypotheses(type(self).__name__, self.hypotheses, self.offsets)
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        self._hypothesis_class()
 
     def _start(self, X, classes: NDArray) -> None:
         if classes.size != 2:

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from .._online import keep_params
 from ..exceptions import NotRealizableError
-from ._hypotheses import ExpertsClassifier
+from ._hypotheses import HYPOTHESES, HYPOTHESIS_OFFSETS, ExpertsClassifier
 
 
 @njit(cache=True)
@@ -121,6 +121,8 @@ class HalvingClassifier(ExpertsClassifier):
     >>> clf.predict(np.array([[5.0, -5.0]])).tolist()
     [1]
     """
+
+    _parameter_constraints = {"hypotheses": HYPOTHESES, "offsets": HYPOTHESIS_OFFSETS}
 
     def __init__(self, hypotheses, offsets=None):
         keep_params(self, locals())

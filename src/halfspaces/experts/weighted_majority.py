@@ -17,7 +17,6 @@ Experts h_1..h_N, labels in {-1,+1}, weights w_{1,i} = 1, 0 <= beta < 1 (beta = 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numba import njit
@@ -25,8 +24,9 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 
 from .._online import keep_params
-from .._validation import check_scalar, param_error
-from ._hypotheses import ExpertsClassifier
+from .._specs import NONE, POSITIVE, Bool, Float, OneOf, Seed
+from .._validation import param_error
+from ._hypotheses import HYPOTHESES, HYPOTHESIS_OFFSETS, ExpertsClassifier
 
 # Powers beta^k are tabulated up to this k (or up to the first that underflows to 0).
 _TABLE_SIZE = 2**16
@@ -74,6 +74,15 @@ def _weighted_majority_pass(P, y, expert_mistakes, beta, table, positive, total)
         for i in range(N):
             if P[t, i] != y[t]:
                 expert_mistakes[i] += 1  # w_i <- beta w_i
+
+
+def _beta_or_eta(estimator) -> None:
+    """``eta`` is ``beta = exp(-eta)`` in Hedge's words: give one of them."""
+    if estimator.eta is not None and estimator.beta != 0.5:
+        beta = estimator.beta
+        raise param_error(type(estimator).__name__, "beta", "left at its default 0.5 when eta"
+                          " is given", beta, f"beta = exp(-eta); pass only one of them, e.g."
+                          f" eta={-math.log(beta) if beta > 0 else 'None'}.")
 
 
 class WeightedMajorityClassifier(ExpertsClassifier):
@@ -147,27 +156,19 @@ class WeightedMajorityClassifier(ExpertsClassifier):
     True
     """
 
+    _parameter_constraints = {
+        "hypotheses": HYPOTHESES,
+        "beta": Float(low=0, high=1, high_open=True).about(
+            "weight multiplier on an expert's mistake", "Try beta=0.5."),
+        "randomized": Bool(),
+        "eta": OneOf(POSITIVE, NONE).about("Hedge learning rate, beta = exp(-eta)",
+                                           "Try eta=0.5."),
+        "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS}
+    _parameter_rules = ExpertsClassifier._parameter_rules + (_beta_or_eta,)
+
     def __init__(self, hypotheses, beta: float = 0.5, randomized: bool = False, eta=None,
                  random_state=None, offsets=None):
         keep_params(self, locals())
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = type(self).__name__
-        check_scalar(name, "beta", self.beta, low=0.0, high=1.0, high_inclusive=False,
-                     meaning="weight multiplier on an expert's mistake",
-                     hint="Try beta=0.5.")
-        check_scalar(name, "randomized", self.randomized, kind=(bool, np.bool_))
-        check_scalar(name, "eta", self.eta, low=0.0, low_inclusive=False, allow_none=True,
-                     meaning="Hedge learning rate, beta = exp(-eta)", hint="Try eta=0.5.")
-        if self.eta is not None and self.beta != 0.5:
-            raise param_error(name, "beta", "left at its default 0.5 when eta is given",
-                              self.beta, f"beta = exp(-eta); pass only one of them, e.g."
-                              f" eta={-math.log(self.beta) if self.beta > 0 else 'None'}.")
-        if not isinstance(self.random_state, (type(None), numbers.Integral,
-                                              np.random.RandomState)):
-            raise param_error(name, "random_state", "None, an int or a RandomState",
-                              self.random_state)
 
     # A cache recomputed on demand, not model state.
     _persist_exclude = ("_powers",)

@@ -16,8 +16,6 @@ the margin. With the linear kernel it runs the same steps as the primal algorith
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
@@ -25,7 +23,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import SaveMixin
+from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
 from .._primitives import (
     FINITE,
@@ -35,10 +33,11 @@ from .._primitives import (
     check_pass,
     row_dot,
 )
-from .._validation import check_scalar, validate_X, validate_X_y
+from .._validation import validate_X, validate_X_y
 from ..exceptions import NumericalError
-from ..kernels import check_kernel_params, gram, resolve_gamma
+from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear._pegasos_base import (
+    PEGASOS_PARAMS,
     PegasosOptions,
     PegasosState,
     PegasosVectors,
@@ -114,7 +113,7 @@ def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
     return st, PassResult(mistakes, FINITE, -1)
 
 
-class KernelPegasosSVC(PegasosOptions, SaveMixin, ClassifierMixin, BaseEstimator):
+class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Kernel SVM trained by kernelized Pegasos: ``w = sum_j beta_j phi(x_j)``.
 
     The steps of :class:`~halfspaces.PegasosSVC` in the dual: it stores the ``n x n`` Gram
@@ -171,6 +170,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ClassifierMixin, BaseEstimator
     True
     """
 
+    _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS}
+
     def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
                  coef0: float = 0.0, max_iter: int = 10, n_iter: int | None = None,
                  batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
@@ -201,13 +202,6 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ClassifierMixin, BaseEstimator
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-    def _check_params(self) -> None:
-        name = "KernelPegasosSVC"
-        check_scalar(name, "max_iter", self.max_iter, kind=numbers.Integral, low=1,
-                     meaning="number of epochs", hint="Try max_iter=100.")
-        self._check_pegasos_params(("projection", "fit_intercept", "record_objective"))
-        check_kernel_params(name, self.kernel, self.gamma, self.degree, self.coef0)
 
     @property
     def partial_fit(self):
@@ -249,7 +243,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ClassifierMixin, BaseEstimator
 
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Run ``max_iter`` epochs (or ``n_iter`` steps) of kernelized Pegasos on ``(X, y)``."""
-        self._check_params()
+        self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("KernelPegasosSVC", y, None)
         y_pm = encode_pm(y, self.classes_)

@@ -22,10 +22,11 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import OnlineClassifier, keep_params
+from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass
+from .._specs import Bool, Seed
 from ..exceptions import NumericalError
-from ..kernels import check_kernel_params, gram, resolve_gamma
+from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear.perceptron import BatchPerceptronMixin
 
 # Most bytes of Gram values held at once (fit's full Gram, or one block of rows).
@@ -178,15 +179,13 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     True
     """
 
+    _parameter_constraints = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
+                              "shuffle": Bool(), "random_state": Seed()}
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
                  random_state=None):
         keep_params(self, locals())
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_kernel_params(type(self).__name__, self.kernel, self.gamma, self.degree,
-                            self.coef0)
 
     # -- Gram blocks -------------------------------------------------------------------------
     def _gram(self, A, B) -> NDArray[np.float64]:

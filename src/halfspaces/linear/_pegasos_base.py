@@ -10,7 +10,6 @@ compiled pass per schedule, no test of a code at each step).
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
 import numpy as np
@@ -20,8 +19,10 @@ from numba import njit
 from numba.extending import overload
 from numpy.typing import NDArray
 
+from .._online import EPOCHS
 from .._primitives import as_rows, n_rows, row_sqnorm, shuffle
-from .._validation import check_choice, check_scalar, param_error
+from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
+from .._validation import param_error
 
 # -- state, hyper-parameters and step sizes ----------------------------------------------------
 
@@ -170,48 +171,30 @@ def predictor(w: PegasosVectors, st: PegasosState, averaging: bool) -> tuple[NDA
     return st.a * w.v, st.b
 
 
-class PegasosOptions:
-    """The options PegasosSVC and KernelPegasosSVC share: their checks, the compiled
-    hyper-parameters, the sampling of the examples and the epochs of ``fit``."""
+#: The parameters PegasosSVC and KernelPegasosSVC share.
+PEGASOS_PARAMS = {
+    "lam": POSITIVE.about("lambda in the Pegasos objective",
+                          "Try a small positive value such as 1e-4."),
+    "max_iter": EPOCHS,
+    "n_iter": OneOf(Int(low=1), NONE).about("number of steps T",
+                                            "Leave it None to run max_iter epochs."),
+    "batch_size": Int(low=1).about("k of mini-batch Pegasos", "Use 1 for plain Pegasos."),
+    "learning_rate": Choice("pegasos", "notes", "constant", "offset"),
+    "eta0": OneOf(POSITIVE, Choice("auto", "calibrate")).about("first step size"),
+    "t0": OneOf(Float(low=0), Choice("auto")).about("offset of the schedule"),
+    "projection": Bool(), "fit_intercept": Bool(),
+    "intercept_decay": OneOf(POSITIVE, Choice("auto")).about(
+        "factor of the intercept's step", "Use 1.0 for the same step as w."),
+    "average": OneOf(Int(low=0), Bool(), Choice("weighted", "suffix")).about(
+        "the step after which to average, on/off, or a kind of averaging"),
+    "sampling": Choice("permutation", "uniform", "cyclic"),
+    "random_state": Seed(), "tol": OneOf(Float(low=0), NONE),
+    "record_objective": Bool()}
 
-    def _check_pegasos_params(self, flags: tuple[str, ...]) -> None:
-        name = type(self).__name__
-        check_scalar(name, "lam", self.lam, low=0, low_inclusive=False,
-                     meaning="lambda in the Pegasos objective",
-                     hint="Try a small positive value such as 1e-4.")
-        if np.isinf(self.lam):  # inf passes "> 0", and every step would be w <- -inf w
-            raise param_error(name, "lam", "a finite float > 0", self.lam,
-                              "Try a small positive value such as 1e-4.")
-        check_scalar(name, "n_iter", self.n_iter, kind=numbers.Integral, low=1,
-                     allow_none=True, meaning="number of steps T",
-                     hint="Leave it None to run max_iter epochs.")
-        check_scalar(name, "batch_size", self.batch_size, kind=numbers.Integral, low=1,
-                     meaning="k of mini-batch Pegasos", hint="Use 1 for plain Pegasos.")
-        check_choice(name, "learning_rate", self.learning_rate,
-                     ("pegasos", "notes", "constant", "offset"))
-        if not (isinstance(self.eta0, str) and self.eta0 in ("auto", "calibrate")):
-            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
-                         meaning="first step size, 'auto' or 'calibrate'")
-            if np.isinf(self.eta0):
-                raise param_error(name, "eta0", "a finite float > 0, 'auto' or 'calibrate'",
-                                  self.eta0)
-        if not (isinstance(self.intercept_decay, str) and self.intercept_decay == "auto"):
-            check_scalar(name, "intercept_decay", self.intercept_decay, low=0,
-                         low_inclusive=False, meaning="factor of the intercept's step, or 'auto'",
-                         hint="Use 1.0 for the same step as w.")
-        if not (isinstance(self.t0, str) and self.t0 == "auto"):
-            check_scalar(name, "t0", self.t0, low=0, meaning="offset of the schedule, or 'auto'")
-            if np.isinf(self.t0):  # every step 1/(lam (t + t0)) would be 0
-                raise param_error(name, "t0", "a finite float >= 0 or 'auto'", self.t0)
-        for flag in flags:
-            check_scalar(name, flag, getattr(self, flag), kind=(bool, np.bool_))
-        if not isinstance(self.average, (bool, np.bool_, str)) or (
-                isinstance(self.average, str) and self.average not in ("weighted", "suffix")):
-            check_scalar(name, "average", self.average, kind=numbers.Integral, low=0,
-                         meaning="True/False, 'weighted', 'suffix', or the step after which"
-                                 " to average")
-        check_choice(name, "sampling", self.sampling, ("permutation", "uniform", "cyclic"))
-        check_scalar(name, "tol", self.tol, low=0, allow_none=True)
+
+class PegasosOptions:
+    """The options PegasosSVC and KernelPegasosSVC share: the compiled hyper-parameters,
+    the sampling of the examples and the epochs of ``fit``."""
 
     def _params(self, eta0: float) -> PegasosParams:
         """The passes' hyper-parameters for the first step ``eta0`` (resolved)."""

@@ -32,7 +32,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._labels import check_classes, encode_pm
-from .._online import OnlineClassifier
+from .._online import EPOCHS, OnlineClassifier
 from .._primitives import (
     FINITE,
     SCORE_NOT_FINITE,
@@ -43,7 +43,8 @@ from .._primitives import (
     row_axpy,
     row_dot,
 )
-from .._validation import check_choice, check_row_norms, check_scalar, param_error, validate_X_y
+from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
+from .._validation import check_row_norms, param_error, validate_X_y
 from ..losses import logistic_objective
 
 
@@ -220,6 +221,18 @@ class LogisticRegression(OnlineClassifier):
     array([1., 1.])
     """
 
+    _parameter_constraints = {
+        # C = inf is lam = 0: no minimizer at all on separable data
+        "C": POSITIVE.about("inverse regularization strength",
+                            "Try C=1.0; smaller C regularizes more."),
+        "lam": OneOf(POSITIVE, NONE).about(
+            "lambda of the lam-form objective",
+            "Try a small positive value such as 1e-4, or leave it None to use C."),
+        "fit_intercept": Bool(), "max_iter": EPOCHS,
+        "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
+        "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
+        "warm_start": Bool()}
+
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
                  eta0="auto", warm_start: bool = False):
@@ -231,31 +244,6 @@ class LogisticRegression(OnlineClassifier):
         self.solver = solver
         self.eta0 = eta0
         self.warm_start = warm_start
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = "LogisticRegression"
-        check_scalar(name, "C", self.C, low=0, low_inclusive=False,
-                     meaning="inverse regularization strength",
-                     hint="Try C=1.0; smaller C regularizes more.")
-        if np.isinf(self.C):  # lam = 0: no minimizer at all on separable data
-            raise param_error(name, "C", "a finite float > 0", self.C,
-                              "Try C=1.0; smaller C regularizes more.")
-        check_scalar(name, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
-                     meaning="lambda of the lam-form objective",
-                     hint="Try a small positive value such as 1e-4, or leave it None to use C.")
-        if self.lam is not None and np.isinf(self.lam):
-            raise param_error(name, "lam", "a finite float > 0 or None", self.lam,
-                              "Try a small positive value such as 1e-4, or leave it None to"
-                              " use C.")
-        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_scalar(name, "warm_start", self.warm_start, kind=(bool, np.bool_))
-        check_scalar(name, "tol", self.tol, low=0, low_inclusive=False,
-                     meaning="gradient tolerance")
-        check_choice(name, "solver", self.solver, ("lbfgs",))
-        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
-            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
-                         meaning="first SGD step of partial_fit, or 'auto'")
 
     def _lam(self, n: int) -> float:
         if self.lam is not None:
@@ -303,7 +291,7 @@ class LogisticRegression(OnlineClassifier):
     # -- batch fit ---------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Minimize ``J`` with L-BFGS-B, one binary problem per class beyond two (OvR)."""
-        self._check_params()
+        self._validate_params()
         warm = bool(self.warm_start) and hasattr(self, "coef_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes("LogisticRegression", y, None)

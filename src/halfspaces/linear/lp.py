@@ -24,9 +24,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import SaveMixin
+from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
-from .._validation import check_choice, check_scalar, validate_X, validate_X_y
+from .._specs import Bool, Choice
+from .._validation import validate_X, validate_X_y
 from ..exceptions import NotSeparableWarning
 from ..solvers.lp import (
     describe_rows,
@@ -40,7 +41,7 @@ _HINT = ("Use LPSeparator(on_infeasible='least_violation') to minimise the total
          " violation instead, or a soft-margin learner such as SVC or PegasosSVC.")
 
 
-class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
+class LPSeparator(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """A separating halfspace found by linear programming, or a proof that none exists.
 
     Parameters
@@ -128,15 +129,13 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
     [0 1 2 3] [0.25 0.25 0.25 0.25]
     """
 
+    _parameter_constraints = {"fit_intercept": Bool(),
+                              "on_infeasible": Choice("least_violation", "raise")}
+
     def __init__(self, *, fit_intercept: bool = True,
                  on_infeasible: str = "least_violation"):
         self.fit_intercept = fit_intercept
         self.on_infeasible = on_infeasible
-
-    def _check_params(self) -> None:
-        check_scalar("LPSeparator", "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_choice("LPSeparator", "on_infeasible", self.on_infeasible,
-                     ("least_violation", "raise"))
 
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Solve the separating LP of each binary problem (one-vs-rest for more classes).
@@ -153,7 +152,7 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
             With ``on_infeasible="least_violation"``, when some binary problem has no
             separator: it names the rows of its certificate (kept in ``certificates_``).
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("LPSeparator", y, None)
         y_pm = encode_pm(y, self.classes_)

@@ -52,10 +52,12 @@ from .._primitives import (
     row_dot,
     row_prefetch,
 )
+from .._specs import NONE, Bool, ByRule
 from .._validation import param_error, validate_X_y
 from ..exceptions import NumericalError
 from ..losses import svm_objective
 from ._pegasos_base import (
+    PEGASOS_PARAMS,
     PegasosOptions,
     PegasosParams,
     PegasosState,
@@ -252,6 +254,15 @@ def _calibrate_eta0(est, X, y: NDArray, sample: NDArray) -> float:
     return best_eta0 / 2.0
 
 
+def _linear_only(estimator) -> None:
+    """PegasosSVC's ``kernel`` stays None: the kernel form is KernelPegasosSVC."""
+    if estimator.kernel is not None:
+        raise param_error("PegasosSVC", "kernel", "None (PegasosSVC is the linear, primal"
+                          " algorithm)", estimator.kernel,
+                          f"Use KernelPegasosSVC(kernel={estimator.kernel!r}) for kernelized"
+                          " Pegasos.")
+
+
 class PegasosSVC(PegasosOptions, OnlineClassifier):
     """Linear SVM trained by Pegasos stochastic sub-gradient steps (the primal algorithm).
 
@@ -408,6 +419,9 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
     """
 
     _persist_exclude = ("_pass_params",)  # rebuilt from the parameters before every pass
+    _parameter_constraints = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
+                              "warm_start": Bool()}
+    _parameter_rules = (_linear_only,)
 
     def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,
                  batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
@@ -432,16 +446,6 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
         self.tol = tol
         self.record_objective = record_objective
         self.warm_start = warm_start
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        self._check_pegasos_params(("projection", "fit_intercept", "record_objective",
-                                    "warm_start"))
-        if self.kernel is not None:
-            raise param_error("PegasosSVC", "kernel", "None (PegasosSVC is the linear, primal"
-                              " algorithm)", self.kernel,
-                              f"Use KernelPegasosSVC(kernel={self.kernel!r}) for kernelized"
-                              " Pegasos.")
 
     def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray) -> float:
         """``eta0`` as given, ``1 / (2 mean ||x||^2)`` ("auto"), or calibrated on a sample."""
@@ -556,7 +560,7 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
     # -- scikit-learn API ------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Run ``max_iter`` epochs (or ``n_iter`` steps) of Pegasos on ``(X, y)``."""
-        self._check_params()
+        self._validate_params()
         warm = bool(self.warm_start) and hasattr(self, "classes_") and hasattr(self, "_v")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes("PegasosSVC", y, None)

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._online import OnlineClassifier, keep_params
+from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._primitives import (
     FINITE,
     PREFETCH_ROWS,
@@ -35,7 +35,7 @@ from .._primitives import (
     row_dot,
     row_prefetch,
 )
-from .._validation import check_scalar
+from .._specs import Bool, Seed
 
 
 @njit(cache=True)
@@ -107,12 +107,6 @@ class BatchPerceptronMixin:
     """``fit`` as the batch perceptron, for an OnlineClassifier with ``fit_intercept``,
     ``max_iter``, ``shuffle`` and ``random_state``: passes over the data until one makes no
     mistake."""
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = type(self).__name__
-        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_scalar(name, "shuffle", self.shuffle, kind=(bool, np.bool_))
 
     def _fit_scope(self, X):
         """A context for the passes of one ``fit`` (the kernel perceptron keeps its Gram
@@ -207,13 +201,12 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
     True
     """
 
+    _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
+                              "random_state": Seed(), "warm_start": Bool()}
+
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
                  random_state=None, warm_start: bool = False):
         keep_params(self, locals())
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        check_scalar(type(self).__name__, "warm_start", self.warm_start, kind=(bool, np.bool_))
 
     def _init_state(self, X, n_models: int) -> None:
         self.coef_ = np.zeros((n_models, X.shape[1]), dtype=np.float64)
