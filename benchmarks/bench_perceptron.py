@@ -58,14 +58,15 @@ from _common import (  # noqa: E402
     time_interleaved,
 )
 
-from halfspaces.linear.perceptron import Perceptron, _dot_csr, perceptron_pass  # noqa: E402
+from halfspaces import _primitives  # noqa: E402
+from halfspaces.linear.perceptron import Perceptron, perceptron_pass  # noqa: E402
 
 
 @njit(cache=True)
 def spmv(data, indices, indptr, w, out):
     """out = X @ w over CSR arrays: the memory traffic of a pass with no update."""
     for i in range(indptr.shape[0] - 1):
-        out[i] = _dot_csr(w, data, indices, indptr[i], indptr[i + 1])
+        out[i] = _primitives.dot_csr(w, data, indices, indptr[i], indptr[i + 1])
 
 
 def sklearn_one_epoch(fit_intercept: bool):

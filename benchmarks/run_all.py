@@ -2,26 +2,28 @@
 
 Usage::
 
-    python benchmarks/run_all.py                    # full sizes (about an hour on 2 cores)
+    python benchmarks/run_all.py                    # full sizes (hours on 2 busy cores)
     python benchmarks/run_all.py --size reduced     # the 1M-row sets at 200,000 rows
     python benchmarks/run_all.py --quick            # small sizes: a smoke test of every script
     python benchmarks/run_all.py --only bench_svc_1m bench_file_to_model
 
 Every figure of the README's "Speed" section comes from one of the named runs below; its
 output goes to ``results/NAME.txt`` (full size), ``results/NAME-reduced.txt`` or
-``results/NAME-quick.txt`` (not kept in git). Each script compares halfspaces with its
-peers (scikit-learn, LIBLINEAR, LIBSVM, River, Vowpal Wabbit) in the same run, alternating
-the contenders, so the ratios it prints are meaningful on a shared machine; absolute times
-are not. The header of every results file records the machine, the Python and library
-versions, the load average before and after the run, and the BLAS threads: the scripts run
-with one BLAS/OpenMP thread (``OMP_NUM_THREADS=1`` and friends, unless already set), as
-every compiled pass here and LIBLINEAR are single-threaded, and oversubscribed BLAS threads
-on a busy machine slowed scikit-learn's L-BFGS tenfold in our runs.
+``results/NAME-quick.txt`` (not kept in git); the first line of each file gives the time its
+run took. Each script compares halfspaces with its peers (scikit-learn, LIBLINEAR, LIBSVM,
+River, Vowpal Wabbit) in the same run, alternating the contenders, so the ratios it prints
+are meaningful on a shared machine; absolute times are not. The header of every results file
+records the machine, the Python and library versions, the halfspaces source measured (its
+folder and git commit), the load average before and after the run, and the BLAS threads: the
+scripts run with one BLAS/OpenMP thread (``OMP_NUM_THREADS=1`` and friends, unless already
+set), as every compiled pass here and LIBLINEAR are single-threaded, and oversubscribed BLAS
+threads on a busy machine slowed scikit-learn's L-BFGS tenfold in our runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import shlex
@@ -91,6 +93,18 @@ def versions() -> str:
     return ", ".join(found)
 
 
+def source() -> str:
+    """Where the measured ``halfspaces`` is imported from, with its git commit when known."""
+    spec = importlib.util.find_spec("halfspaces")
+    if spec is None or spec.origin is None:
+        return "halfspaces not importable"
+    folder = Path(spec.origin).parent
+    git = subprocess.run(["git", "-C", str(folder), "describe", "--always", "--dirty"],
+                         capture_output=True, text=True)
+    commit = git.stdout.strip() if git.returncode == 0 else "not in a git checkout"
+    return f"halfspaces from {folder} (commit {commit})"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=SIZES, default="full",
@@ -120,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             f" size {size}; {time.time() - started:.0f} s\n"
             f"# {platform.machine()}, {os.cpu_count()} CPUs, {platform.processor() or 'cpu'};"
             f" Python {platform.python_version()}; {threads}\n"
-            f"# {versions()}\n"
+            f"# {versions()}\n# {source()}\n"
             f"# before: {load_before}\n# after:  {load_average()}\n"
             f"# command: {shown}\n\n"
         )
