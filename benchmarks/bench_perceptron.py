@@ -58,7 +58,7 @@ from _common import (  # noqa: E402
     time_interleaved,
 )
 
-from halfspaces import _primitives  # noqa: E402
+from halfspaces._primitives import dot_csr as _dot_csr  # noqa: E402
 from halfspaces.linear.perceptron import Perceptron, perceptron_pass  # noqa: E402
 
 
@@ -66,7 +66,7 @@ from halfspaces.linear.perceptron import Perceptron, perceptron_pass  # noqa: E4
 def spmv(data, indices, indptr, w, out):
     """out = X @ w over CSR arrays: the memory traffic of a pass with no update."""
     for i in range(indptr.shape[0] - 1):
-        out[i] = _primitives.dot_csr(w, data, indices, indptr[i], indptr[i + 1])
+        out[i] = _dot_csr(w, data, indices, indptr[i], indptr[i + 1])
 
 
 def sklearn_one_epoch(fit_intercept: bool):
