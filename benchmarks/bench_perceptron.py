@@ -134,7 +134,8 @@ def bench_set(title: str, X, y, fit_intercept: bool, repeats: int, targets: dict
     worst = max(t.spread for t in timings.values())
     if worst > 0.25:
         print(f"  note: repeats spread up to {worst:.0%} of the median: the machine was busy")
-    print(f"  peer comparison (median of {repeats}; ours / theirs, lower is better):")
+    print(f"  peer comparison (ratio = ours / theirs of the medians of {repeats}; paired: the"
+          " median of the per-repeat ratios; lower is better):")
     print(ratio_line("ours fit / scikit-learn fit", timings["fit"], timings["sk"],
                      targets.get("sk")))
     print("  diagnostics (not peer comparisons):")

@@ -76,6 +76,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "bench_experts_kernel": ("bench_experts_kernel", {
         "full": [], "quick": ["--quick", "--repeats", "1"]}),
     "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),
+    "bench_dask": ("bench_dask", {"full": [], "quick": ["--quick"]}),
     "bench_file_to_model": ("bench_file_to_model", {
         "full": [], "reduced": ["--rows", "100000"], "quick": ["--quick"]}),
 }
