@@ -14,6 +14,7 @@ _ANY_FEATURES = "svmlight: number of features (default: the largest index); VW: 
                 " (default: 2**18)"
 _MODEL_FEATURES = "ignored: the model's number of features is used"
 _MODEL_INDEXING = "default: as the model's training file was read"
+_DETECT_INDEXING = "default: 0-based if any index is 0, else 1-based"
 
 _MAIN_EPILOG = """\
 examples:
@@ -182,8 +183,8 @@ def _add_train(sub) -> None:
     _add_data_options(p, n_features_help="svmlight: number of features (default: the largest"
                                          " index); VW, and text with --vectorizer hashing:"
                                          " number of hash buckets (default: 2**18)",
-                      indexing_help="default: 0-based if any index is 0, else 1-based; the"
-                                    " model records it for predict and evaluate")
+                      indexing_help=_DETECT_INDEXING + "; the model records it for predict"
+                                                       " and evaluate")
     _add_estimator_options(p, default_algo=None)
     _add_common(p)
     p.set_defaults(func=_models.cmd_train)
@@ -218,7 +219,7 @@ def _add_evaluate(sub) -> None:
 def _add_play(sub) -> None:
     p = _command(sub, "play")
     p.add_argument("data", metavar="DATA")
-    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo="perceptron")
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="largest number of examples for which the separability LP and margin"
@@ -230,7 +231,7 @@ def _add_play(sub) -> None:
 def _add_bound(sub) -> None:
     p = _command(sub, "bound")
     p.add_argument("data", metavar="DATA")
-    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
                    help="halfspaces with an offset b (default) or through the origin")
     _add_common(p)
@@ -246,7 +247,7 @@ def _add_plot(sub) -> None:
                    metavar=("SMALL", "LARGE"), help="regularization: the two lambdas")
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="mistakes: largest data for which the Novikoff bound is computed")
-    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo=None,
                            default_text="default: svm for boundary, perceptron for mistakes")
     p.add_argument("--quiet", "-q", action="store_true", help="no messages")
