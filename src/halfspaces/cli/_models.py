@@ -51,8 +51,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from .._labels import format_label
 
     model, metadata = load_model(args.model)
-    data = read_for_model(model, metadata, args)
-    predictions = _predict_blocks(model, data, args)
+    X, _ = read_for_model(model, metadata, args, labelled=False)
+    predictions = _predict_blocks(model, X, args)
     text = "".join(format_label(p) + "\n" for p in predictions)
     if args.output and args.output != "-":
         write_atomic(args.output, text)
@@ -61,13 +61,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
-def _predict_blocks(model, data, args: argparse.Namespace, block: int = 100_000):
-    n = data.n_samples
+def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
+    n = len(X) if isinstance(X, list) else X.shape[0]
     out = []
     with progress(args, total=n, desc="predict", unit="ex") as bar:
         for start in range(0, max(n, 1), block):
             stop = min(start + block, n)
-            out.append(np.asarray(model.predict(data.X[start:stop])))
+            out.append(np.asarray(model.predict(X[start:stop])))
             bar.update(stop - start)
     return np.concatenate(out) if out else np.empty(0)
 

@@ -6,13 +6,14 @@ import argparse
 
 from ..datasets.loader import FORMATS
 from . import _figures, _models, _theory
+from ._io import PROG, delimiter
 from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, PLOT_KINDS, float_or_inf
 
-PROG = "halfspaces"
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 _ANY_FEATURES = "svmlight: number of features (default: the largest index); VW: hash buckets" \
                 " (default: 2**18)"
-_MODEL_FEATURES = "ignored: the model's number of features is used"
+_MODEL_FEATURES = ("svmlight: number of features of the file (default: the largest index);"
+                   " features beyond the model's are ignored (zero weight), with a note")
 _MODEL_INDEXING = "default: as the model's training file was read"
 _DETECT_INDEXING = "default: 0-based if any index is 0, else 1-based"
 
@@ -125,6 +126,12 @@ def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
                         help="CSV only: index (0 = first, -1 = last) or header name of the label"
                              " column (default: 0)")
     parser.add_argument("--n-features", type=int, metavar="N", help=n_features_help)
+    parser.add_argument("--delimiter", type=delimiter, metavar="CHAR",
+                        help="CSV: the field separator (default: ','; 'tab' or '\\t' for"
+                             " tab-separated numbers); implies --format csv")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="CSV and raw text: the file's encoding (default: utf-8), e.g."
+                             " cp1252, latin-1")
     if indexing_help:
         group = parser.add_mutually_exclusive_group()
         group.add_argument("--zero-based", dest="zero_based", action="store_const", const=True,

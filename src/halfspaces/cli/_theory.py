@@ -33,9 +33,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .._labels import format_label
     from ..online import iter_play
 
-    data = read_args_data(args, numeric="play needs numeric features (svmlight, VW or CSV);"
-                          " the online game on raw text needs a fixed featurizer, e.g. hash"
-                          " it first")
+    data = read_args_data(args, featurize=True)
     learner = _estimators.online_learner(args, data.X)
     rows = []
     with progress(args, total=data.n_samples, desc="play", unit="ex") as bar:
@@ -100,7 +98,7 @@ def _print_play_summary(result: dict, algo: str) -> None:
 def cmd_bound(args: argparse.Namespace) -> int:
     from ..theory import bounds_report
 
-    data = read_args_data(args, numeric="bound needs numeric features (svmlight, VW or CSV)")
+    data = read_args_data(args, featurize=True)
     with progress(args, total=1, desc="bound (LP + QP)", unit="step") as bar, about(data):
         report = bounds_report(data.X, data.y, fit_intercept=args.fit_intercept)
         bar.update()
