@@ -422,7 +422,7 @@ def test_play_skips_the_bound_on_large_data(tmp_path, capsys):
     data = _write_svmlight(tmp_path / "d.svm", X, y)
     code, out, _ = _run(capsys, "play", data, "--bound-limit", "10")
     assert code == 0
-    assert "Novikoff bound not computed: 40 examples > --bound-limit 10" in out
+    assert "bound: not computed: 40 examples > --bound-limit 10" in out
 
 
 def test_bound_on_separable_data_matches_sklearn(tmp_path, capsys):

@@ -181,3 +181,193 @@ def test_play_and_bound_take_raw_text(tmp_path, capsys):
     result = json.loads(out)
     assert result["n_features"] == 64
     assert result["radius"] == pytest.approx(np.linalg.norm(X, axis=1).max())
+
+
+# -- 2. messages and output ------------------------------------------------------------------
+
+_NOT_SEPARABLE = "1,1,0\n1,-1,0\n-1,0,1\n-1,0,-1\n1,0.1,0\n"  # +1 on the x axis, -1 on the y
+
+
+def _one_error_line(err):
+    assert err.count("\n") == 1 and err.startswith("halfspaces: error: "), err
+    return err
+
+
+def test_library_advice_is_given_as_command_line_options(tmp_path, capsys):
+    data = _write(tmp_path / "cross.csv", _NOT_SEPARABLE)
+    code, _, err = _run(capsys, "train", data, "--algo", "lp", "--set", "on_infeasible=raise",
+                        "-o", tmp_path / "m")
+    assert code == 1
+    err = _one_error_line(err)
+    assert "--set on_infeasible=least_violation" in err and "--algo svm" in err
+    assert "LPSeparator(" not in err and ".certificate" not in err and "'" not in err
+    code, _, err = _run(capsys, "train", data, "--algo", "svm", "--C", "inf", "-o",
+                        tmp_path / "m")
+    err = _one_error_line(err)
+    assert code == 1 and "a finite --C" in err and "(--C inf)" in err and "C=inf" not in err
+    code, _, err = _run(capsys, "train", data, "--algo", "lp", "-o", tmp_path / "m")
+    assert code == 0 and "--set on_infeasible=raise" in err and "certificates_" not in err
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--max-iter", "0",
+                        "-o", tmp_path / "m")
+    assert code == 1 and "Try --max-iter 100." in _one_error_line(err)
+
+
+def test_scikit_learn_paragraphs_are_cut_to_one_sentence():
+    from sklearn.svm import LinearSVC
+    from sklearn.utils import check_array
+
+    with pytest.raises(ValueError) as info:
+        check_array(np.array([[np.nan, 1.0]]), estimator=LinearSVC(), input_name="X")
+    original = " ".join(str(info.value).split())
+    assert "scikit-learn.org" in original
+    message = cli.cli_terms(original)
+    assert message.startswith("Input X contains NaN") and "scikit-learn" not in message
+    assert ". " not in message
+
+
+def test_csv_line_numbers_count_the_header_and_blank_lines(tmp_path, capsys):
+    data = _write(tmp_path / "h.csv", "y,a,b\n1,1,2\n\n-1,nan,2\n")
+    code, _, err = _run(capsys, "train", data, "--algo", "svm", "-o", tmp_path / "m")
+    assert code == 1
+    assert _one_error_line(err) == (f"halfspaces: error: {data}:4: expected a finite number in"
+                                    " column 1, got 'nan'\n")
+
+
+def test_a_failed_write_names_the_file_not_a_temporary_one(tmp_path, capsys):
+    data = _write(tmp_path / "d.svm", "1 1:1\n-1 1:-1\n")
+    target = tmp_path / "missing" / "m.model"
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", target)
+    assert code == 1
+    assert err == f"halfspaces: error: {target}: No such file or directory\n"
+
+
+def test_an_unknown_option_shows_the_sub_command_usage(tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["train", "d.svm", "--algo", "svm", "--lamda", "1", "-o", "m"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert err.startswith("usage: halfspaces train ")
+    assert "halfspaces train: error: unrecognized arguments: --lamda 1" in err
+    with pytest.raises(SystemExit):
+        cli.main(["bound", "d.svm", "--json", "--lamda", "1"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["error"] == "halfspaces bound: unrecognized arguments: --lamda 1"
+    assert out["usage"].startswith("halfspaces bound ")
+
+
+def test_errors_are_json_with_json(tmp_path, capsys):
+    data = _write(tmp_path / "d.svm", "1 1:1\n-1 1:x\n")
+    code, out, err = _run(capsys, "bound", data, "--json")
+    assert code == 1 and err == ""
+    obj = json.loads(out)
+    assert obj["file"] == data and obj["line"] == 2 and obj["error"].startswith(f"{data}:2:")
+
+
+def test_train_json_reports_how_the_fit_went(tmp_path, capsys):
+    from halfspaces import load
+
+    X, y = _separable(n=40, d=2, seed=7)
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    model = tmp_path / "m.model"
+    code, out, _ = _run(capsys, "train", data, "--algo", "svm", "--C", "1", "-o", model,
+                        "--json")
+    assert code == 0
+    result = json.loads(out)
+    svm = load(str(model))
+    w, b = np.ravel(svm.coef_), float(np.ravel(svm.intercept_)[0])
+    primal = 0.5 * w @ w + np.maximum(0.0, 1.0 - y * (X @ w + b)).sum()  # C = 1
+    assert result["objective"] == pytest.approx(primal, rel=1e-6)
+    assert result["solver"] in ("dcd", "qp") and result["converged"] is True
+    assert 0 <= result["duality_gap"] <= 1e-3 * primal
+    assert result["epochs"] >= 1 and result["time_s"] >= 0
+    code, out, _ = _run(capsys, "train", data, "--algo", "pegasos", "--lam", "0.1",
+                        "--max-iter", "5", "--random-state", "0", "-o", model, "--json")
+    result = json.loads(out)
+    peg = load(str(model))
+    w, b = np.ravel(peg.coef_), float(np.ravel(peg.intercept_)[0])
+    J = np.maximum(0.0, 1.0 - y * (X @ w + b)).mean() + 0.05 * w @ w
+    assert result["epochs"] == 5 and result["objective"] == pytest.approx(J, rel=1e-9)
+
+
+def test_bound_json_certificate_and_separator_can_be_verified(tmp_path, capsys):
+    data = _write(tmp_path / "cross.csv", _NOT_SEPARABLE)
+    code, out, _ = _run(capsys, "bound", data, "--json")
+    assert code == 0
+    cert = json.loads(out)["certificate"]
+    table = np.loadtxt(data, delimiter=",")
+    y, X = table[:, 0], table[:, 1:]
+    alpha = np.zeros(len(y))
+    alpha[cert["rows"]] = cert["alpha"]
+    assert np.all(alpha >= 0) and alpha.sum() > 0
+    # Farkas: sum_i alpha_i y_i (x_i, 1) = 0, so no (w, b) has y_i (<w, x_i> + b) > 0 for all i
+    assert np.allclose(alpha * y @ np.column_stack([X, np.ones(len(y))]), 0.0, atol=1e-8)
+    X, y = _separable(n=30, d=2, seed=8)
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    result = json.loads(_run(capsys, "bound", data, "--json")[1])
+    w, b = np.array(result["separator"]["w"]), result["separator"]["b"]
+    margins = y * (X @ w + b)
+    assert margins.min() == pytest.approx(1.0, abs=1e-6)
+    assert result["max_margin"] == pytest.approx(1.0 / np.linalg.norm(w), rel=1e-6)
+
+
+def test_play_shows_the_bound_on_every_size(tmp_path, capsys):
+    from helpers import hard_margin_through_origin
+
+    X, y = _separable(n=40, d=2, seed=9)
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    code, out, _ = _run(capsys, "play", data, "--no-fit-intercept", "--json")
+    assert code == 0
+    table = json.loads(out)["table"]
+    assert [r["examples"] for r in table] == [1, 2, 4, 8, 16, 32, 40]
+    for row in table[2:]:  # SLSQP needs a few points; the first rows are checked below
+        n = row["examples"]
+        R = np.linalg.norm(X[:n], axis=1).max()
+        gamma = hard_margin_through_origin(X[:n], y[:n])
+        assert row["bound"] == pytest.approx((R / gamma) ** 2, rel=1e-4)
+    assert all(row["mistakes"] <= row["bound"] for row in table)
+    code, out, _ = _run(capsys, "play", data, "--no-fit-intercept", "--bound-limit", "5")
+    rows = [line.split() for line in out.splitlines()[1:8]]
+    assert [r[2] for r in rows[3:]] == ["-"] * 4 and rows[2][2] != "-"
+    assert "pass a larger --bound-limit" in out
+    code, out, _ = _run(capsys, "play", data, "--algo", "pegasos")
+    assert "bound: not computed: no mistake bound for --algo pegasos" in out
+
+
+def test_a_tie_at_round_one_is_printed_as_a_tie(tmp_path, capsys):
+    # The perceptron starts at w = 0: its first score is 0, a tie, counted as a mistake.
+    data = _write(tmp_path / "d.svm", "1 1:1\n-1 1:-1\n1 1:2\n")
+    code, out, _ = _run(capsys, "play", data, "--json")
+    first = json.loads(out)["table"][0]
+    assert first["tie"] is True and first["mistakes"] == 1
+    code, out, _ = _run(capsys, "play", data)
+    assert out.splitlines()[1].split()[-1] == "tie"
+    assert "a tie counts as a mistake" in out
+
+
+class _Terminal:
+    """A stand-in for standard error that says it is a terminal (so the bar is drawn)."""
+
+    def __init__(self):
+        self.text = []
+
+    def write(self, text):
+        self.text.append(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_a_fit_shows_its_epochs_and_ends_with_a_summary(tmp_path, capsys, monkeypatch):
+    data = _write(tmp_path / "cross.csv", _NOT_SEPARABLE)  # never an epoch without mistakes
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code = cli.main(["train", str(data), "--algo", "perceptron", "--max-iter", "7", "-o",
+                     str(tmp_path / "m")])
+    out = capsys.readouterr().out
+    assert code == 0
+    bar = "".join(terminal.text)
+    assert "7/7" in bar and "epoch" in bar and "mistakes" in bar
+    assert "7 epochs" in out and "NOT converged" in out and "training accuracy" in out

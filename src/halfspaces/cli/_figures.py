@@ -9,7 +9,7 @@ import numpy as np
 
 from ..datasets._io import atomic_write
 from . import _estimators
-from ._io import CLIError, read_args_data
+from ._io import CLIError, read_args_data, writing
 from ._options import PERCEPTRON_ALGOS
 from ._theory import perceptron_bound_summary
 
@@ -85,7 +85,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def save_figure(fig, path: str) -> None:
     """Save a figure as PNG atomically (never compressed, whatever the extension)."""
-    with atomic_write(path, compress=False) as handle:
+    with writing(path), atomic_write(path, compress=False) as handle:
         fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")
 
 

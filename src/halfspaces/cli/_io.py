@@ -247,7 +247,20 @@ def save_model(model, path: str, data) -> None:
 
     metadata = {"format": data.format, "zero_based": data.zero_based,
                 "n_features": None if data.is_text else int(data.X.shape[1])}
-    save(model, path, metadata=metadata)
+    with writing(path):
+        save(model, path, metadata=metadata)
+
+
+@contextlib.contextmanager
+def writing(path: str):
+    """Name ``path`` itself, not the temporary file of an atomic write, when writing fails
+    (a missing folder, no permission, a full disk)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or exc.filename == path or not exc.strerror:
+            raise
+        raise OSError(exc.errno, exc.strerror, path) from None
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -259,6 +272,44 @@ def progress(args: argparse.Namespace, **kwargs):
 
     disable = getattr(args, "quiet", False) or not sys.stderr.isatty()
     return tqdm(disable=disable, file=sys.stderr, leave=False, **kwargs)
+
+
+@contextlib.contextmanager
+def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
+    """A bar of the epochs of ``estimator.fit`` (out of ``max_iter``, with the last epoch's
+    mistakes and the time left), read every ``every`` seconds from what the estimator
+    records (``n_iter_``, ``mistakes_per_epoch_``) by a thread that only reads; a solver
+    that records nothing until the end shows the time spent."""
+    import threading
+
+    total = getattr(estimator, "max_iter", None)
+    with progress(args, total=total if isinstance(total, int) else None,
+                  desc=f"fit {type(estimator).__name__}", unit="epoch") as bar:
+        if bar.disable:
+            yield
+            return
+        stop = threading.Event()
+
+        def show():
+            epochs = getattr(estimator, "n_iter_", 0)
+            bar.update(max(int(epochs) - bar.n, 0))
+            mistakes = getattr(estimator, "mistakes_per_epoch_", None)
+            if mistakes:
+                bar.set_postfix_str(f"last epoch {int(mistakes[-1])} mistakes", refresh=False)
+            bar.refresh()
+
+        def watch():
+            while not stop.wait(every):
+                show()
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            watcher.join()
+        show()
 
 
 def _jsonable(value: Any) -> Any:
@@ -296,5 +347,5 @@ def print_table(rows: list[tuple[str, Any]]) -> None:
 def write_atomic(path: str, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, gzip/bz2/xz-compressed by extension
     (through a symbolic link; into a FIFO or a device such as /dev/null directly)."""
-    with atomic_write(path) as handle:
+    with writing(path), atomic_write(path) as handle:
         handle.write(text.encode("utf-8"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from ..datasets.loader import FORMATS
 from . import _figures, _models, _theory
@@ -271,11 +272,26 @@ def _add_demo(sub) -> None:
     p.set_defaults(func=_figures.cmd_demo)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``halfspaces`` command."""
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors as one JSON object on standard output when
+    ``json_errors`` (the command line has --json)."""
+
+    json_errors = False
+
+    def error(self, message: str):
+        if not self.json_errors:
+            super().error(message)
+        usage = " ".join(self.format_usage().split()[1:])
+        print(json.dumps({"error": f"{self.prog}: {message}", "usage": usage}))
+        self.exit(2)
+
+
+def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
+    """The argument parser of the ``halfspaces`` command; ``commands`` maps each sub-command
+    to its parser."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG, formatter_class=_FORMATTER, epilog=_MAIN_EPILOG,
         description="Online and large-margin linear classifiers, with their theory.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -283,4 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
                 _add_demo):
         add(sub)
+    parser.commands = sub.choices
+    for p in (parser, *sub.choices.values()):
+        p.json_errors = json_errors
     return parser
