@@ -328,7 +328,8 @@ def test_play_shows_the_bound_on_every_size(tmp_path, capsys):
     code, out, _ = _run(capsys, "play", data, "--no-fit-intercept", "--bound-limit", "5")
     rows = [line.split() for line in out.splitlines()[1:8]]
     assert [r[2] for r in rows[3:]] == ["-"] * 4 and rows[2][2] != "-"
-    assert "pass a larger --bound-limit" in out
+    assert "bound: not computed ('-' in the table): 40 examples > --bound-limit 5" in out
+    assert "(pass --bound-limit 40 to solve them)" in out
     code, out, _ = _run(capsys, "play", data, "--algo", "pegasos")
     assert "bound: not computed: no mistake bound for --algo pegasos" in out
 
@@ -371,3 +372,26 @@ def test_a_fit_shows_its_epochs_and_ends_with_a_summary(tmp_path, capsys, monkey
     bar = "".join(terminal.text)
     assert "7/7" in bar and "epoch" in bar and "mistakes" in bar
     assert "7 epochs" in out and "NOT converged" in out and "training accuracy" in out
+
+
+# -- 3. the quickstart's files ---------------------------------------------------------------
+
+
+def test_data_writes_the_bundled_sets(tmp_path, capsys):
+    from halfspaces.datasets import load_heart_scale, load_svmlight
+
+    code, out, _ = _run(capsys, "data")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "heart_scale", "a9a", "a9a.t", "mushrooms", "mushrooms.t", "sms", "points"]
+    target = tmp_path / "heart.svm"
+    assert _run(capsys, "data", "heart_scale", "-o", target)[0] == 0
+    X, y = load_svmlight(target, n_features=13, zero_based=False)
+    X0, y0 = load_heart_scale()
+    assert (X != X0).nnz == 0 and np.array_equal(y, y0)
+    target = tmp_path / "points.csv"
+    assert _run(capsys, "data", "points", "-o", target)[0] == 0
+    table = np.loadtxt(target, delimiter=",")
+    assert table.shape == (200, 3) and set(table[:, 0]) == {-1.0, 1.0}
+    code, _, err = _run(capsys, "data", "sms")
+    assert code == 1 and "-o FILE" in _one_error_line(err)

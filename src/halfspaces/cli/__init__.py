@@ -16,8 +16,9 @@ same indexing.
 Errors print one line, ``halfspaces: error: FILE:LINE: problem``, and exit with status 1,
 with the library's advice re-worded as options (:func:`cli_terms`); with ``--json`` the
 error is a JSON object on standard output (``error``, ``file``, ``line``); an unknown option
-shows the sub-command's usage (status 2). ``--debug`` shows the traceback instead. ``halfspaces --help`` imports neither scikit-learn
-nor SciPy: each command imports what it uses.
+shows the sub-command's usage (status 2). ``--debug`` shows the traceback instead.
+``halfspaces --help`` imports neither scikit-learn nor SciPy: each command imports what it
+uses.
 
     _parser.py      the argument parser
     _options.py     algorithms, and the options that map 1:1 to parameters
@@ -26,6 +27,7 @@ nor SciPy: each command imports what it uses.
     _models.py      train, predict, evaluate
     _theory.py      play, bound
     _figures.py     plot, demo
+    _data.py        data: the bundled sets written to files
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..datasets.loader import FORMATS
-from . import _figures, _models, _theory
+from . import _figures, _io, _models, _theory
 from ._io import PROG, delimiter
 from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, PLOT_KINDS, float_or_inf
 
@@ -112,6 +112,14 @@ examples:
   halfspaces plot boundary points.csv --algo svm --C 10 -o b.png
   halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png
   halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png"""),
+    "data": ("write a bundled data set to a file (list them without NAME)", """\
+Write one of the data sets bundled with halfspaces to FILE (decompressed, unless FILE ends
+in .gz, .bz2 or .xz), so that the examples run in an empty folder. Without NAME, list them.
+Their sources are in halfspaces/datasets/data/PROVENANCE.md.""", """\
+examples:
+  halfspaces data
+  halfspaces data a9a -o a9a.svm
+  halfspaces data sms -o sms.tsv"""),
     "demo": ("a tour of the library: runs, bounds and figures", None, """\
 examples:
   halfspaces demo
@@ -263,6 +271,26 @@ def _add_plot(sub) -> None:
     p.set_defaults(func=_figures.cmd_plot)
 
 
+def _add_data(sub) -> None:
+    from ._data import BUNDLED
+
+    p = _command(sub, "data")
+    p.add_argument("name", nargs="?", choices=list(BUNDLED), metavar="NAME",
+                   help=", ".join(BUNDLED))
+    p.add_argument("-o", "--output", metavar="FILE", help="where to write it")
+    p.add_argument("--quiet", "-q", action="store_true", help="no message")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=_cmd_data)
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    from ._data import cmd_data
+
+    if args.name is not None and not args.output:
+        raise _io.CLIError(f"data {args.name}: give the file to write with -o FILE")
+    return cmd_data(args)
+
+
 def _add_demo(sub) -> None:
     p = _command(sub, "demo")
     p.add_argument("--out-dir", default="demo-output", help="folder for the figures and"
@@ -297,7 +325,7 @@ def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
-                _add_demo):
+                _add_data, _add_demo):
         add(sub)
     parser.commands = sub.choices
     for p in (parser, *sub.choices.values()):

@@ -112,13 +112,12 @@ def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
     if "halving_bound" in bound:
         print(f"bound: halving log2 |H| = {bound['halving_bound']:.6g} ({bound['note']})")
         return
-    if algo in PERCEPTRON_ALGOS and any(row["bound"] is None for row in rows):
-        print(f"bound: '-' above --bound-limit {args.bound_limit} examples (pass a larger"
-              " --bound-limit to solve the LP and QP there), or where the rounds so far are"
-              " not linearly separable")
     if not bound["checked"]:
-        print(f"bound: not computed: {bound['reason']}")
+        limited = " ('-' in the table)" if algo in PERCEPTRON_ALGOS else ""
+        print(f"bound: not computed{limited}: {bound['reason']}")
         return
+    if any(row["bound"] is None for row in rows):
+        print("bound: '-' where the rounds so far are not linearly separable")
     if bound["separable"]:
         where = " on the points (x, 1), for the offset" if bound["augmented"] else ""
         m = result["perceptron_mistakes"]
