@@ -300,7 +300,8 @@ def _figures(data: dict[str, Split], context: dict) -> list[tuple[str, str, Call
         figures.append(("pegasos_objective.png", f"Pegasos on a9a (lam={LAM_TEXT}): J per epoch"
                         " vs the exact optimum (SVC, dcd); right: J - J* (log)",
                         lambda: plotting.plot_objective_and_gap(
-                            context["pegasos_history"], context["J_svc"], label="PegasosSVC")))
+                            context["pegasos_history"], context["J_svc"], label="PegasosSVC",
+                            lam=LAM)))
     return figures
 
 
