@@ -566,6 +566,9 @@ def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any 
             ax.axhline(float(optimum), color="black", linestyle="--",
                        label=f"optimum $J^*$ = {float(optimum):.5g}")
         ax.set_ylabel("objective $J(\\theta)$")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set(xlabel="epoch (pass over the data)",
            title="objective against the optimum" + ("" if lam is None
                                                     else f", $\\lambda$ = {lam:g}"))
