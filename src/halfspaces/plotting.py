@@ -220,11 +220,11 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
-    >>> from halfspaces import Perceptron
+    >>> from halfspaces import SVC
     >>> X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 0.0], [3.0, 1.0]])
     >>> y = np.array([1, 1, -1, -1])
     >>> ax = Figure().add_subplot()
-    >>> ax = plot_decision_boundary(Perceptron().fit(X, y), X, y, ax=ax)
+    >>> ax = plot_decision_boundary(SVC(C=10.0).fit(X, y), X, y, ax=ax)
     >>> [line.get_label() for line in ax.get_lines()]
     ['decision boundary (score = 0)', 'margin (score = +1)', 'margin (score = -1)']
     """

@@ -19,7 +19,8 @@ _MODEL_INDEXING = "default: as the model's training file was read"
 _DETECT_INDEXING = "default: 0-based if any index is 0, else 1-based"
 
 _MAIN_EPILOG = """\
-examples:
+examples (halfspaces data writes the bundled sets, e.g. heart_scale, to files):
+  halfspaces data heart_scale -o heart_scale
   halfspaces train heart_scale --algo svm --C 1 -o heart.model
   halfspaces evaluate heart.model heart_scale --json
   halfspaces predict heart.model heart_scale -o predictions.txt
@@ -30,12 +31,13 @@ examples:
   halfspaces demo
 
 data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
-  .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first)
+  .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first),
+                                 fields split by --delimiter (default ',')
   .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
 DATA - reads standard input (with --format, else the model's recorded format, else svmlight).
 
-errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1;
-add --debug for the traceback.
+errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1
+(with --json, one JSON object on standard output); add --debug for the traceback.
 """
 
 _TRAIN_EPILOG = """\
