@@ -19,8 +19,8 @@ _MODEL_INDEXING = "default: as the model's training file was read"
 _DETECT_INDEXING = "default: 0-based if any index is 0, else 1-based"
 
 _MAIN_EPILOG = """\
-examples (halfspaces data writes the bundled sets, e.g. heart_scale, to files):
-  halfspaces data heart_scale -o heart_scale
+examples:
+  halfspaces data heart_scale -o heart_scale   # a bundled set (halfspaces data lists them)
   halfspaces train heart_scale --algo svm --C 1 -o heart.model
   halfspaces evaluate heart.model heart_scale --json
   halfspaces predict heart.model heart_scale -o predictions.txt
