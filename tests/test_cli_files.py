@@ -132,11 +132,11 @@ def test_test_file_with_more_features_than_the_model(tmp_path, capsys):
     test.write_text("1 1:1\n-1 2:1 9:1\n")
     model = tmp_path / "m.npz"
     assert _run(capsys, "train", train, "--algo", "perceptron", "-o", model)[0] == 0
-    code, _, err = _run(capsys, "predict", model, test)
-    assert code == 1
-    assert err == (f"halfspaces: error: {test}:2:8: the index in '9:1' is beyond the 3"
-                   " features (1-based indices go up to 3); the model"
-                   f" {model} was trained on 3 features, so this file does not match it\n")
+    # Issue 13: a feature never seen in training has zero weight; a note says how many.
+    code, out, err = _run(capsys, "predict", model, test)
+    assert code == 0 and len(out.split()) == 2
+    assert err == (f"halfspaces: note: {test}: 1 feature beyond the model's 3 ignored (never"
+                   " seen in training: zero weight)\n")
 
 
 # -- pipes and standard input ---------------------------------------------------------------

@@ -50,7 +50,7 @@ def test_rows_at_powers_of_two_match_one_play_of_the_whole_sequence(make):
     whole = play(once, X, y)
     rows = list(iter_play(learner, X, y))
     assert [r.examples for r in rows] == [1, 2, 4, 8, 16, 32, 64, 70]
-    assert [tuple(r) for r in rows] == _expected_rows(whole)
+    assert [tuple(r)[:6] for r in rows] == _expected_rows(whole)
     # The learner ends where one play of the whole sequence ends.
     np.testing.assert_array_equal(getattr(learner, "coef_", getattr(learner, "w", None)),
                                   getattr(once, "coef_", getattr(once, "w", None)))
@@ -75,7 +75,7 @@ def test_progress_is_called_for_every_round_in_blocks(monkeypatch):
     rows = list(iter_play(Perceptron(), X, y, progress=calls.append))
     whole = play(Perceptron(), X, y)
     assert sum(calls) == 20 and max(calls) <= 3
-    assert [tuple(r) for r in rows] == _expected_rows(whole)
+    assert [tuple(r)[:6] for r in rows] == _expected_rows(whole)
 
 
 def test_labels_must_match_the_rows():

@@ -502,6 +502,7 @@ class ProgressRow(NamedTuple):
     since_last: float  # mistakes per round since the previous row
     label: Any  # y_t of the row's last round
     prediction: Any  # the learner's prediction in that round, before it saw y_t
+    score: float = float("nan")  # its score then (0: a tie, a mistake); NaN without one
 
 
 def _checkpoints(n: int) -> list[int]:
@@ -536,7 +537,7 @@ def iter_play(learner, X, y: ArrayLike, *, classes: ArrayLike | None = None,
     ------
     ProgressRow
         ``examples``, ``mistakes``, ``average_loss``, ``since_last``, ``label``,
-        ``prediction``.
+        ``prediction``, ``score``.
 
     Examples
     --------
@@ -563,5 +564,5 @@ def iter_play(learner, X, y: ArrayLike, *, classes: ArrayLike | None = None,
             checkpoints.pop(0)
             yield ProgressRow(stop, mistakes, mistakes / stop,
                               (mistakes - last_m) / (stop - last_t), piece.labels[-1],
-                              piece.predictions[-1])
+                              piece.predictions[-1], float(piece.scores[-1]))
             last_t, last_m = stop, mistakes

@@ -38,7 +38,12 @@ __all__ = [
 ]
 
 _NEG_STYLE = {"marker": "o", "color": "tab:blue"}
-_POS_STYLE = {"marker": "s", "color": "tab:red"}
+_POS_STYLE = {"marker": "^", "color": "tab:red"}
+# Models whose score is scaled by a margin (the hinge loss, regularized): only for them do
+# the lines score = +-1 mean "the margin".
+_MARGIN_SCALED = ("SVC", "LinearSVC", "PegasosSVC", "KernelPegasosSVC")
+# Most points drawn in the plane; beyond, a random subsample (the title says so).
+MAX_POINTS = 2000
 # Relative tolerance for "sits on the margin": solvers return margins equal to 1 up to ~1e-7.
 _ON_MARGIN_RTOL = 1e-6
 
@@ -106,13 +111,38 @@ def _frame_plane(ax, box, title: str) -> None:
     ax.set(xlim=box[:2], ylim=box[2:], xlabel="$x_1$", ylabel="$x_2$", title=title)
 
 
+def _shown(n: int, max_points: int) -> NDArray[np.intp]:
+    """The rows drawn: all of them, or a fixed random subsample of ``max_points``."""
+    if n <= max_points:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(0).choice(n, size=max_points, replace=False))
+
+
 def _scatter_classes(ax, X: NDArray, y_pm: NDArray, classes) -> None:
+    size = 28.0 if X.shape[0] <= 300 else max(6.0, 28.0 * np.sqrt(300 / X.shape[0]))
     for sign, style in ((-1.0, _NEG_STYLE), (1.0, _POS_STYLE)):
         rows = y_pm == sign
         label = classes[int(sign > 0)]
-        ax.scatter(X[rows, 0], X[rows, 1], s=28, marker=style["marker"], color=style["color"],
-                   edgecolors="white", linewidths=0.5, label=f"y = {format_label(label)}",
-                   zorder=3)
+        ax.scatter(X[rows, 0], X[rows, 1], s=size, marker=style["marker"],
+                   color=style["color"], edgecolors="white", linewidths=0.4,
+                   label=f"y = {format_label(label)}", zorder=3)
+
+
+def _box_with_boundary(X: NDArray, w: NDArray, b: float, reach: float = 4.0):
+    """The data's box, grown to show the boundary ``<w, x> + b = 0`` when it misses the box
+    but passes within ``reach`` box widths of the data's centre; None when it is further
+    (then the title says so)."""
+    box = _limits(X)
+    corners = np.array([[box[0], box[2]], [box[0], box[3]], [box[1], box[2]], [box[1], box[3]]])
+    signs = np.sign(corners @ w + b)
+    if not np.any(w) or signs.min() != signs.max():
+        return box, True
+    centre = X.mean(axis=0)
+    foot = centre - (centre @ w + b) / (w @ w) * w  # the boundary's point nearest the centre
+    span = max(box[1] - box[0], box[3] - box[2])
+    if np.linalg.norm(foot - centre) > reach * span:
+        return box, False
+    return _limits(np.vstack([X, foot, 2 * foot - centre])), True
 
 
 def _circle(ax, X: NDArray, rows: NDArray, label: str) -> None:
@@ -146,8 +176,8 @@ def _draw_contours(ax, grid, levels, names) -> list:
 
 
 def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: Any = None,
-                           margins: bool = True, grid_resolution: int = 200,
-                           title: str | None = None):
+                           margins: bool | None = None, grid_resolution: int = 200,
+                           title: str | None = None, max_points: int = MAX_POINTS):
     """Draw a fitted two-class estimator's decision boundary and margin boundaries (Figure 1).
 
     Parameters
@@ -158,12 +188,18 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
     X : array of shape (n_samples, 2)
     y : array of shape (n_samples,), labels among ``estimator.classes_``
     ax : matplotlib Axes, optional
-    margins : bool, default=True
+    margins : bool, optional
         Also draw the margin boundaries ``score = +1`` and ``score = -1`` and circle the
-        points with ``y * score <= 1`` (on or inside the margin).
+        points with ``y * score <= 1`` (on or inside the margin). Default: only for the
+        models whose score a margin scales (SVMs: ``SVC``, ``PegasosSVC``, scikit-learn's
+        ``SVC`` and ``LinearSVC``); a perceptron's ``score = 1`` means nothing.
     grid_resolution : int, default=200
         Grid size of the shading (and of the contours of non-linear models).
     title : str, optional
+    max_points : int, default=2000
+        At most this many points are drawn (a fixed random subsample, said in the title);
+        the lines and the shading use the model, not the points. The view grows to show a
+        linear boundary that passes near the data.
 
     Returns
     -------
@@ -184,22 +220,33 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from matplotlib.figure import Figure
-    >>> from halfspaces import Perceptron
+    >>> from halfspaces import SVC
     >>> X = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 0.0], [3.0, 1.0]])
     >>> y = np.array([1, 1, -1, -1])
     >>> ax = Figure().add_subplot()
-    >>> ax = plot_decision_boundary(Perceptron().fit(X, y), X, y, ax=ax)
+    >>> ax = plot_decision_boundary(SVC(C=10.0).fit(X, y), X, y, ax=ax)
     >>> [line.get_label() for line in ax.get_lines()]
     ['decision boundary (score = 0)', 'margin (score = +1)', 'margin (score = -1)']
     """
     X = _check_2d("plot_decision_boundary", X)
     ax = _new_axes(ax)
     y_pm, classes = _encode("plot_decision_boundary", y, getattr(estimator, "classes_", None))
+    n = X.shape[0]
+    shown = _shown(n, max_points)
+    X, y_pm = X[shown], y_pm[shown]
     scores = np.asarray(estimator.decision_function(X), dtype=np.float64)
     if scores.ndim != 1:
         raise ValueError("plot_decision_boundary: the estimator has more than two classes;"
                          " fit it on two (one class against the rest) to draw its boundary.")
-    box = _limits(X)
+    if margins is None:
+        margins = type(estimator).__name__ in _MARGIN_SCALED
+    coef = getattr(estimator, "coef_", None)
+    linear = coef is not None and np.shape(coef) == (1, 2)
+    box, in_view = _limits(X), True
+    if linear:
+        w = np.asarray(coef, dtype=np.float64)[0]
+        b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
+        box, in_view = _box_with_boundary(X, w, b)
     xx, yy = np.meshgrid(np.linspace(box[0], box[1], grid_resolution),
                          np.linspace(box[2], box[3], grid_resolution))
     grid_scores = np.asarray(estimator.decision_function(np.column_stack([xx.ravel(),
@@ -210,11 +257,8 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
     levels = (0.0, 1.0, -1.0) if margins else (0.0,)
     names = ("decision boundary (score = 0)", "margin (score = +1)",
              "margin (score = -1)")[: len(levels)]
-    coef = getattr(estimator, "coef_", None)
     proxies = []
-    if coef is not None and np.shape(coef) == (1, 2):
-        w = np.asarray(coef, dtype=np.float64)[0]
-        b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
+    if linear:
         _draw_levels(ax, w, b, levels, box, names)
     else:
         proxies = _draw_contours(ax, (xx, yy, grid_scores), levels, names)
@@ -223,7 +267,13 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
         z = y_pm * scores
         on_or_inside = (z < 1.0) | np.isclose(z, 1.0, rtol=_ON_MARGIN_RTOL, atol=1e-9)
         _circle(ax, X, on_or_inside, "on or inside the margin")
-    _frame_plane(ax, box, title if title is not None else type(estimator).__name__)
+    title = title if title is not None else type(estimator).__name__
+    if shown.size < n:
+        title += f"\n{shown.size:,} of {n:,} points shown (a random sample)"
+    if not in_view:
+        side = format_label(classes[int(np.mean(scores) >= 0)])
+        title += f"\nthe boundary is far outside the data: all of it is scored {side}"
+    _frame_plane(ax, box, title)
     _legend(ax, proxies)
     return ax
 
@@ -398,7 +448,9 @@ def plot_perceptron_update(w: ArrayLike, x: ArrayLike, y: float, *, ax: Any = No
 
 
 def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None,
-                  label: str | None = None, bound_label: str = "bound"):
+                  label: str | None = None, bound_label: str = "bound",
+                  bound_at: tuple[ArrayLike, ArrayLike] | None = None,
+                  title: str | None = None, log: bool | None = None):
     """Cumulative mistakes over the rounds of the online game, against a mistake bound.
 
     Parameters
@@ -412,6 +464,14 @@ def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None
         Legend entry of the mistake curve.
     bound_label : str, default="bound"
         Legend entry of the bound, followed by ``= value``.
+    bound_at : (rounds, bounds), optional
+        The bound on the first ``t`` rounds for several ``t`` (e.g. Novikoff's on each
+        prefix): drawn as points joined by steps, so the bound is seen at every size.
+    title : str, optional
+        Default ``"online mistakes"``; say the data and the learner.
+    log : bool, optional
+        A logarithmic mistakes axis (symmetric-log, linear below 1). Default: when the
+        largest bound is over 4 times the mistakes, which a linear axis would flatten.
 
     Returns
     -------
@@ -435,21 +495,37 @@ def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None
     ax = _new_axes(ax)
     ax.plot(rounds, cumulative, drawstyle="steps-post", color="tab:blue",
             label=label or f"mistakes ({int(cumulative[-1]) if cumulative.size else 0})")
+    largest = [] if bound is None else [float(bound)]
+    if bound_at is not None:
+        at, values = (np.asarray(v, dtype=np.float64).ravel() for v in bound_at)
+        keep = np.isfinite(values)
+        if keep.any():
+            ax.plot(at[keep], values[keep], drawstyle="steps-pre", color="tab:red",
+                    marker="o", markersize=3, linewidth=1,
+                    label=f"{bound_label} on the first t rounds")
+            largest.append(float(values[keep].max()))
     if bound is not None:
         ax.axhline(float(bound), color="tab:red", linestyle="--",
                    label=f"{bound_label} = {float(bound):.4g}")
-    ax.set(xlabel="round t", ylabel="mistakes so far", title="online mistakes")
+    top = max(float(cumulative[-1]) if cumulative.size else 0.0, 1.0)
+    if log is None:
+        log = bool(largest) and max(largest) > 4 * top
+    if log:
+        ax.set_yscale("symlog", linthresh=1.0)
+    ax.set(xlabel="round t", ylabel="mistakes so far" + (" (log scale)" if log else ""),
+           title=title if title is not None else "online mistakes")
+    ax.set_ylim(0, max([top, *largest]) * (2.0 if log else 1.08))  # room above the bound
     ax.legend(loc="best", fontsize="small")
     return ax
 
 
 def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any = None,
-                   gap: bool = False, label: str = "Pegasos"):
-    """The objective ``J(theta_t)`` over iterations against the exact optimum ``J*``.
+                   gap: bool = False, label: str = "Pegasos", lam: float | None = None):
+    """The objective ``J(theta_t)`` over epochs against the exact optimum ``J*``.
 
     Parameters
     ----------
-    history : array of shape (n_iterations,), objective after each iteration (epoch)
+    history : array of shape (n_epochs,), objective after each epoch
     optimum : float, optional
         The exact minimum, e.g. from ``SVC`` solved as a QP; drawn as a horizontal line.
     ax : matplotlib Axes, optional
@@ -457,6 +533,8 @@ def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any 
         Plot the sub-optimality ``J(theta_t) - J*`` on a log scale instead (needs
         ``optimum``).
     label : str, default="Pegasos"
+    lam : float, optional
+        The lambda of ``J``, shown in the title.
 
     Returns
     -------
@@ -488,13 +566,18 @@ def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any 
             ax.axhline(float(optimum), color="black", linestyle="--",
                        label=f"optimum $J^*$ = {float(optimum):.5g}")
         ax.set_ylabel("objective $J(\\theta)$")
-    ax.set(xlabel="iteration", title="objective against the optimum")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set(xlabel="epoch (pass over the data)",
+           title="objective against the optimum" + ("" if lam is None
+                                                    else f", $\\lambda$ = {lam:g}"))
     ax.legend(loc="best", fontsize="small")
     return ax
 
 
 def plot_objective_and_gap(history: ArrayLike, optimum: float, *, fig: Any = None,
-                           label: str = "Pegasos"):
+                           label: str = "Pegasos", lam: float | None = None):
     """Two panels: the objective against the optimum, and the gap ``J(theta_t) - J*`` (log).
 
     Parameters
@@ -503,6 +586,7 @@ def plot_objective_and_gap(history: ArrayLike, optimum: float, *, fig: Any = Non
     optimum : float, the exact minimum (see :func:`pegasos_objective_history`)
     fig : matplotlib Figure, optional
     label : str, default="Pegasos"
+    lam : float, optional, shown in the titles
 
     Returns
     -------
@@ -514,8 +598,8 @@ def plot_objective_and_gap(history: ArrayLike, optimum: float, *, fig: Any = Non
 
         fig = plt.figure(figsize=(11, 4.5), layout="constrained")
     left, right = fig.subplots(1, 2)
-    plot_objective(history, optimum, ax=left, label=label)
-    plot_objective(history, optimum, ax=right, gap=True, label=label)
+    plot_objective(history, optimum, ax=left, label=label, lam=lam)
+    plot_objective(history, optimum, ax=right, gap=True, label=label, lam=lam)
     return fig
 
 

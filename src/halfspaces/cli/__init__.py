@@ -13,9 +13,12 @@ model's recorded format, else svmlight). ``train`` records the format, the svmli
 number of features in the model file; ``predict`` and ``evaluate`` read later files with the
 same indexing.
 
-Errors print one line, ``halfspaces: error: FILE:LINE: problem``, and exit with status 1;
-``--debug`` shows the traceback instead. ``halfspaces --help`` imports neither scikit-learn
-nor SciPy: each command imports what it uses.
+Errors print one line, ``halfspaces: error: FILE:LINE: problem``, and exit with status 1,
+with the library's advice re-worded as options (:func:`cli_terms`); with ``--json`` the
+error is a JSON object on standard output (``error``, ``file``, ``line``); an unknown option
+shows the sub-command's usage (status 2). ``--debug`` shows the traceback instead.
+``halfspaces --help`` imports neither scikit-learn nor SciPy: each command imports what it
+uses.
 
     _parser.py      the argument parser
     _options.py     algorithms, and the options that map 1:1 to parameters
@@ -24,29 +27,32 @@ nor SciPy: each command imports what it uses.
     _models.py      train, predict, evaluate
     _theory.py      play, bound
     _figures.py     plot, demo
+    _data.py        data: the bundled sets written to files
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
+import re
 import sys
 import warnings
 
 from ._io import CLIError
-from ._options import known_flag
+from ._options import ALGOS, known_flag
 from ._parser import PROG, build_parser
 
-__all__ = ["CLIError", "build_parser", "describe_error", "main"]
+__all__ = ["CLIError", "build_parser", "cli_terms", "describe_error", "main"]
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line naming the file, the line and the problem."""
+    """One line naming the file, the line and the problem, in the command line's terms."""
     if isinstance(exc, OSError) and getattr(exc, "filename", None) is not None \
             and exc.strerror:
         return f"{exc.filename}: {exc.strerror}"
-    message = _option_names(" ".join(str(exc).split()))
+    message = cli_terms(_option_names(" ".join(str(exc).split())))
     path, line = getattr(exc, "path", None), getattr(exc, "line", None)
     if path is not None and not message.startswith(str(path)) \
             and os.path.basename(str(path)) not in message.split(":", 1)[0]:
@@ -65,16 +71,76 @@ def _option_names(message: str) -> str:
     return f"{owner}: option {flag}: '{rest}" if flag else message
 
 
+def _algo_of(match: re.Match) -> str:
+    algo = {cls: name for name, cls in ALGOS.items()}.get(match[2])
+    return f"{match[1]} --algo {algo}" if algo else match[0]
+
+
+def _flag_value(match: re.Match) -> str:
+    option = known_flag(match[1])
+    return f"{option} {match[2]}" if option else match[0]
+
+
+# The library's advice re-worded for the command line: (pattern, replacement), in order.
+_CLI_TERMS = [
+    # scikit-learn's paragraphs after its first sentence
+    (re.compile(r"^(Input (?:X |y )?contains (?:NaN|infinity)[^.]*)\..*"),
+     r"\1: remove those values or replace them by numbers"),
+    (re.compile(r"^Found array with 0 feature\(s\).*"),
+     "no feature columns were read: check --format, --delimiter and --label-column"),
+    # a Python function or attribute where the command has a name of its own
+    (re.compile(r"^(?:[a-z]+_[a-z_]+|load): "), ""),
+    (re.compile(r" \(see \.certificate(?:s_\[\d+\])?;? ?([^)]*)\)"),
+     r" (\1; halfspaces bound DATA prints the certificate)"),
+    (re.compile(r"certificate certificates_\[\d+\]"), "certificate"),
+    (re.compile(r"\b[A-Z]\w+\((\w+)='([^']*)'\)"), r"--set \1=\2"),
+    (re.compile(r"\b(on_infeasible)='([^']*)'"), r"--set \1=\2"),
+    (re.compile(r"\bto raise NotSeparableError\b"), "to stop with an error"),
+    (re.compile(r"\b(such as|or|use|Use) ([A-Z]\w+)\b"), _algo_of),
+    (re.compile(r"(?<![-\w])(?<!--set )([A-Za-z_]+)=([-+\w.]+?)(?=[;,)]|\.?(?:\s|$))"),
+     _flag_value),
+    (re.compile(r"\bnp\.inf\b"), "inf"),
+    (re.compile(r"\ba finite C\b"), "a finite --C"),
+    (re.compile(r"Enlarge the hypothesis class"),
+     "Enlarge the hypothesis class (--n-hypotheses, --hypotheses stumps)"),
+    (re.compile(r"Test one class against the rest, e\.g\. y == k\."),
+     "Relabel the data as one class against the rest."),
+]
+
+
+def cli_terms(message: str) -> str:
+    """A library message with its Python advice (keywords, attributes, class names, the
+    paragraphs of scikit-learn) re-worded as command-line options."""
+    for pattern, replacement in _CLI_TERMS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings as one line each, like errors (no source line)."""
-    text = " ".join(str(message).split())
+    text = cli_terms(" ".join(str(message).split()))
     print(f"{PROG}: warning: {text}", file=file or sys.stderr)
+
+
+def _report(args, exc: BaseException, message: str) -> None:
+    """The one line of an error: on standard error, or with --json a JSON object on standard
+    output (``error``, and ``file`` and ``line`` when known)."""
+    if getattr(args, "json", False):
+        path = getattr(exc, "path", None) or getattr(exc, "filename", None)
+        obj = {"error": message, "file": None if path is None else str(path),
+               "line": getattr(exc, "line", None)}
+        print(json.dumps(obj))
+    else:
+        print(f"{PROG}: error: {message}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``halfspaces`` command; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(json_errors="--json" in argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the sub-command's usage, not the top level's
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -90,11 +156,11 @@ def main(argv: list[str] | None = None) -> int:
     except (CLIError, ValueError, OSError, ImportError, LookupError) as exc:
         if args.debug:
             raise
-        print(f"{PROG}: error: {describe_error(exc)}", file=sys.stderr)
+        _report(args, exc, describe_error(exc))
         return 1
     except Exception as exc:  # noqa: BLE001 - the last resort: one line, never a traceback
         if args.debug:
             raise
-        print(f"{PROG}: error: unexpected {type(exc).__name__}: {describe_error(exc)}"
-              " (run again with --debug for the traceback)", file=sys.stderr)
+        _report(args, exc, f"unexpected {type(exc).__name__}: {describe_error(exc)} (run again"
+                      " with --debug for the traceback)")
         return 1

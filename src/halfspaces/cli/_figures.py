@@ -9,9 +9,9 @@ import numpy as np
 
 from ..datasets._io import atomic_write
 from . import _estimators
-from ._io import CLIError, read_args_data
+from ._io import CLIError, read_args_data, writing
 from ._options import PERCEPTRON_ALGOS
-from ._theory import perceptron_bound_summary
+from ._theory import perceptron_bound_summary, prefix_bound
 
 
 def _boundary(args, data, fig) -> None:
@@ -20,7 +20,8 @@ def _boundary(args, data, fig) -> None:
     estimator = _estimators.make_estimator(args, data.X)
     plotting._check_2d("plot_decision_boundary", data.X)  # before a fit that may be long
     estimator.fit(data.X, data.y)
-    plotting.plot_decision_boundary(estimator, data.X, data.y, ax=fig.add_subplot())
+    plotting.plot_decision_boundary(estimator, data.X, data.y, ax=fig.add_subplot(),
+                                    title=f"{type(estimator).__name__} on {data.path}")
 
 
 def _regularization(args, data, fig) -> None:
@@ -42,25 +43,42 @@ def _mistakes(args, data, fig) -> None:
 
     learner = _estimators.online_learner(args, data.X)
     transcript = play(learner, data.X, data.y, classes=np.unique(data.y))
-    bound, label, bound_label = None, None, "Novikoff bound"
+    bound, bound_at, label, bound_label = None, None, None, "Novikoff bound"
+    title = f"{type(learner).__name__} on {data.path}: online mistakes"
     if args.algo in PERCEPTRON_ALGOS:
-        info = perceptron_bound_summary(data, bool(learner.fit_intercept), args.bound_limit)
+        intercept = bool(learner.fit_intercept)
+        info = perceptron_bound_summary(data, intercept, args.bound_limit)
         bound = info.get("novikoff_bound")
+        y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
+        sizes = [t for t in _doubling(data.n_samples) if t <= args.bound_limit]
+        values = [prefix_bound(data, y_pm, t, intercept, args.bound_limit) for t in sizes]
+        bound_at = (sizes, [np.nan if v is None else v for v in values])
+        if not info["checked"]:
+            title += f"\nbound up to --bound-limit {args.bound_limit} rounds"
         if args.algo != "perceptron":  # the bound covers the running perceptron
             label = (f"mistakes ({transcript.n_mistakes}); running perceptron's"
                      f" updates: {learner.n_mistakes_}")
             bound_label = "Novikoff bound on the updates"
+    else:
+        title += f"\n(no mistake bound for --algo {args.algo})"
     plotting.plot_mistakes(transcript, bound=bound, ax=fig.add_subplot(), label=label,
-                           bound_label=bound_label)
+                           bound_label=bound_label, bound_at=bound_at, title=title)
+
+
+def _doubling(n: int) -> list[int]:
+    """1, 2, 4, ... below ``n``, and ``n``: the sizes the progressive table shows."""
+    return [2**k for k in range(max(n - 1, 0).bit_length())] + [n]
 
 
 def _objective(args, data, fig) -> None:
     from .. import plotting
 
+    lam = getattr(args, "lam", 1e-2)
     history, optimum = plotting.pegasos_objective_history(
-        data.X, data.y, lam=getattr(args, "lam", 1e-2), max_iter=getattr(args, "max_iter", 50),
+        data.X, data.y, lam=lam, max_iter=getattr(args, "max_iter", 50),
         random_state=getattr(args, "random_state", 0))
-    plotting.plot_objective(history, optimum, ax=fig.add_subplot())
+    plotting.plot_objective(history, optimum, ax=fig.add_subplot(), lam=lam,
+                            label=f"Pegasos on {data.path}")
 
 
 _DRAW = {"boundary": _boundary, "regularization": _regularization, "max-margin": _max_margin,
@@ -85,7 +103,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def save_figure(fig, path: str) -> None:
     """Save a figure as PNG atomically (never compressed, whatever the extension)."""
-    with atomic_write(path, compress=False) as handle:
+    with writing(path), atomic_write(path, compress=False) as handle:
         fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")
 
 

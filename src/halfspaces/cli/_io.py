@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import io
 import json
 import math
 import os
+import re
 import sys
 from typing import Any
 
@@ -14,13 +17,24 @@ import numpy as np
 
 from ..datasets._io import atomic_write
 
+PROG = "halfspaces"
+
 STDIN = "-"
 # Advice for the reader errors the command line re-words, in its own terms.
 _HINTS = {
     "n_features": "pass a larger --n-features, or leave it out",
     "zero_index": "pass --zero-based, or neither --zero-based nor --one-based to detect the"
                   " indexing",
+    "encoding": "pass the file's --encoding, e.g. --encoding cp1252 or --encoding latin-1",
 }
+# The command-line option of each reader option (see halfspaces.datasets.load).
+_DATA_FLAGS = {"label_column": "--label-column", "n_features": "--n-features",
+               "zero_based": "--zero-based/--one-based", "encoding": "--encoding",
+               "delimiter": "--delimiter"}
+_DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "comma": ",", "semicolon": ";"}
+# A "text" made of numbers only, e.g. "0.5\t1\t-2": numeric data in a text format.
+_NUMBERS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+)*"
+                      r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 
 
 class CLIError(Exception):
@@ -30,35 +44,76 @@ class CLIError(Exception):
 # -- data -----------------------------------------------------------------------------------
 
 
+def delimiter(text: str) -> str:
+    """``--delimiter``: one character, or ``tab`` (also ``\\t`` as typed), ``space``,
+    ``comma``, ``semicolon``."""
+    value = _DELIMITERS.get(text.lower() if len(text) > 1 else text, text)
+    if len(value) != 1:
+        raise argparse.ArgumentTypeError(f"expected one character or tab, space, comma,"
+                                         f" semicolon; got {text!r}")
+    return value
+
+
 def read_data(path: str, fmt: str | None = None, *, hints: dict[str, str] | None = None,
               **options):
     """:func:`halfspaces.datasets.load` on a file or, for ``-``, standard input (read once).
 
     ``hints`` replaces the advice of reader errors by their ``reason`` (see
-    :class:`~halfspaces.datasets.DataFormatError`).
+    :class:`~halfspaces.datasets.DataFormatError`). An option the format does not take is
+    an error naming the command-line option; raw text whose every line is numbers only is
+    refused (it is numeric data: ``--format csv --delimiter``).
     """
     from ..datasets import DataFormatError, load
+    from ..datasets.loader import _OPTIONS
 
+    wrong = [_DATA_FLAGS.get(k, k) for k, v in options.items()
+             if v is not None and k not in _OPTIONS[fmt]]
+    if wrong:
+        raise CLIError(f"{path}: {', '.join(wrong)} does not apply to {fmt} data (given by"
+                       " --format or the file's extension)")
     source = sys.stdin.buffer if path == STDIN else path
     try:
-        return load(source, fmt, **options)
+        data = load(source, fmt, **options)
     except DataFormatError as exc:
         hint = {**_HINTS, **(hints or {})}.get(exc.reason)
         if hint:
             raise exc.with_hint(hint) from None
         raise
+    if data.is_text and all(map(_NUMBERS.fullmatch, data.X)):
+        raise CLIError(f"{data.path}: every text is numbers only, so this is numeric data, not"
+                       " raw text: read it with --format csv --delimiter tab (the label in"
+                       " --label-column, default the first)")
+    return data
 
 
-def read_args_data(args: argparse.Namespace, *, numeric: str | None = None):
-    """Read ``args.data`` with the data options given on the command line; ``numeric``: what
-    the command needs features for, when raw text will not do."""
+def _data_format(args: argparse.Namespace, default: str = "svmlight") -> str:
+    """--format, else csv when --delimiter is given, else by the file's extension."""
     from ..datasets import detect_format
 
-    fmt = detect_format(args.data, args.format)
+    given = args.format or ("csv" if getattr(args, "delimiter", None) else None)
+    return detect_format(args.data, given, default=default)
+
+
+def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
+                   featurize: bool = False):
+    """Read ``args.data`` with the data options given on the command line.
+
+    Raw text is refused with ``numeric`` (what the command needs features for), or with
+    ``featurize`` hashed into ``--n-features`` buckets (default 2**18) as ``train``'s
+    default vectorizer does.
+    """
+    fmt = _data_format(args)
     # For raw text, --n-features is the number of hash buckets of train's vectorizer.
     data = read_data(args.data, fmt, label_column=args.label_column,
                      n_features=None if fmt == "tsv" else args.n_features,
-                     zero_based=getattr(args, "zero_based", None))
+                     zero_based=getattr(args, "zero_based", None), encoding=args.encoding,
+                     delimiter=args.delimiter)
+    if data.is_text and featurize:
+        from ..datasets import make_text_pipeline
+
+        params = {"n_features": args.n_features} if args.n_features else {}
+        vectorizer = make_text_pipeline(None, "hashing", **params)["vectorizer"]
+        return dataclasses.replace(data, X=vectorizer.transform(data.X))
     if numeric and data.is_text:
         raise CLIError(f"{data.path}: {numeric}")
     return data
@@ -82,36 +137,95 @@ def is_text_model(model) -> bool:
     return isinstance(model, Pipeline)
 
 
-def read_for_model(model, metadata: dict, args: argparse.Namespace):
+def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
+                   labelled: bool = True):
     """Read ``args.data`` as the model's training data was: standard input in its format
     (unless --format says otherwise), svmlight with its indexing (unless --zero-based or
-    --one-based says otherwise), and its number of features."""
-    from ..datasets import detect_format
+    --one-based says otherwise), VW and CSV with its number of features.
 
+    svmlight is read with --n-features (default: the largest index) and then fitted to the
+    model's features: columns beyond them, features it never saw and so gives zero weight,
+    are dropped with a one-line note. With ``labelled=False`` (predict), raw text without
+    any tab is one text per line, without labels; returns ``(X, path)`` then.
+    """
     text_model = is_text_model(model)
-    n_features = None if text_model else getattr(model, "n_features_in_", None)
+    n_model = None if text_model else getattr(model, "n_features_in_", None)
     # A file is told by its extension (as at training); standard input by the model's record.
-    default = metadata.get("format", "svmlight") if args.data == STDIN else "svmlight"
-    fmt = detect_format(args.data, args.format, default=default)
+    fmt = _data_format(args, metadata.get("format", "svmlight") if args.data == STDIN
+                       else "svmlight")
     recorded = metadata.get("zero_based") if fmt == "svmlight" else None
     zero_based = args.zero_based if args.zero_based is not None else recorded
     hints = {}
-    if n_features is not None:
-        hints["n_features"] = (f"the model {args.model} was trained on {n_features} features,"
+    if n_model is not None and fmt != "svmlight":  # VW buckets and CSV columns must match
+        hints["n_features"] = (f"the model {args.model} was trained on {n_model} features,"
                                " so this file does not match it")
     if args.zero_based is None and recorded is False:
         hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
                                " training file had no index 0); if that file was 0-based too,"
                                " train again with --zero-based")
-    data = read_data(args.data, fmt, hints=hints, label_column=args.label_column,
-                     n_features=None if fmt == "tsv" else n_features, zero_based=zero_based)
+    source = args.data
+    if fmt == "tsv" and text_model and not labelled:
+        texts, source = _unlabelled_texts(args.data, args.encoding or "utf-8")
+        if texts is not None:
+            return texts, _name(args.data)
+    n_features = args.n_features if fmt == "svmlight" else n_model
+    data = read_data(source, fmt, hints=hints, label_column=args.label_column,
+                     n_features=None if fmt == "tsv" else n_features, zero_based=zero_based,
+                     encoding=args.encoding, delimiter=args.delimiter)
     if text_model and not data.is_text:
         raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
                        f" label<TAB>text file (.tsv or --format tsv), not {data.path}")
     if data.is_text and not text_model:
         raise CLIError(f"{args.model}: this model was trained on numeric features; {data.path}"
                        " is raw text. Train on text to get a model that featurizes it")
-    return data
+    if n_model is not None and data.X.shape[1] != n_model:
+        data = dataclasses.replace(data, X=_fit_columns(data, n_model))
+    return data if labelled else (data.X, data.path)
+
+
+def _name(path: str) -> str:
+    return "<stdin>" if path == STDIN else path
+
+
+def _unlabelled_texts(path: str, encoding: str):
+    """``(lines, None)`` for a raw-text file with no tab at all (one text per line, no
+    labels), else ``(None, source)`` to read as ``label<TAB>text`` (standard input, read
+    here once, as an in-memory stream)."""
+    from ..datasets import DataFormatError
+    from ..datasets._io import read_text
+
+    source = path
+    if path == STDIN:
+        source = io.BytesIO(sys.stdin.buffer.read())
+        source.name = _name(path)
+    try:
+        text = read_text(source, encoding)
+    except DataFormatError as exc:
+        raise exc.with_hint(_HINTS["encoding"]) from None
+    if "\t" in text:
+        if path == STDIN:
+            source.seek(0)
+        return None, source
+    return [line.removesuffix("\r") for line in text.split("\n") if line.strip()], None
+
+
+def _fit_columns(data, n_model: int):
+    """The columns of ``data.X`` as the model's ``n_model`` features: zero columns added, or
+    the columns beyond dropped (with a note saying how many carried a value)."""
+    import scipy.sparse as sp
+
+    X, n = data.X, data.X.shape[1]
+    if n < n_model:
+        pad = sp.csr_matrix((X.shape[0], n_model - n))
+        return sp.hstack([X, pad], format="csr") if sp.issparse(X) else \
+            np.hstack([X, np.zeros((X.shape[0], n_model - n))])
+    extra = X[:, n_model:]
+    used = int(np.count_nonzero(np.asarray(abs(extra).sum(axis=0)).ravel()))
+    if used:
+        print(f"{PROG}: note: {data.path}: {used} feature{'s' * (used != 1)} beyond the"
+              f" model's {n_model} ignored (never seen in training: zero weight)",
+              file=sys.stderr)
+    return X[:, :n_model]
 
 
 # -- models ---------------------------------------------------------------------------------
@@ -133,7 +247,20 @@ def save_model(model, path: str, data) -> None:
 
     metadata = {"format": data.format, "zero_based": data.zero_based,
                 "n_features": None if data.is_text else int(data.X.shape[1])}
-    save(model, path, metadata=metadata)
+    with writing(path):
+        save(model, path, metadata=metadata)
+
+
+@contextlib.contextmanager
+def writing(path: str):
+    """Name ``path`` itself, not the temporary file of an atomic write, when writing fails
+    (a missing folder, no permission, a full disk)."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or exc.filename == path or not exc.strerror:
+            raise
+        raise OSError(exc.errno, exc.strerror, path) from None
 
 
 # -- output ---------------------------------------------------------------------------------
@@ -145,6 +272,44 @@ def progress(args: argparse.Namespace, **kwargs):
 
     disable = getattr(args, "quiet", False) or not sys.stderr.isatty()
     return tqdm(disable=disable, file=sys.stderr, leave=False, **kwargs)
+
+
+@contextlib.contextmanager
+def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
+    """A bar of the epochs of ``estimator.fit`` (out of ``max_iter``, with the last epoch's
+    mistakes and the time left), read every ``every`` seconds from what the estimator
+    records (``n_iter_``, ``mistakes_per_epoch_``) by a thread that only reads; a solver
+    that records nothing until the end shows the time spent."""
+    import threading
+
+    total = getattr(estimator, "max_iter", None)
+    with progress(args, total=total if isinstance(total, int) else None,
+                  desc=f"fit {type(estimator).__name__}", unit="epoch") as bar:
+        if bar.disable:
+            yield
+            return
+        stop = threading.Event()
+
+        def show():
+            epochs = getattr(estimator, "n_iter_", 0)
+            bar.update(max(int(epochs) - bar.n, 0))
+            mistakes = getattr(estimator, "mistakes_per_epoch_", None)
+            if mistakes:
+                bar.set_postfix_str(f"last epoch {int(mistakes[-1])} mistakes", refresh=False)
+            bar.refresh()
+
+        def watch():
+            while not stop.wait(every):
+                show()
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            watcher.join()
+        show()
 
 
 def _jsonable(value: Any) -> Any:
@@ -182,5 +347,5 @@ def print_table(rows: list[tuple[str, Any]]) -> None:
 def write_atomic(path: str, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, gzip/bz2/xz-compressed by extension
     (through a symbolic link; into a FIFO or a device such as /dev/null directly)."""
-    with atomic_write(path) as handle:
+    with writing(path), atomic_write(path) as handle:
         handle.write(text.encode("utf-8"))

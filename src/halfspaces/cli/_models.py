@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+import time
 
 import numpy as np
 
 from . import _estimators
 from ._io import (
     about,
+    fit_progress,
     load_model,
     print_json,
     print_table,
@@ -23,36 +24,75 @@ from ._io import (
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    with progress(args, total=3, desc="train", unit="step") as bar:
-        bar.set_postfix_str("reading " + os.path.basename(args.data))
-        data = read_args_data(args)
-        bar.update()
-        estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
-        model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
-        bar.set_postfix_str("fitting " + type(estimator).__name__)
+    data = read_args_data(args)
+    estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
+    model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
+    start = time.perf_counter()
+    with about(data), fit_progress(args, estimator):
         model.fit(data.X, data.y)
-        bar.update()
-        bar.set_postfix_str("saving")
-        save_model(model, args.output, data)
-        bar.update()
+    seconds = time.perf_counter() - start
+    save_model(model, args.output, data)
     accuracy = float(model.score(data.X, data.y))
+    fit = fit_summary(estimator, model, data)
     if args.json:
         print_json({"model": args.output, "algo": args.algo,
                     "estimator": type(estimator).__name__,
                     "params": _estimators.given_params(args), "n_samples": data.n_samples,
-                    "train_accuracy": accuracy})
+                    "train_accuracy": accuracy, "time_s": seconds, **fit})
     else:
-        print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}:"
-              f" training accuracy {accuracy:.4f}; saved to {args.output}")
+        done = [f"{seconds:.3g} s"]
+        if fit["epochs"] is not None:
+            done.append(f"{fit['epochs']} epoch{'s' * (fit['epochs'] != 1)}")
+        if fit["solver"]:
+            done.append(f"solver {fit['solver']}")
+        for key, name in (("objective", "objective"), ("duality_gap", "duality gap")):
+            if isinstance(fit[key], float):
+                done.append(f"{name} {fit[key]:.6g}")
+        if fit["converged"] is not None:
+            done.append("converged" if fit["converged"] else "NOT converged")
+        print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}"
+              f" ({', '.join(done)}): training accuracy {accuracy:.4f}; saved to {args.output}")
     return 0
+
+
+def fit_summary(estimator, model, data) -> dict:
+    """How the fit went, from what the estimator recorded: ``epochs`` (passes or solver
+    iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data),
+    ``duality_gap``, ``converged`` (None where the estimator does not say)."""
+    epochs = getattr(estimator, "n_iter_", None)
+    objective = getattr(estimator, "objective_", None)
+    if objective is None and hasattr(estimator, "lam") and hasattr(estimator, "coef_") \
+            and np.shape(estimator.coef_)[0] == 1 and not data.is_text:
+        from .._labels import encode_pm
+        from ..losses import svm_objective
+
+        y_pm = encode_pm(data.y, estimator.classes_)
+        objective = svm_objective(np.ravel(estimator.coef_), float(estimator.intercept_[0]),
+                                  data.X, y_pm, lam=float(estimator.lam))
+    converged = getattr(estimator, "converged_", None)
+    tol, max_iter = getattr(estimator, "tol", None), getattr(estimator, "max_iter", None)
+    if converged is None and tol is not None and max_iter is not None and epochs is not None:
+        converged = bool(epochs < max_iter)  # a solver that stops at its tolerance
+    return {"epochs": None if epochs is None else int(epochs),
+            "solver": getattr(estimator, "solver_", None), "objective": _scalar(objective),
+            "duality_gap": _scalar(getattr(estimator, "duality_gap_", None)),
+            "converged": converged}
+
+
+def _scalar(value):
+    """A float, or for one-vs-rest one float per class (None stays None)."""
+    if value is None:
+        return None
+    value = np.asarray(value, dtype=np.float64)
+    return float(value) if value.size == 1 else value.ravel().tolist()
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from .._labels import format_label
 
     model, metadata = load_model(args.model)
-    data = read_for_model(model, metadata, args)
-    predictions = _predict_blocks(model, data, args)
+    X, _ = read_for_model(model, metadata, args, labelled=False)
+    predictions = _predict_blocks(model, X, args)
     text = "".join(format_label(p) + "\n" for p in predictions)
     if args.output and args.output != "-":
         write_atomic(args.output, text)
@@ -61,13 +101,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
-def _predict_blocks(model, data, args: argparse.Namespace, block: int = 100_000):
-    n = data.n_samples
+def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
+    n = len(X) if isinstance(X, list) else X.shape[0]
     out = []
     with progress(args, total=n, desc="predict", unit="ex") as bar:
         for start in range(0, max(n, 1), block):
             stop = min(start + block, n)
-            out.append(np.asarray(model.predict(data.X[start:stop])))
+            out.append(np.asarray(model.predict(X[start:stop])))
             bar.update(stop - start)
     return np.concatenate(out) if out else np.empty(0)
 

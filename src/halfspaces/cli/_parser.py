@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from ..datasets.loader import FORMATS
-from . import _figures, _models, _theory
+from . import _figures, _io, _models, _theory
+from ._io import PROG, delimiter
 from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, PLOT_KINDS, float_or_inf
 
-PROG = "halfspaces"
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 _ANY_FEATURES = "svmlight: number of features (default: the largest index); VW: hash buckets" \
                 " (default: 2**18)"
-_MODEL_FEATURES = "ignored: the model's number of features is used"
+_MODEL_FEATURES = ("svmlight: number of features of the file (default: the largest index);"
+                   " features beyond the model's are ignored (zero weight), with a note")
 _MODEL_INDEXING = "default: as the model's training file was read"
+_DETECT_INDEXING = "default: 0-based if any index is 0, else 1-based"
 
 _MAIN_EPILOG = """\
 examples:
+  halfspaces data heart_scale -o heart_scale   # a bundled set (halfspaces data lists them)
   halfspaces train heart_scale --algo svm --C 1 -o heart.model
   halfspaces evaluate heart.model heart_scale --json
   halfspaces predict heart.model heart_scale -o predictions.txt
@@ -27,12 +31,13 @@ examples:
   halfspaces demo
 
 data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
-  .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first)
+  .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first),
+                                 fields split by --delimiter (default ',')
   .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
 DATA - reads standard input (with --format, else the model's recorded format, else svmlight).
 
-errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1;
-add --debug for the traceback.
+errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1
+(with --json, one JSON object on standard output); add --debug for the traceback.
 """
 
 _TRAIN_EPILOG = """\
@@ -109,6 +114,14 @@ examples:
   halfspaces plot boundary points.csv --algo svm --C 10 -o b.png
   halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png
   halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png"""),
+    "data": ("write a bundled data set to a file (list them without NAME)", """\
+Write one of the data sets bundled with halfspaces to FILE (decompressed, unless FILE ends
+in .gz, .bz2 or .xz), so that the examples run in an empty folder. Without NAME, list them.
+Their sources are in halfspaces/datasets/data/PROVENANCE.md.""", """\
+examples:
+  halfspaces data
+  halfspaces data a9a -o a9a.svm
+  halfspaces data sms -o sms.tsv"""),
     "demo": ("a tour of the library: runs, bounds and figures", None, """\
 examples:
   halfspaces demo
@@ -124,6 +137,12 @@ def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
                         help="CSV only: index (0 = first, -1 = last) or header name of the label"
                              " column (default: 0)")
     parser.add_argument("--n-features", type=int, metavar="N", help=n_features_help)
+    parser.add_argument("--delimiter", type=delimiter, metavar="CHAR",
+                        help="CSV: the field separator (default: ','; 'tab' or '\\t' for"
+                             " tab-separated numbers); implies --format csv")
+    parser.add_argument("--encoding", metavar="NAME",
+                        help="CSV and raw text: the file's encoding (default: utf-8), e.g."
+                             " cp1252, latin-1")
     if indexing_help:
         group = parser.add_mutually_exclusive_group()
         group.add_argument("--zero-based", dest="zero_based", action="store_const", const=True,
@@ -182,8 +201,8 @@ def _add_train(sub) -> None:
     _add_data_options(p, n_features_help="svmlight: number of features (default: the largest"
                                          " index); VW, and text with --vectorizer hashing:"
                                          " number of hash buckets (default: 2**18)",
-                      indexing_help="default: 0-based if any index is 0, else 1-based; the"
-                                    " model records it for predict and evaluate")
+                      indexing_help=_DETECT_INDEXING + "; the model records it for predict"
+                                                       " and evaluate")
     _add_estimator_options(p, default_algo=None)
     _add_common(p)
     p.set_defaults(func=_models.cmd_train)
@@ -218,7 +237,7 @@ def _add_evaluate(sub) -> None:
 def _add_play(sub) -> None:
     p = _command(sub, "play")
     p.add_argument("data", metavar="DATA")
-    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo="perceptron")
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="largest number of examples for which the separability LP and margin"
@@ -230,7 +249,7 @@ def _add_play(sub) -> None:
 def _add_bound(sub) -> None:
     p = _command(sub, "bound")
     p.add_argument("data", metavar="DATA")
-    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
                    help="halfspaces with an offset b (default) or through the origin")
     _add_common(p)
@@ -246,12 +265,32 @@ def _add_plot(sub) -> None:
                    metavar=("SMALL", "LARGE"), help="regularization: the two lambdas")
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="mistakes: largest data for which the Novikoff bound is computed")
-    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo=None,
                            default_text="default: svm for boundary, perceptron for mistakes")
     p.add_argument("--quiet", "-q", action="store_true", help="no messages")
     p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
     p.set_defaults(func=_figures.cmd_plot)
+
+
+def _add_data(sub) -> None:
+    from ._data import BUNDLED
+
+    p = _command(sub, "data")
+    p.add_argument("name", nargs="?", choices=list(BUNDLED), metavar="NAME",
+                   help=", ".join(BUNDLED))
+    p.add_argument("-o", "--output", metavar="FILE", help="where to write it")
+    p.add_argument("--quiet", "-q", action="store_true", help="no message")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=_cmd_data)
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    from ._data import cmd_data
+
+    if args.name is not None and not args.output:
+        raise _io.CLIError(f"data {args.name}: give the file to write with -o FILE")
+    return cmd_data(args)
 
 
 def _add_demo(sub) -> None:
@@ -263,16 +302,34 @@ def _add_demo(sub) -> None:
     p.set_defaults(func=_figures.cmd_demo)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``halfspaces`` command."""
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors as one JSON object on standard output when
+    ``json_errors`` (the command line has --json)."""
+
+    json_errors = False
+
+    def error(self, message: str):
+        if not self.json_errors:
+            super().error(message)
+        usage = " ".join(self.format_usage().split()[1:])
+        print(json.dumps({"error": f"{self.prog}: {message}", "usage": usage}))
+        self.exit(2)
+
+
+def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
+    """The argument parser of the ``halfspaces`` command; ``commands`` maps each sub-command
+    to its parser."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG, formatter_class=_FORMATTER, epilog=_MAIN_EPILOG,
         description="Online and large-margin linear classifiers, with their theory.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
-                _add_demo):
+                _add_data, _add_demo):
         add(sub)
+    parser.commands = sub.choices
+    for p in (parser, *sub.choices.values()):
+        p.json_errors = json_errors
     return parser

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
+
 from . import _estimators
 from ._io import about, print_json, print_table, progress, read_args_data
 from ._options import PERCEPTRON_ALGOS
@@ -18,7 +20,8 @@ def perceptron_bound_summary(data, fit_intercept: bool, limit: int) -> dict[str,
     if data.n_samples > limit:
         return {"checked": False,
                 "reason": f"{data.n_samples} examples > --bound-limit {limit}: the separability"
-                          " LP and the max-margin QP were not solved"}
+                          " LP and the max-margin QP were not solved on all of them (pass"
+                          f" --bound-limit {data.n_samples} to solve them)"}
     with about(data):
         res = bounds_report(data.X, data.y, fit_intercept=fit_intercept,
                             svm_margin=False).perceptron
@@ -29,23 +32,42 @@ def perceptron_bound_summary(data, fit_intercept: bool, limit: int) -> dict[str,
     return out
 
 
+def prefix_bound(data, y_pm, n: int, fit_intercept: bool, limit: int) -> float | None:
+    """Novikoff's bound ``(R/gamma)^2`` on the first ``n`` examples (None above ``limit``
+    or where they are not separable): it bounds the perceptron's mistakes in those rounds,
+    so the progressive table shows it on every row."""
+    from ..theory import perceptron_bound
+
+    if n > limit:
+        return None
+    with about(data):
+        return perceptron_bound(data.X[:n], y_pm[:n], fit_intercept=fit_intercept).bound
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from .._labels import format_label
     from ..online import iter_play
 
-    data = read_args_data(args, numeric="play needs numeric features (svmlight, VW or CSV);"
-                          " the online game on raw text needs a fixed featurizer, e.g. hash"
-                          " it first")
+    data = read_args_data(args, featurize=True)
     learner = _estimators.online_learner(args, data.X)
+    y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
+    from ..theory import halving_mistake_bound
+
     rows = []
     with progress(args, total=data.n_samples, desc="play", unit="ex") as bar:
         for row in iter_play(learner, data.X, data.y, progress=bar.update):
             rows.append({**row._asdict(), "label": format_label(row.label),
-                         "predict": format_label(row.prediction)})
-            del rows[-1]["prediction"]
+                         "predict": format_label(row.prediction), "tie": row.score == 0,
+                         "bound": None})
+            del rows[-1]["prediction"], rows[-1]["score"]
+            if args.algo == "halving":
+                rows[-1]["bound"] = float(halving_mistake_bound(learner.n_hypotheses_))
+            elif args.algo in PERCEPTRON_ALGOS:
+                rows[-1]["bound"] = prefix_bound(data, y_pm, row.examples,
+                                                 bool(learner.fit_intercept), args.bound_limit)
             if not args.json:
                 bar.clear()
-                _print_progress_row(rows[-1], header=len(rows) == 1)
+                _print_row(rows[-1], header=len(rows) == 1)
     result: dict[str, Any] = {"algo": args.algo, "n_samples": data.n_samples,
                               "n_mistakes": rows[-1]["mistakes"], "table": rows}
     if args.algo in PERCEPTRON_ALGOS:
@@ -55,36 +77,48 @@ def cmd_play(args: argparse.Namespace) -> int:
         result["bound"] = perceptron_bound_summary(data, bool(learner.fit_intercept),
                                                    args.bound_limit)
     elif args.algo == "halving":
-        from ..theory import halving_mistake_bound
-
-        result["bound"] = {"checked": True, "halving_bound":
-                           float(halving_mistake_bound(learner.n_hypotheses_)),
+        result["bound"] = {"checked": True, "halving_bound": rows[-1]["bound"],
                            "note": "holds when some hypothesis is consistent with the data"}
+    else:
+        result["bound"] = {"checked": False, "reason": f"no mistake bound for --algo"
+                           f" {args.algo}: Novikoff's covers --algo perceptron, averaged and"
+                           " voted, log2 |H| --algo halving"}
     if args.json:
         print_json(result)
     else:
-        _print_play_summary(result, args.algo)
+        _print_play_summary(result, args)
     return 0
 
 
-def _print_progress_row(row: dict, header: bool) -> None:
+def _print_row(row: dict, header: bool) -> None:
     if header:
-        print(f"{'examples':>10} {'mistakes':>10} {'average loss':>13}"
+        print(f"{'examples':>10} {'mistakes':>10} {'bound':>10} {'average loss':>13}"
               f" {'since last':>11} {'label':>8} {'predict':>8}")
-    print(f"{row['examples']:>10} {row['mistakes']:>10} {row['average_loss']:>13.6f}"
-          f" {row['since_last']:>11.6f} {row['label']:>8} {row['predict']:>8}", flush=True)
+    bound = "-" if row["bound"] is None else f"{row['bound']:.4g}"
+    predict = "tie" if row["tie"] else row["predict"]
+    print(f"{row['examples']:>10} {row['mistakes']:>10} {bound:>10}"
+          f" {row['average_loss']:>13.6f} {row['since_last']:>11.6f} {row['label']:>8}"
+          f" {predict:>8}", flush=True)
 
 
-def _print_play_summary(result: dict, algo: str) -> None:
+def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
+    algo, rows = args.algo, result["table"]
+    ties = [row for row in rows if row["tie"]]
+    if ties:
+        print(f"tie: the score was 0, so the learner leaned to neither class (its predict()"
+              f" answers {ties[0]['predict']}); a tie counts as a mistake")
     print(f"mistakes: {result['n_mistakes']} in {result['n_samples']} rounds")
-    bound = result.get("bound")
-    if not bound:
-        return
+    bound = result["bound"]
     if "halving_bound" in bound:
-        print(f"halving bound log2 |H| = {bound['halving_bound']:.6g} ({bound['note']})")
-    elif not bound["checked"]:
-        print(f"Novikoff bound not computed: {bound['reason']}")
-    elif bound["separable"]:
+        print(f"bound: halving log2 |H| = {bound['halving_bound']:.6g} ({bound['note']})")
+        return
+    if not bound["checked"]:
+        limited = " ('-' in the table)" if algo in PERCEPTRON_ALGOS else ""
+        print(f"bound: not computed{limited}: {bound['reason']}")
+        return
+    if any(row["bound"] is None for row in rows):
+        print("bound: '-' where the rounds so far are not linearly separable")
+    if bound["separable"]:
         where = " on the points (x, 1), for the offset" if bound["augmented"] else ""
         m = result["perceptron_mistakes"]
         what = "mistakes" if algo == "perceptron" else "updates of the running perceptron"
@@ -94,13 +128,13 @@ def _print_play_summary(result: dict, algo: str) -> None:
               f" {'<=' if m <= bound['novikoff_bound'] else '>'} bound")
     else:
         print("the data is not linearly separable (LP certificate): Novikoff's bound does not"
-              " apply")
+              " apply to all of it")
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
     from ..theory import bounds_report
 
-    data = read_args_data(args, numeric="bound needs numeric features (svmlight, VW or CSV)")
+    data = read_args_data(args, featurize=True)
     with progress(args, total=1, desc="bound (LP + QP)", unit="step") as bar, about(data):
         report = bounds_report(data.X, data.y, fit_intercept=args.fit_intercept)
         bar.update()
@@ -121,9 +155,15 @@ def _bound_json(data, report) -> dict[str, Any]:
         out.update({"max_margin": report.max_margin, "b": report.b,
                     "perceptron_radius": p.radius, "perceptron_margin": p.margin,
                     "augmented": p.augmented, "novikoff_bound": p.bound,
-                    "margin_one_bound": p.margin_one_bound})
+                    "margin_one_bound": p.margin_one_bound,
+                    # the max-margin separator, scaled to min_i y_i (<w, x_i> + b) = 1
+                    "separator": {"w": report.w, "b": report.b}})
     else:
-        out["certificate_rows"] = report.certificate_rows.astype(int)
+        rows = report.certificate_rows.astype(int)
+        out["certificate_rows"] = rows
+        # Farkas: alpha >= 0 on these rows (0-based), sum_i alpha_i y_i x_i = 0 (and
+        # sum_i alpha_i y_i = 0 with an offset), so no halfspace separates them.
+        out["certificate"] = {"rows": rows, "alpha": report.certificate[rows]}
     out["vc_dimension"] = report.vc_dimension
     return out
 

@@ -128,8 +128,8 @@ def read_text(path, encoding: str = "utf-8") -> str:
         return raw.decode(encoding)
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise DataFormatError(path, line, f"bytes that are not {encoding} text"
-                              f" ({exc.reason}); pass the file's encoding=") from None
+        raise DataFormatError(path, line, f"bytes that are not {encoding} text ({exc.reason})",
+                              hint="pass the file's encoding=", reason="encoding") from None
 
 
 def read_bytes(path) -> np.ndarray:

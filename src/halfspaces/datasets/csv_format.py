@@ -21,12 +21,14 @@ __all__ = ["load_csv"]
 
 
 def load_csv(
-    path: str | os.PathLike, label_column: int | str = 0, *, encoding: str = "utf-8"
+    path: str | os.PathLike, label_column: int | str = 0, *, encoding: str = "utf-8",
+    delimiter: str = ","
 ) -> tuple[NDArray[np.float64], NDArray]:
     """Read a CSV of numeric features with the label in ``label_column``.
 
     The first row is a header when one of its feature fields (every field but the label's)
     is not a number, or when ``label_column`` is a column name. Blank lines are skipped.
+    A feature that is ``nan`` or infinite is an error naming its line and column.
     Labels that are all numbers become floats, otherwise strings (stripped of white space).
     ``.gz``, ``.bz2`` and ``.xz`` files are decompressed by extension.
 
@@ -37,6 +39,8 @@ def load_csv(
         0-based index of the label column (negative counts from the end: ``-1`` is the
         last), or the column's name in the header row. A string of digits is an index.
     encoding : str, default="utf-8"
+    delimiter : str, default=","
+        The one character between fields, e.g. ``"\\t"`` for tab-separated numbers.
 
     Returns
     -------
@@ -49,8 +53,8 @@ def load_csv(
     ------
     DataFormatError
         ``FILE:LINE: problem``: a row with another number of fields than the first, a
-        feature that is not a number, no data rows, or a ``label_column`` that names no
-        column.
+        feature that is not a finite number, no data rows, or a ``label_column`` that names
+        no column.
 
     Examples
     --------
@@ -70,7 +74,10 @@ def load_csv(
             label_column, (numbers.Integral, str)):
         raise param_error("load_csv", "label_column", "an int (0-based; negative counts from"
                           " the end) or a column name", label_column)
-    lines, rows = _read_rows(path, encoding)
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise param_error("load_csv", "delimiter", "one character, e.g. ',' or '\\t'",
+                          delimiter)
+    lines, rows = _read_rows(path, encoding, delimiter)
     if not rows:
         raise DataFormatError(path, 1, "the file has no data rows")
     first = [field.strip() for field in rows[0]]
@@ -107,6 +114,12 @@ def load_csv(
         X = features.astype(np.float64)
     except ValueError:
         raise _not_a_number(path, lines, features, column) from None
+    bad = np.argwhere(~np.isfinite(X))
+    if bad.size:
+        i, j = (int(k) for k in bad[0])
+        original = j if j < column else j + 1
+        raise DataFormatError(path, int(lines[i]), f"expected a finite number in column"
+                              f" {original}, got {features[i, j].strip()!r}")
     labels = np.char.strip(table[:, column])
     try:
         y = labels.astype(np.float64)
@@ -115,15 +128,16 @@ def load_csv(
     return X, y
 
 
-def _read_rows(path, encoding: str) -> tuple[NDArray[np.intp], list[list[str]]]:
+def _read_rows(path, encoding: str, delimiter: str
+               ) -> tuple[NDArray[np.intp], list[list[str]]]:
     """The non-blank rows of the file and the (1-based) line each one ends on."""
     text = read_text(path, encoding)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows = list(reader)
     if reader.line_num == len(rows):  # no quoted field spans lines: row i is on line i + 1
         lines = np.arange(1, len(rows) + 1)
     else:  # rare: parse again, asking the reader where each row ends
-        reader = csv.reader(io.StringIO(text, newline=""))
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
         lines = np.fromiter((reader.line_num for _ in reader), dtype=np.intp, count=len(rows))
     keep = np.fromiter((any(map(str.strip, row)) for row in rows), dtype=bool,
                        count=len(rows))

@@ -31,7 +31,7 @@ _EXTENSIONS = {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}
 _OPTIONS = {
     "svmlight": ("n_features", "zero_based", "dtype"),
     "vw": ("n_features", "zero_based", "hash_features", "seed", "dtype"),
-    "csv": ("label_column", "encoding", "n_features"),
+    "csv": ("label_column", "encoding", "delimiter", "n_features"),
     "tsv": ("encoding",),
 }
 
@@ -102,7 +102,8 @@ def load(path, format: str | None = None, **options) -> Dataset:
     **options
         The reader's options: ``n_features`` (svmlight, vw; csv: the number of feature
         columns it must have), ``zero_based`` (svmlight, vw; default "auto"),
-        ``label_column`` (csv), ``encoding`` (csv, tsv), ``dtype``, ``hash_features``,
+        ``label_column``, ``delimiter`` (csv), ``encoding`` (csv, tsv), ``dtype``,
+        ``hash_features``,
         ``seed`` (vw).
 
     Returns
@@ -147,10 +148,10 @@ def _vw(path, **options):
     return (*load_vw(path, **options), None)
 
 
-def _csv(path, *, label_column=0, encoding="utf-8", n_features=None):
+def _csv(path, *, label_column=0, encoding="utf-8", delimiter=",", n_features=None):
     from .csv_format import load_csv
 
-    X, y = load_csv(path, label_column, encoding=encoding)
+    X, y = load_csv(path, label_column, encoding=encoding, delimiter=delimiter)
     if n_features is not None and X.shape[1] != n_features:
         raise DataFormatError(path, None, f"has {X.shape[1]} feature columns, not"
                               f" n_features={n_features}", reason="n_features")

@@ -294,13 +294,16 @@ def _figures(data: dict[str, Split], context: dict) -> list[tuple[str, str, Call
         t, bound = context["mushrooms_pass"], context["mushrooms"].novikoff_bound
         figures.append(("mistakes_vs_novikoff.png", f"mushrooms, one online pass: mistakes over"
                         f" {t.n_rounds:,} rounds vs (R/gamma)^2 = {bound:.1f}",
-                        lambda: plotting.plot_mistakes(t, bound,
-                                                       label="Perceptron on mushrooms")))
+                        lambda: plotting.plot_mistakes(
+                            t, bound, label=f"mistakes ({t.n_mistakes})",
+                            bound_label="Novikoff bound (R/gamma)^2",
+                            title="Perceptron on mushrooms: one online pass")))
     if "pegasos_history" in context and "J_svc" in context:
         figures.append(("pegasos_objective.png", f"Pegasos on a9a (lam={LAM_TEXT}): J per epoch"
                         " vs the exact optimum (SVC, dcd); right: J - J* (log)",
                         lambda: plotting.plot_objective_and_gap(
-                            context["pegasos_history"], context["J_svc"], label="PegasosSVC")))
+                            context["pegasos_history"], context["J_svc"], label="PegasosSVC",
+                            lam=LAM)))
     return figures
 
 

@@ -264,6 +264,9 @@ class PerceptronBound:
     certificate_rows : ndarray of int or None
         If not separable, the rows that carry a Farkas certificate (a subset that is
         already not separable in this setting).
+    certificate : ndarray of shape (n_samples,) or None
+        If not separable, the certificate itself: ``alpha >= 0``, not all zero, with
+        ``sum_i alpha_i y_i z_i = 0`` (see :class:`~halfspaces.exceptions.NotSeparableError`).
     """
 
     augmented: bool
@@ -274,6 +277,7 @@ class PerceptronBound:
     margin_one_bound: float | None = None
     separator: NDArray[np.float64] | None = None
     certificate_rows: NDArray[np.intp] | None = None
+    certificate: NDArray[np.float64] | None = None
 
 
 def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> PerceptronBound:
@@ -370,7 +374,8 @@ def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> Perc
     try:
         v, _, margin = max_margin_separator(X, y_pm, fit_intercept=False)
     except NotSeparableError as exc:
-        return PerceptronBound(augmented, False, radius, certificate_rows=exc.rows)
+        return PerceptronBound(augmented, False, radius, certificate_rows=exc.rows,
+                               certificate=exc.certificate)
     margin = float(margin)
     return PerceptronBound(augmented, True, radius, margin,
                            perceptron_mistake_bound(radius, margin),

@@ -50,6 +50,9 @@ class BoundsReport:
         (``b = 0`` through the origin), or None
     certificate_rows : ndarray of int or None
         If not separable, rows of a Farkas certificate: already not separable on their own.
+    certificate : ndarray of shape (n_samples,) or None
+        If not separable, the certificate: ``alpha >= 0`` with ``sum_i alpha_i y_i x_i = 0``
+        (and ``sum_i alpha_i y_i = 0`` with an offset).
     """
 
     n_samples: int
@@ -63,6 +66,7 @@ class BoundsReport:
     w: NDArray[np.float64] | None = None
     b: float | None = None
     certificate_rows: NDArray[np.intp] | None = None
+    certificate: NDArray[np.float64] | None = None
 
     @property
     def novikoff_bound(self) -> float | None:
@@ -120,7 +124,8 @@ def bounds_report(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool = True,
                   radius=float(data_radius(X)), separable=res.separable,
                   vc_dimension=d + 1 if fit_intercept else d, perceptron=res)
     if not res.separable:
-        return BoundsReport(**common, certificate_rows=np.asarray(res.certificate_rows))
+        return BoundsReport(**common, certificate_rows=np.asarray(res.certificate_rows),
+                            certificate=res.certificate)
     if not fit_intercept:  # the perceptron's gamma is the max margin, already solved
         return BoundsReport(**common, max_margin=res.margin, w=res.separator, b=0.0)
     if not svm_margin:
