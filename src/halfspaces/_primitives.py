@@ -9,6 +9,8 @@ canonical CSR matrix (see :func:`as_rows`), and it reads row ``t`` only through
 
     row_dot(X, t, w)         <w, x_t>
     row_axpy(X, t, a, w)     w <- w + a x_t
+    row_axpy2(X, t, a, w, a2, w2)    w <- w + a x_t and w2 <- w2 + a2 x_t, in one sweep
+    row_axpy_sqchange(X, t, a, w)    w <- w + a x_t, returning ||w||^2 after minus before
     row_sqnorm(X, t)         ||x_t||^2
     row_prefetch(X, t)       a hint that row t is read next (no effect on results)
     n_rows(X)                the number of rows
@@ -280,6 +282,40 @@ def row_axpy(X, t, a, w):
             w[j] += a * x[j]
 
 
+def row_axpy2(X, t, a, w, a2, w2):
+    """w <- w + a x_t and w2 <- w2 + a2 x_t, in place, in one sweep over the row (two
+    ``row_axpy`` sweeps cost an averaged Pegasos pass about 10% on a9a)."""
+    if isinstance(X, CSR):
+        for p in range(X.indptr[t], X.indptr[t + 1]):
+            w[X.indices[p]] += a * np.float64(X.data[p])
+            w2[X.indices[p]] += a2 * np.float64(X.data[p])
+    else:
+        x = X[t]
+        for j in range(x.shape[0]):
+            w[j] += a * np.float64(x[j])
+            w2[j] += a2 * np.float64(x[j])
+
+
+def row_axpy_sqchange(X, t, a, w):
+    """w <- w + a x_t, in place, returning ||w||^2 after minus before, summed in row order
+    as sum_j a x_tj (2 w_j + a x_tj), in the same sweep over the row (a ``row_dot`` sweep
+    before the ``row_axpy``, plus a read of a stored ||x_t||^2, cost a mini-batch Pegasos
+    pass about 10% on a9a)."""
+    s = 0.0
+    if isinstance(X, CSR):
+        for p in range(X.indptr[t], X.indptr[t + 1]):
+            delta = a * np.float64(X.data[p])
+            s += delta * (2.0 * w[X.indices[p]] + delta)
+            w[X.indices[p]] += delta
+    else:
+        x = X[t]
+        for j in range(x.shape[0]):
+            delta = a * np.float64(x[j])
+            s += delta * (2.0 * w[j] + delta)
+            w[j] += delta
+    return s
+
+
 def row_sqnorm(X, t):
     """||x_t||^2, summed in float64 in row order."""
     s = 0.0
@@ -335,6 +371,47 @@ if not numba_config.DISABLE_JIT:
             def csr(X, t, a, w):
                 for p in range(np.uint64(X.indptr[t]), np.uint64(X.indptr[t + 1])):
                     w[np.uint64(X.indices[p])] += a * X.data[p]
+            return csr
+        return None
+
+    @overload(row_axpy2, inline="always", jit_options={"cache": True})
+    def _row_axpy2(X, t, a, w, a2, w2):
+        if isinstance(X, types.Array):
+            def dense(X, t, a, w, a2, w2):
+                x = X[t]
+                for j in range(x.shape[0]):
+                    w[j] += a * x[j]
+                    w2[j] += a2 * x[j]
+            return dense
+        if _is_csr(X):
+            def csr(X, t, a, w, a2, w2):
+                for p in range(np.uint64(X.indptr[t]), np.uint64(X.indptr[t + 1])):
+                    j, x = np.uint64(X.indices[p]), X.data[p]
+                    w[j] += a * x
+                    w2[j] += a2 * x
+            return csr
+        return None
+
+    @overload(row_axpy_sqchange, inline="always", jit_options={"cache": True})
+    def _row_axpy_sqchange(X, t, a, w):
+        if isinstance(X, types.Array):
+            def dense(X, t, a, w):
+                x = X[t]
+                s = 0.0
+                for j in range(x.shape[0]):
+                    delta = a * x[j]
+                    s += delta * (2.0 * w[j] + delta)
+                    w[j] += delta
+                return s
+            return dense
+        if _is_csr(X):
+            def csr(X, t, a, w):
+                s = 0.0
+                for p in range(np.uint64(X.indptr[t]), np.uint64(X.indptr[t + 1])):
+                    j, delta = np.uint64(X.indices[p]), a * X.data[p]
+                    s += delta * (2.0 * w[j] + delta)
+                    w[j] += delta
+                return s
             return csr
         return None
 
