@@ -130,7 +130,7 @@ def _fold(w, st):
 # X : float[n, d] C-contiguous, or the CSR tuple of _primitives.as_rows; y : float64[n] in
 # {-1,+1}; order : uint64[m] rows to visit; p : PegasosParams; w : PegasosVectors (updated in
 # place); st : PegasosState before the pass; scores : float64[n] receives each row's score
-# before its step (empty: not recorded); sq_norms : float64[n], ||x_i||^2.
+# before its step (empty: not recorded); sq_norms : float64[n], ||x_i||^2 (plain pass only).
 # Each returns the state after it and a PassResult: the mistakes (y score <= 0 before the
 # step) and FINITE, or SCORE_NOT_FINITE and the row whose score was inf or nan, where the pass
 # stopped (nan <= 0 is false: never a mistake). The plain pass prefetches the next row: rows
