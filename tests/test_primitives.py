@@ -53,15 +53,22 @@ def _formats(dense):
     yield "csr-f32-i32", csr.astype(np.float32)
 
 
-@pytest.mark.parametrize("name", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64",
-                                  "csr-f32-i32"])
-def test_rows_read_dense_and_csr_input_as_numpy_does(name):
-    rng = np.random.default_rng(0)
+FORMATS = ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64", "csr-f32-i32"]
+
+
+def _rows(name, seed):
+    """(X in the format ``name``, X as float64 NumPy, the generator): 13 x 11, 40% non-zero,
+    row 4 empty."""
+    rng = np.random.default_rng(seed)
     dense = rng.standard_normal((13, 11)) * (rng.random((13, 11)) < 0.4)
     dense[4] = 0.0  # an empty row
     X = dict(_formats(dense))[name]
-    ref = X.toarray() if sp.issparse(X) else X
-    ref = ref.astype(np.float64)
+    return X, (X.toarray() if sp.issparse(X) else X).astype(np.float64), rng
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_rows_read_dense_and_csr_input_as_numpy_does(name):
+    X, ref, rng = _rows(name, 0)
     w = rng.standard_normal(11)
     dots, sq = _sweep(as_rows(X), w.copy(), 0.5)
     np.testing.assert_allclose(dots, ref @ w, rtol=1e-12, atol=1e-12)
@@ -84,14 +91,9 @@ def _fused_sweeps(X, w, w2, a, a2):
     return changes
 
 
-@pytest.mark.parametrize("name", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64",
-                                  "csr-f32-i32"])
+@pytest.mark.parametrize("name", FORMATS)
 def test_fused_row_updates_match_numpy(name):
-    rng = np.random.default_rng(1)
-    dense = rng.standard_normal((13, 11)) * (rng.random((13, 11)) < 0.4)
-    dense[4] = 0.0  # an empty row
-    X = dict(_formats(dense))[name]
-    ref = (X.toarray() if sp.issparse(X) else X).astype(np.float64)
+    X, ref, rng = _rows(name, 1)
     w, w2 = rng.standard_normal(11), rng.standard_normal(11)
     v, v2 = w.copy(), w2.copy()
     changes = _fused_sweeps(as_rows(X), v, v2, 0.5, -1.5)
