@@ -20,7 +20,9 @@ from halfspaces._primitives import (
     dot_dense_scalar,
     n_rows,
     row_axpy,
+    row_axpy2,
     row_axpy_pair,
+    row_axpy_sqchange,
     row_dot,
     row_prefetch,
     row_sqnorm,
@@ -54,15 +56,22 @@ def _formats(dense):
     yield "csr-f32-i32", csr.astype(np.float32)
 
 
-@pytest.mark.parametrize("name", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64",
-                                  "csr-f32-i32"])
-def test_rows_read_dense_and_csr_input_as_numpy_does(name):
-    rng = np.random.default_rng(0)
+FORMATS = ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64", "csr-f32-i32"]
+
+
+def _rows(name, seed):
+    """(X in the format ``name``, X as float64 NumPy, the generator): 13 x 11, 40% non-zero,
+    row 4 empty."""
+    rng = np.random.default_rng(seed)
     dense = rng.standard_normal((13, 11)) * (rng.random((13, 11)) < 0.4)
     dense[4] = 0.0  # an empty row
     X = dict(_formats(dense))[name]
-    ref = X.toarray() if sp.issparse(X) else X
-    ref = ref.astype(np.float64)
+    return X, (X.toarray() if sp.issparse(X) else X).astype(np.float64), rng
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_rows_read_dense_and_csr_input_as_numpy_does(name):
+    X, ref, rng = _rows(name, 0)
     w = rng.standard_normal(11)
     dots, sq = _sweep(as_rows(X), w.copy(), 0.5)
     np.testing.assert_allclose(dots, ref @ w, rtol=1e-12, atol=1e-12)
@@ -91,8 +100,7 @@ def _pairs(X, a, w, c, u):
     return finite
 
 
-@pytest.mark.parametrize("name", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64",
-                                  "csr-f32-i32"])
+@pytest.mark.parametrize("name", FORMATS)
 def test_row_axpy_pair_adds_both_multiples_and_checks_the_second(name):
     rng = np.random.default_rng(1)
     dense = rng.standard_normal((9, 7)) * (rng.random((9, 7)) < 0.5)
@@ -108,6 +116,35 @@ def test_row_axpy_pair_adds_both_multiples_and_checks_the_second(name):
     big = 1e308 * np.sign(ref[t])
     finite = _pairs(as_rows(X), 1.0, w.copy(), 1e308 / np.abs(ref[t]).max(), big)
     assert finite[:t].all() and not finite[t]
+
+
+@njit(cache=False)
+def _fused_sweeps(X, w, w2, a, a2):
+    """row_axpy2 and row_axpy_sqchange on every row: w += a x_t and w2 += a2 x_t, then
+    w2 += a x_t again, recording each change of ||w2||^2."""
+    n = n_rows(X)
+    changes = np.empty(n)
+    for t in range(n):
+        row_axpy2(X, t, a, w, a2, w2)
+    for t in range(n):
+        changes[t] = row_axpy_sqchange(X, t, a, w2)
+    return changes
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_fused_row_updates_match_numpy(name):
+    X, ref, rng = _rows(name, 1)
+    w, w2 = rng.standard_normal(11), rng.standard_normal(11)
+    v, v2 = w.copy(), w2.copy()
+    changes = _fused_sweeps(as_rows(X), v, v2, 0.5, -1.5)
+    np.testing.assert_allclose(v, w + 0.5 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+    after_axpy2 = w2 - 1.5 * ref.sum(axis=0)
+    np.testing.assert_allclose(v2, after_axpy2 + 0.5 * ref.sum(axis=0), rtol=1e-12,
+                               atol=1e-12)
+    # ||w2||^2 after each row's update minus before, from the iterates themselves
+    iterates = after_axpy2 + 0.5 * np.cumsum(np.vstack([np.zeros(11), ref]), axis=0)
+    sq = (iterates * iterates).sum(axis=1)
+    np.testing.assert_allclose(changes, np.diff(sq), rtol=1e-10, atol=1e-12)
 
 
 def test_as_rows_does_not_copy():

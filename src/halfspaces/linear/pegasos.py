@@ -49,6 +49,8 @@ from .._primitives import (
     check_pass,
     dot_dense,
     row_axpy,
+    row_axpy2,
+    row_axpy_sqchange,
     row_dot,
     row_prefetch,
 )
@@ -130,7 +132,7 @@ def _fold(w, st):
 # X : float[n, d] C-contiguous, or the CSR tuple of _primitives.as_rows; y : float64[n] in
 # {-1,+1}; order : uint64[m] rows to visit; p : PegasosParams; w : PegasosVectors (updated in
 # place); st : PegasosState before the pass; scores : float64[n] receives each row's score
-# before its step (empty: not recorded); sq_norms : float64[n], ||x_i||^2.
+# before its step (empty: not recorded); sq_norms : float64[n], ||x_i||^2 (plain pass only).
 # Each returns the state after it and a PassResult: the mistakes (y score <= 0 before the
 # step) and FINITE, or SCORE_NOT_FINITE and the row whose score was inf or nan, where the pass
 # stopped (nan <= 0 is false: never a mistake). The plain pass prefetches the next row: rows
@@ -162,9 +164,10 @@ def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms):
             st = _fold(w, st)
         if y[i] * score < 1.0:  # w += eta y x  is  v += (eta y / a) x
             c = eta * y[i] / st.a
-            row_axpy(X, i, c, w.v)
-            if w.u.shape[0] > 0 and st.S != 0.0:  # S = 0 (no average yet): u unchanged
-                row_axpy(X, i, st.S * c, w.u)
+            if w.u.shape[0] > 0 and st.S != 0.0:  # u += S dv (one sweep over the row)
+                row_axpy2(X, i, c, w.v, st.S * c, w.u)
+            else:  # S = 0 (no average yet): u unchanged
+                row_axpy(X, i, c, w.v)
             # ||w + eta y x||^2 = ||w||^2 + 2 eta y <w, x> + eta^2 ||x||^2  (w shrunk)
             dsq = 2.0 * eta * y[i] * f * wx + eta * eta * sq_norms[i]
             st = moved(st, dsq, p.b_rate * eta * y[i])
@@ -203,9 +206,8 @@ def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms):
         for r in range(n_viol):
             i = violators[r]
             c = step * y[i] / st.a  # w += step y x  is  v += (step y / a) x
-            # exact as <w, x_i> moved within the batch: 2 step y <w, x_i> + step^2 ||x_i||^2
-            dsq = st.a * st.a * (2.0 * c * row_dot(X, i, w.v) + c * c * sq_norms[i])
-            row_axpy(X, i, c, w.v)
+            # exact as <w, x_i> moved within the batch: ||w||^2 changes by a^2 that of ||v||^2
+            dsq = st.a * st.a * row_axpy_sqchange(X, i, c, w.v)
             if w.u.shape[0] > 0 and st.S != 0.0:
                 row_axpy(X, i, st.S * c, w.u)
             st = moved(st, dsq, p.b_rate * step * y[i])
