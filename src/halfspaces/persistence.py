@@ -51,6 +51,7 @@ executes code on load: only unpickle files you trust.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -340,6 +341,22 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
     --------
     See :func:`save`.
     """
+    with _zip_archive(path) as zf:
+        archive = _Archive(path, zf, max_bytes)  # 1. entries and their sizes
+        meta_bytes, meta = _open_meta(path, archive)  # 2. the JSON
+        _check_headers(path, archive, meta["tree"])  # 2. the .npy headers
+        _schema.check_structure(meta["tree"])  # 3. the schemas, from dtypes and shapes
+        arrays = {key: archive.read(key) for key in sorted(archive.entries)
+                  if not key.startswith("__")}  # 4. decompressed
+        digest = archive.read("__sha256__")
+    _check_digest(path, str(digest), _digest(meta_bytes, arrays))  # 4. the checksum
+    model, metadata = _build(path, meta, arrays)  # 5. values and parameters, then objects
+    return (model, metadata) if with_metadata else model
+
+
+@contextlib.contextmanager
+def _zip_archive(path):
+    """The model file's zip archive, open; an error reading it is a ModelFormatError."""
     try:
         f = open(path, "rb")
     except IsADirectoryError:
@@ -351,14 +368,7 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
         f.seek(0)
         try:
             with zipfile.ZipFile(f) as zf:
-                archive = _Archive(path, zf, max_bytes)
-                meta_bytes, meta = _open_meta(path, archive)
-                tree = meta["tree"]
-                _check_headers(path, archive, tree)
-                _schema.check_structure(tree)
-                arrays = {key: archive.read(key) for key in sorted(archive.entries)
-                          if not key.startswith("__")}
-                digest = archive.read("__sha256__")
+                yield zf
         except ModelFormatError:
             raise
         except SchemaError as exc:
@@ -368,16 +378,23 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
         except Exception as exc:  # zipfile, zlib and the npy reader each have their own errors
             raise ModelFormatError(path, f"the file is corrupted or truncated"
                                          f" ({type(exc).__name__}: {exc}).") from None
-    if str(digest) != _digest(meta_bytes, arrays):
+
+
+def _check_digest(path, stored: str, computed: str) -> None:
+    if stored != computed:
         raise ModelFormatError(path, "checksum mismatch: the file is corrupted or was"
                                      " modified after it was saved.")
+
+
+def _build(path, meta: dict, arrays: dict[str, np.ndarray]) -> tuple[Any, dict]:
+    """The model and the caller's metadata, each value checked against its schema first."""
     metadata = meta.get("metadata", {})
     try:
         _check_metadata(metadata, "metadata")
-        model = _Decoder(arrays).estimator(tree)
+        model = _Decoder(arrays).estimator(meta["tree"])
     except SchemaError as exc:
         raise ModelFormatError(path, str(exc)) from None
     except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         raise ModelFormatError(path, f"the metadata is malformed ({type(exc).__name__}:"
                                      f" {exc}).") from None
-    return (model, metadata) if with_metadata else model
+    return model, metadata
