@@ -81,43 +81,11 @@ def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
     duplicate indices is copied and its duplicates summed (the kernels would not sum
     them); one that is already canonical is returned as it is, without a copy.
     """
-    from ._csr import BAD_INDEX, BAD_INDPTR, BAD_SHAPE, NOT_FINITE, csr_fault  # numba: lazily
+    from ._csr import OK, csr_fault  # numba: lazily
 
-    n, d = X.shape
-    data, indices, indptr = X.data, X.indices, X.indptr
-    build = "scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns))"
     fault, row, p, canonical = csr_fault(X)
-    if fault == BAD_SHAPE:
-        raise ValueError(
-            f"{owner}: X's CSR arrays do not fit together: X has shape {X.shape}, so"
-            f" X.indptr needs {n + 1} entries starting at 0 (got {indptr.shape[0]}, starting"
-            f" at {indptr[0] if indptr.size else None}), and X.indices and X.data need the"
-            f" same length (got {indices.shape[0]} and {data.shape[0]}). Build X with"
-            f" {build}."
-        )
-    if fault == BAD_INDPTR:
-        raise ValueError(
-            f"{owner}: X.indptr is not a row pointer at row {row}: indptr[{row}] ="
-            f" {indptr[row]} and indptr[{row + 1}] = {indptr[row + 1]}, but it must be"
-            f" non-decreasing and at most X.indices' length {indices.shape[0]} (row i holds"
-            " the entries indptr[i]:indptr[i + 1]). Build indptr as"
-            " np.concatenate([[0], np.cumsum(entries_per_row)])."
-        )
-    if fault == BAD_INDEX:
-        j = int(indices[p])
-        fix = (f"build the matrix with {build} and n_columns > {j}" if j >= d else
-               "column indices count from 0 and cannot be negative; fix the indices")
-        raise ValueError(
-            f"{owner}: X.indices has {j} at row {row}, position {p}, but X has {d} columns"
-            f" (valid column indices are 0..{d - 1}); {fix}."
-        )
-    if fault == NOT_FINITE:
-        what = "NaN" if np.isnan(data[p]) else "infinity"
-        raise ValueError(
-            f"{owner}: Input X contains {what} at row {row}, column {int(indices[p])}"
-            f" (X.data[{p}]); every value must be finite. Replace it (e.g. impute it) or"
-            " drop the row."
-        )
+    if fault != OK:
+        raise ValueError(_csr_fault_message(owner, X, fault, row, p))
     if not canonical:
         # Duplicate entries would be summed by scipy but not by our kernels.
         X = X.copy()
@@ -130,6 +98,46 @@ def check_csr(owner: str, X: sp.csr_matrix | sp.csr_array):
                 " are summed (X.sum_duplicates()); scale the features."
             )
     return X
+
+
+def _csr_fault_message(owner: str, X: sp.csr_matrix | sp.csr_array, fault: int, row: int,
+                       p: int) -> str:
+    """What ``_csr.csr_fault`` found wrong at ``row`` (entry ``p``), and how to fix it."""
+    from ._csr import BAD_INDEX, BAD_INDPTR, BAD_SHAPE
+
+    n, d = X.shape
+    data, indices, indptr = X.data, X.indices, X.indptr
+    build = "scipy.sparse.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns))"
+    if fault == BAD_SHAPE:
+        return (
+            f"{owner}: X's CSR arrays do not fit together: X has shape {X.shape}, so"
+            f" X.indptr needs {n + 1} entries starting at 0 (got {indptr.shape[0]}, starting"
+            f" at {indptr[0] if indptr.size else None}), and X.indices and X.data need the"
+            f" same length (got {indices.shape[0]} and {data.shape[0]}). Build X with"
+            f" {build}."
+        )
+    if fault == BAD_INDPTR:
+        return (
+            f"{owner}: X.indptr is not a row pointer at row {row}: indptr[{row}] ="
+            f" {indptr[row]} and indptr[{row + 1}] = {indptr[row + 1]}, but it must be"
+            f" non-decreasing and at most X.indices' length {indices.shape[0]} (row i holds"
+            " the entries indptr[i]:indptr[i + 1]). Build indptr as"
+            " np.concatenate([[0], np.cumsum(entries_per_row)])."
+        )
+    if fault == BAD_INDEX:
+        j = int(indices[p])
+        fix = (f"build the matrix with {build} and n_columns > {j}" if j >= d else
+               "column indices count from 0 and cannot be negative; fix the indices")
+        return (
+            f"{owner}: X.indices has {j} at row {row}, position {p}, but X has {d} columns"
+            f" (valid column indices are 0..{d - 1}); {fix}."
+        )
+    what = "NaN" if np.isnan(data[p]) else "infinity"  # NOT_FINITE
+    return (
+        f"{owner}: Input X contains {what} at row {row}, column {int(indices[p])}"
+        f" (X.data[{p}]); every value must be finite. Replace it (e.g. impute it) or"
+        " drop the row."
+    )
 
 
 def _check_compressed(owner: str, X: Any) -> None:

@@ -368,7 +368,9 @@ def _check_dimension(learner: OnlineClassifier, classes: NDArray, x, t: int, nam
                           " learner's n_features_in_, else the length of the first x.")
 
 
-def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
+def _adversary_game(adversary, rounds, classes) -> tuple[int, NDArray]:
+    """The number of rounds and the two labels of a game against ``adversary``, checked:
+    the arguments given, else the adversary's ``n_rounds`` and ``classes``."""
     for method in ("choose_x", "choose_y"):
         if not callable(getattr(adversary, method, None)):
             raise param_error("play", "adversary", "an object with choose_x(t, transcript)"
@@ -387,6 +389,11 @@ def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
     if classes.size != 2:
         raise param_error("play", "classes", "exactly two labels (the game is binary)",
                           classes.tolist())
+    return int(rounds), classes
+
+
+def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
+    rounds, classes = _adversary_game(adversary, rounds, classes)
     builtin = isinstance(learner, OnlineClassifier)
     n_features = getattr(adversary, "n_features", None)
     if builtin and hasattr(learner, "classes_"):
@@ -403,9 +410,9 @@ def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
                                  .shape[-1])
                 return predict(X)
         adversary.start(predict)
-    state = _Rounds(int(rounds), classes, learner)
+    state = _Rounds(rounds, classes, learner)
     shown = []
-    for t in range(int(rounds)):
+    for t in range(rounds):
         x = _as_row(adversary.choose_x(t, state.transcript(t)))
         if builtin:
             _check_dimension(learner, classes, x, t, type(adversary).__name__)
@@ -417,7 +424,7 @@ def _play_adversary(learner, adversary, rounds, classes) -> Transcript:
         X = sp.vstack([sp.csr_matrix(x) for x in shown], format="csr")
     else:
         X = np.vstack(shown)
-    return state.transcript(int(rounds), X, final=True)
+    return state.transcript(rounds, X, final=True)
 
 
 def play(learner, X, y: ArrayLike | None = None, *, classes: ArrayLike | None = None,
