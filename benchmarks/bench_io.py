@@ -24,10 +24,6 @@ Generated files are written by a compiled writer (not committed; ``--tmp``, defa
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -39,7 +35,6 @@ import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_root  # noqa: E402
 
 REAL = ["a9a/a9a", "w8a/w8a", "rcv1_small_vw/rcv1_small.svm"]
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import struct
-from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import decimal_numbers, midpoint
 
 from halfspaces.datasets import _numbers as N
 
@@ -47,14 +47,6 @@ def check(token: str) -> None:
             assert bits(v) == bits(ref), (token, v, ref)
 
 
-def midpoint(v: float) -> Decimal:
-    """The exact decimal halfway between v >= 0 and the next double up (2**1024 above the
-    largest)."""
-    top = v == np.finfo(np.float64).max
-    up = Decimal(2) ** 1024 if top else Decimal(float(np.nextafter(v, np.inf)))
-    return (Decimal(v) + up) / 2
-
-
 # Hard cases: 17-digit mantissas, ties (exact midpoints), subnormals, the limits, 2**53 + 1.
 HARD = [
     "9007199254740993", "9007199254740992", "9007199254740995", "18014398509481985",
@@ -77,38 +69,8 @@ def test_hard_cases(token):
     check(token)
 
 
-mantissas = st.integers(1, 10**19 - 1) | st.integers(1, 10**40)
-finite = st.floats(allow_nan=False, allow_infinity=False)
-
-
-@st.composite
-def tokens(draw):
-    """Decimal texts of every shape Python's float reads, and midpoints of doubles."""
-    kind = draw(st.sampled_from(["repr", "format", "digits", "midpoint", "subnormal"]))
-    if kind == "repr":
-        return repr(draw(finite))
-    if kind == "format":
-        v = draw(finite)
-        return format(v, draw(st.sampled_from([".17g", ".16e", ".25e", ".20f", ".3g", "+.19E"])))
-    if kind == "digits":
-        digits = str(draw(mantissas))
-        cut = draw(st.integers(0, len(digits)))
-        text = digits[:cut] + "." + digits[cut:] if draw(st.booleans()) else digits
-        if text == ".":
-            text = "0."
-        zeros = "0" * draw(st.integers(0, 25))
-        text = zeros + text if "." not in text or text.index(".") > 0 else "0" + text
-        return text + f"e{draw(st.integers(-400, 400))}"
-    if kind == "midpoint":  # exactly halfway between two doubles, or a hair off
-        m = midpoint(abs(draw(finite)))
-        hair = Decimal(10) ** (m.adjusted() - 60)
-        return str(m + draw(st.sampled_from([0, 1, -1])) * hair)
-    v = draw(st.integers(1, 2**52)) * 5e-324  # a subnormal (or the smallest normals)
-    return format(v, draw(st.sampled_from([".17g", ".25e", ".3g"])))
-
-
 @settings(max_examples=400, deadline=None)
-@given(token=tokens(), sign=st.sampled_from(["", "-", "+"]))
+@given(token=decimal_numbers(), sign=st.sampled_from(["", "-", "+"]))
 def test_generated_tokens_match_python_float(token, sign):
     check(sign + token)
 
