@@ -17,8 +17,9 @@ DELIM = N.delimiters(b" \t\n#\r\x0b\x0c")
 
 
 def parse(token: str, use_strtod: bool = True):
-    buf = np.frombuffer(token.encode() + b" \n", dtype=np.uint8).copy()
-    return N.parse_number(buf, 0, DELIM, use_strtod, np.zeros(1, dtype=np.intp))
+    buf = np.frombuffer(token.encode() + b" \n" + b"\0" * N.PAD, dtype=np.uint8).copy()
+    with np.errstate(over="ignore"):  # wrapping uint64 arithmetic, when run as Python
+        return N.parse_number(buf, 0, DELIM, use_strtod, np.zeros(1, dtype=np.intp))
 
 
 def bits(v: float) -> bytes:
@@ -119,3 +120,15 @@ def test_the_table_brackets_every_power_of_five():
         exact = Fraction(5) ** q
         assert 2**127 <= m < 2**128
         assert Fraction(m) * Fraction(2) ** e <= exact < Fraction(m + 1) * Fraction(2) ** e
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.binary(min_size=8, max_size=8) | st.text("0123456789 .:e\n", min_size=8,
+                                                       max_size=8).map(str.encode))
+def test_digit_run_counts_and_reads_the_leading_digits(text):
+    k = len(text) - len(text.lstrip(b"0123456789"))
+    word = np.frombuffer(text, dtype="<u8")[0]
+    with np.errstate(over="ignore"):
+        got_k, value = N.digit_run(word)
+    assert got_k == k
+    assert int(value) == (int(text[:k]) if k else 0)

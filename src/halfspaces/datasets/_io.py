@@ -314,8 +314,14 @@ def _fill(f, view: memoryview) -> int:
     return got
 
 
-def read_blocks(path, block_bytes: int) -> Iterator[np.ndarray]:
-    """The (decompressed) file as uint8 arrays of whole lines, each ending with a newline.
+# Bytes after the last line of a block, for parsers that read 8 bytes at a time
+# (halfspaces.datasets._numbers.PAD).
+PAD = 8
+
+
+def read_blocks(path, block_bytes: int) -> Iterator[tuple[np.ndarray, int]]:
+    """The (decompressed) file in blocks of whole lines: ``(buf, end)`` with the lines in
+    ``buf[:end]``, ``buf[end - 1]`` a newline and ``PAD`` more bytes after it (any values).
 
     A block holds about ``block_bytes`` bytes cut after its last newline (a longer line makes
     a longer block); a last line without a newline gets one; a UTF-8 byte-order mark at the
@@ -325,7 +331,7 @@ def read_blocks(path, block_bytes: int) -> Iterator[np.ndarray]:
     first = True
     with open_binary(path) as f:
         while True:
-            buf = np.empty(carry.size + block_bytes + 1, dtype=np.uint8)
+            buf = np.empty(carry.size + block_bytes + PAD, dtype=np.uint8)
             buf[: carry.size] = carry
             got = _fill(f, memoryview(buf)[carry.size : carry.size + block_bytes])
             n = carry.size + got
@@ -336,18 +342,17 @@ def read_blocks(path, block_bytes: int) -> Iterator[np.ndarray]:
                 carry = buf[:n]
                 continue
             carry = buf[cut + 1 : n].copy()
-            block = buf[: cut + 1]
             if first:
-                blank_bom(block)
+                blank_bom(buf[: cut + 1])
                 first = False
-            yield block
+            yield buf[: cut + 1 + PAD], cut + 1
     if carry.size:
-        block = np.empty(carry.size + 1, dtype=np.uint8)
-        block[:-1] = carry
-        block[-1] = 10
+        buf = np.zeros(carry.size + 1 + PAD, dtype=np.uint8)
+        buf[: carry.size] = carry
+        buf[carry.size] = 10
         if first:
-            blank_bom(block)
-        yield block
+            blank_bom(buf[: carry.size + 1])
+        yield buf, carry.size + 1
 
 
 class _Failed:

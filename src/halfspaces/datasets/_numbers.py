@@ -38,14 +38,23 @@ import math
 import numpy as np
 from numba import config as numba_config
 from numba import njit, types
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 # C's strtod, resolved by name when the kernel is linked (so the kernel stays cacheable);
 # the two integer arguments are the addresses of the first byte and of the end pointer.
 _strtod = types.ExternalFunction("strtod", types.float64(types.intp, types.intp))
+# The processor's bit counts (tzcnt, lzcnt) on a non-zero uint64.
+_trailing_zeros, _leading_zeros = trailing_zeros, leading_zeros
 if numba_config.DISABLE_JIT:  # plain-Python run of the kernels (coverage, debugging)
     _strtod = ctypes.CDLL(None).strtod
     _strtod.restype = ctypes.c_double
     _strtod.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+    def _trailing_zeros(x):
+        return (int(x) & -int(x)).bit_length() - 1
+
+    def _leading_zeros(x):
+        return 64 - int(x).bit_length()
 
 # Status of a parsed number.
 OK, NOT_A_NUMBER, IS_NAN, TO_PYTHON = 0, 1, 2, 3
@@ -77,6 +86,20 @@ def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
 
 _M5, _E5 = _powers_of_five()
 
+PAD = 8  # bytes a buffer needs after its last token (for load8), as _io.PAD
+POW10_INT = np.array([10**k for k in range(9)], dtype=np.uint64)
+
+
+_ZEROS8 = np.uint64(0x3030303030303030)
+_SIXES8 = np.uint64(0x0606060606060606)
+_HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
+_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
+_EVEN_SHORTS = np.uint64(0x0000FFFF0000FFFF)
+_MUL_100 = np.uint64(100 * 2**16 + 1)
+_MUL_10000 = np.uint64(10000 * 2**32 + 1)
+_S8, _S16, _S24 = np.uint64(8), np.uint64(16), np.uint64(24)
+_TWO, _THREE, _FOUR, _FIVE, _SIX, _SEVEN = (np.uint64(k) for k in range(2, 8))
+_S40, _S48, _S56, _S58 = np.uint64(40), np.uint64(48), np.uint64(56), np.uint64(58)
 _U32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _ONE = np.uint64(1)
@@ -119,21 +142,10 @@ def _add(a, b):
 
 
 @njit(cache=True)
-def _clz(w):
-    """Leading zero bits of a non-zero uint64."""
-    n = 0
-    top = _ONE << np.uint64(63)
-    while w & top == _ZERO:
-        w <<= _ONE
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def _from_power_of_five(w, q, m5, e5):
     """The double nearest to ``w * 10**q`` (uint64 w > 0, _Q_MIN <= q <= _Q_MAX), or -1.0
     when the truncated product cannot decide it (see the module docstring)."""
-    lz = _clz(w)
+    lz = np.int64(_leading_zeros(w))
     wn = w << np.uint64(lz)
     hi, lo = m5[q - _Q_MIN, 0], m5[q - _Q_MIN, 1]
     # Lower end of the interval: wn * (hi 2**64 + lo) = (a2, a1, a0), 192 bits.
@@ -165,6 +177,56 @@ def _from_power_of_five(w, q, m5, e5):
     if top < -1022:
         return -1.0  # subnormal: left to strtod
     return math.ldexp(float(mant), int(k))
+
+
+@njit(cache=True, inline="always")
+def load8(buf, p):
+    """The 8 bytes buf[p:p + 8] as a uint64, buf[p] the lowest byte (one unaligned load once
+    compiled). The buffer must extend 8 bytes past the last token (see :data:`PAD`)."""
+    q = np.uint64(p)  # an unsigned index: no test for negative indices, so the loads merge
+    return (np.uint64(buf[q]) | (np.uint64(buf[q + _ONE]) << _S8)
+            | (np.uint64(buf[q + _TWO]) << _S16) | (np.uint64(buf[q + _THREE]) << _S24)
+            | (np.uint64(buf[q + _FOUR]) << _S32) | (np.uint64(buf[q + _FIVE]) << _S40)
+            | (np.uint64(buf[q + _SIX]) << _S48) | (np.uint64(buf[q + _SEVEN]) << _S56))
+
+
+@njit(cache=True, inline="always")
+def digit_run(word):
+    """(k, value) for the 8 bytes of ``word`` (first byte lowest): k leading ASCII digits and
+    their value, without a branch per digit.
+
+    ``a = word ^ '00000000'`` maps the digits to bytes 0..9; a byte is a digit when neither
+    ``a`` nor ``a + 6`` reaches 0x10 (a carry out of a byte can only disturb later bytes,
+    after the first non-digit). The digits shifted to the top of the word read as an
+    8-digit number: pairs, then quadruples, then all eight are combined by three multiplies.
+    """
+    a = word ^ _ZEROS8
+    nondigit = (a | (a + _SIXES8)) & _HIGH_NIBBLES
+    if nondigit == _ZERO:
+        k = 8
+    else:
+        k = np.int64(_trailing_zeros(nondigit)) // 8
+        if k == 0:
+            return 0, _ZERO
+        a <<= np.uint64(64 - 8 * k)
+    a = (a * _TEN + (a >> _S8)) & _EVEN_BYTES  # 16-bit lanes: 10 d_2i + d_2i+1
+    a = ((a * _MUL_100) >> _S16) & _EVEN_SHORTS  # 32-bit lanes: four digits
+    a = (a * _MUL_10000) >> _S32  # eight digits
+    return k, a
+
+
+@njit(cache=True, inline="always")
+def digits(buf, p, w):
+    """Read the ASCII digits from buf[p]: ``(w * 10**k + their value, end)`` for k digits
+    (modulo 2**64)."""
+    k, v = digit_run(load8(buf, p))
+    w = w * POW10_INT[k] + v
+    p += k
+    while k == 8:
+        k, v = digit_run(load8(buf, p))
+        w = w * POW10_INT[k] + v
+        p += k
+    return w, p
 
 
 @njit(cache=True)
@@ -208,26 +270,20 @@ def parse_number(buf, s, delim, use_strtod, endbox):
     if c == 43 or c == 45:
         neg = c == 45
         p += 1
-    # The digits before and after the point, as one integer w (the first 19 of them).
-    w = _ZERO
-    start = p
     c = buf[p]
-    while 48 <= c <= 57:  # one unsigned comparison once compiled
-        if p - start < 19:
-            w = w * _TEN + np.uint64(c - 48)
-        p += 1
-        c = buf[p]
+    if 48 <= c <= 57 and delim[buf[p + 1]] != 0:  # one digit (0/1 features, +1/-1 labels)
+        v = float(c - 48)
+        return (-v if neg else v), OK, p + 1
+    # The digits before and after the point, as one integer w (exact up to 19 digits; more
+    # wrap around and are read again below), eight at a time.
+    start = p
+    w, p = digits(buf, p, _ZERO)
     n_int = p - start
     frac = p
+    c = buf[p]
     if c == 46:
-        p += 1
-        frac = p
-        c = buf[p]
-        while 48 <= c <= 57:
-            if n_int + (p - frac) < 19:
-                w = w * _TEN + np.uint64(c - 48)
-            p += 1
-            c = buf[p]
+        frac = p + 1
+        w, p = digits(buf, frac, w)
     n_frac = p - frac
     if n_int + n_frac == 0:  # no digit: inf, infinity, nan, or not a number
         e = token_end(buf, start, delim)
@@ -307,7 +363,7 @@ def _slow(buf, s, p, use_strtod, endbox):
     """strtod on buf[s:p] (a valid number), or TO_PYTHON."""
     if use_strtod:
         base = buf.ctypes.data
-        v = _strtod(base + s, endbox.ctypes.data)
+        v = _strtod(base + int(s), endbox.ctypes.data)
         if endbox[0] - base == p:
             return v, OK, p
     return 0.0, TO_PYTHON, p

@@ -135,7 +135,8 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, data, indice
                     labels, qids, slow, info):
     """Parse the lines of buf[start:end] in one pass; buf[end - 1] or buf[end] is a newline.
 
-    buf : uint8[n], C-contiguous; data : float64[cap_nnz]; indices : int64[cap_nnz];
+    buf : uint8[n], C-contiguous, n >= end + PAD; data : float64[cap_nnz];
+    indices : int64[cap_nnz];
     indptr : int64[cap_rows + 1]; labels : float64[cap_rows]; qids : int64[cap_rows]
     (_NO_QID on a line without one); slow : int64[m, 3] receives (target, start, end) of the
     first m numbers left to Python (target >= 0: data index, target < 0: label -target-1).
@@ -306,10 +307,13 @@ class _Block:
         return self.labels.size
 
 
-def _parse_block(buf, allow_zero: bool, limit: int, use_strtod: bool) -> _Block:
-    """Run the kernel on the whole lines of ``buf`` (a worker thread's job; never raises a
+def _parse_block(block: tuple[np.ndarray, int], allow_zero: bool, limit: int,
+                 use_strtod: bool) -> _Block:
+    """Run the kernel on the lines ``buf[:end]`` of ``block = (buf, end)`` (see
+    :func:`~halfspaces.datasets._io.read_blocks`; a worker thread's job, which never raises a
     format error) and convert the numbers left to Python."""
-    newlines, colons = _count_lines_and_colons(buf, 0, buf.size)
+    buf, end = block
+    newlines, colons = _count_lines_and_colons(buf, 0, end)
     cap_rows = newlines + 1
     data = np.empty(colons, dtype=np.float64)
     indices = np.empty(colons, dtype=np.int64)
@@ -318,12 +322,12 @@ def _parse_block(buf, allow_zero: bool, limit: int, use_strtod: bool) -> _Block:
     qids = np.empty(cap_rows, dtype=np.int64)
     info = np.zeros(14, dtype=np.int64)
     slow = np.empty((_SLOW_ROWS, 3), dtype=np.int64)
-    args = (buf, 0, buf.size, allow_zero, limit, use_strtod, data, indices, indptr, labels,
-            qids)
-    status = _parse_svmlight(*args, slow, info)
-    if status == 0 and info[7] > slow.shape[0]:  # room for every number left to Python
-        slow = np.empty((int(info[7]), 3), dtype=np.int64)
+    args = (buf, 0, end, allow_zero, limit, use_strtod, data, indices, indptr, labels, qids)
+    with np.errstate(over="ignore"):  # the kernel's wrapping uint64 arithmetic, run as Python
         status = _parse_svmlight(*args, slow, info)
+        if status == 0 and info[7] > slow.shape[0]:  # room for every number left to Python
+            slow = np.empty((int(info[7]), 3), dtype=np.int64)
+            status = _parse_svmlight(*args, slow, info)
     out = _Block()
     out.buf, out.status, out.info, out.newlines = buf, status, info, newlines
     if status:
@@ -354,7 +358,7 @@ def _parsed_blocks(path, block_bytes: int, n_threads: int, *, zero_based, n_cols
         limit = n_cols - 1 if zero_based is True else n_cols
     allow_zero, use_strtod = zero_based is not False, strtod_usable()
     return map_in_order(read_blocks(path, block_bytes),
-                        lambda buf: _parse_block(buf, allow_zero, limit, use_strtod),
+                        lambda block: _parse_block(block, allow_zero, limit, use_strtod),
                         n_threads, depth=n_threads + 1)
 
 
