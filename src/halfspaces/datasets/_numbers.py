@@ -26,7 +26,9 @@ first of these that applies:
 So every value is the correctly rounded double, as Python's ``float`` and scikit-learn's
 reader give. The buffer must hold a delimiter after each token (the readers keep a final
 newline); which bytes end a token is a table ``delim`` (uint8[256], non-zero: delimiter),
-so that readers with other separators share the parser.
+so that readers with other separators share the parser. Bytes are read as
+``buf[np.uint64(p)]``: numba tests a signed index for a negative value (from the end) on
+every access, an unsigned one not, which also lets loops over bytes vectorize.
 """
 
 from __future__ import annotations
@@ -184,7 +186,7 @@ def load8(buf, p):
     """The 8 bytes buf[p:p + 8] as a uint64, buf[p] the lowest byte (one unaligned load once
     compiled). The buffer must extend 8 bytes past the last token (see :data:`PAD`)."""
     q = np.uint64(p)  # an unsigned index: no test for negative indices, so the loads merge
-    return (np.uint64(buf[q]) | (np.uint64(buf[q + _ONE]) << _S8)
+    return (np.uint64(buf[np.uint64(q)]) | (np.uint64(buf[q + _ONE]) << _S8)
             | (np.uint64(buf[q + _TWO]) << _S16) | (np.uint64(buf[q + _THREE]) << _S24)
             | (np.uint64(buf[q + _FOUR]) << _S32) | (np.uint64(buf[q + _FIVE]) << _S40)
             | (np.uint64(buf[q + _SIX]) << _S48) | (np.uint64(buf[q + _SEVEN]) << _S56))
@@ -217,7 +219,7 @@ def digit_run(word):
 
 @njit(cache=True, inline="always")
 def digits(buf, p, w):
-    """Read the ASCII digits from buf[p]: ``(w * 10**k + their value, end)`` for k digits
+    """Read the ASCII digits from buf[np.uint64(p)]: ``(w * 10**k + their value, end)`` for k digits
     (modulo 2**64)."""
     k, v = digit_run(load8(buf, p))
     w = w * POW10_INT[k] + v
@@ -235,7 +237,7 @@ def _match_word(buf, s, e, word):
     if e - s != word.size:
         return False
     for k in range(word.size):
-        c = buf[s + k]
+        c = buf[np.uint64(s + k)]
         if 65 <= c <= 90:
             c += 32
         if c != word[k]:
@@ -251,7 +253,7 @@ _NAN = np.frombuffer(b"nan", dtype=np.uint8).copy()
 @njit(cache=True)
 def token_end(buf, p, delim):
     """The first delimiter at or after ``p``."""
-    while delim[buf[p]] == 0:
+    while delim[buf[np.uint64(p)]] == 0:
         p += 1
     return p
 
@@ -266,12 +268,12 @@ def parse_number(buf, s, delim, use_strtod, endbox):
     """
     p = s
     neg = False
-    c = buf[p]
+    c = buf[np.uint64(p)]
     if c == 43 or c == 45:
         neg = c == 45
         p += 1
-    c = buf[p]
-    if 48 <= c <= 57 and delim[buf[p + 1]] != 0:  # one digit (0/1 features, +1/-1 labels)
+    c = buf[np.uint64(p)]
+    if 48 <= c <= 57 and delim[buf[np.uint64(p + 1)]] != 0:  # one digit (0/1, +1/-1)
         v = float(c - 48)
         return (-v if neg else v), OK, p + 1
     # The digits before and after the point, as one integer w (exact up to 19 digits; more
@@ -280,7 +282,7 @@ def parse_number(buf, s, delim, use_strtod, endbox):
     w, p = digits(buf, p, _ZERO)
     n_int = p - start
     frac = p
-    c = buf[p]
+    c = buf[np.uint64(p)]
     if c == 46:
         frac = p + 1
         w, p = digits(buf, frac, w)
@@ -293,22 +295,22 @@ def parse_number(buf, s, delim, use_strtod, endbox):
             return np.nan, IS_NAN, e
         return 0.0, NOT_A_NUMBER, e
     expo = 0
-    c = buf[p]
+    c = buf[np.uint64(p)]
     if c == 101 or c == 69:
         p += 1
-        c = buf[p]
+        c = buf[np.uint64(p)]
         eneg = False
         if c == 43 or c == 45:
             eneg = c == 45
             p += 1
-            c = buf[p]
+            c = buf[np.uint64(p)]
         if not (48 <= c <= 57):
             return 0.0, NOT_A_NUMBER, token_end(buf, p, delim)
         while 48 <= c <= 57:
             if expo < 100000:
                 expo = expo * 10 + (int(c) - 48)
             p += 1
-            c = buf[p]
+            c = buf[np.uint64(p)]
         if eneg:
             expo = -expo
     if delim[c] == 0:
@@ -341,16 +343,16 @@ def _leading_digits(buf, start, n_int, frac, n_frac, expo):
     n_sig = 0
     q = expo
     for r in range(start, start + n_int):
-        if n_sig > 0 or buf[r] != 48:
+        if n_sig > 0 or buf[np.uint64(r)] != 48:
             if n_sig < 19:
-                w = w * _TEN + np.uint64(buf[r] - 48)
+                w = w * _TEN + np.uint64(buf[np.uint64(r)] - 48)
             else:  # a dropped digit before the point
                 q += 1
             n_sig += 1
     for r in range(frac, frac + n_frac):
-        if n_sig > 0 or buf[r] != 48:
+        if n_sig > 0 or buf[np.uint64(r)] != 48:
             if n_sig < 19:
-                w = w * _TEN + np.uint64(buf[r] - 48)
+                w = w * _TEN + np.uint64(buf[np.uint64(r)] - 48)
                 q -= 1
             n_sig += 1
         else:  # a leading zero after the point

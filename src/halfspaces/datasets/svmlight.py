@@ -108,7 +108,7 @@ def _count_lines_and_colons(buf, start, end):
     bounds on the rows (newlines + 1) and entries (colons) of the region."""
     newlines = 0
     colons = 0
-    for p in range(start, end):
+    for p in range(np.uint64(start), np.uint64(end)):
         c = buf[p]
         newlines += c == 10
         colons += c == 58
@@ -128,6 +128,19 @@ def _fail(info, code, s, e, prev):
 def _fits_after_digit(n, d):
     """Whether n * 10 + d fits in an int64 (n >= 0, 0 <= d <= 9)."""
     return n < _CUT or (n == _CUT and d <= 7)
+
+
+@njit(cache=True)
+def _long_index(buf, s, e):
+    """The integer of the digits buf[s:e], or _INT64_MAX when it does not fit in an int64
+    below that (2**63 - 1 marks "too large")."""
+    idx = 0
+    for r in range(s, e):
+        d = int(buf[r]) - 48
+        if not _fits_after_digit(idx, d):
+            return _INT64_MAX
+        idx = idx * 10 + d
+    return idx
 
 
 @njit(cache=True, nogil=True)
@@ -165,12 +178,12 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, data, indice
     p = start
     while p < end:
         line_start = p
-        c = buf[p]
+        c = buf[np.uint64(p)]
         while _is_space(c):
             p += 1
-            c = buf[p]
+            c = buf[np.uint64(p)]
         if c == 10 or c == 35:  # blank or comment-only line
-            while buf[p] != 10:
+            while buf[np.uint64(p)] != 10:
                 p += 1
             p += 1
             continue
@@ -190,29 +203,29 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, data, indice
         prev = -1
         first = True
         while True:
-            c = buf[p]
+            c = buf[np.uint64(p)]
             while _is_space(c):
                 p += 1
-                c = buf[p]
+                c = buf[np.uint64(p)]
             if c == 10 or c == 35:
                 break
             s = p
-            if first and c == 113 and buf[p + 1] == 105 and buf[p + 2] == 100:
+            if first and c == 113 and buf[np.uint64(p + 1)] == 105 and buf[np.uint64(p + 2)] == 100:
                 # qid:<int> (a first token starting with 'qid', as scikit-learn reads it)
                 first = False
                 e = token_end(buf, p, _DELIM)
                 r = p + 3
-                if buf[r] != 58:
+                if buf[np.uint64(r)] != 58:
                     return _fail(info, _BAD_QID, s, e, 0)
                 r += 1
-                qneg = buf[r] == 45
-                if buf[r] == 43 or buf[r] == 45:
+                qneg = buf[np.uint64(r)] == 45
+                if buf[np.uint64(r)] == 43 or buf[np.uint64(r)] == 45:
                     r += 1
                 if r == e:
                     return _fail(info, _BAD_QID, s, e, 0)
                 qv = 0
                 while r < e:
-                    c = buf[r]
+                    c = buf[np.uint64(r)]
                     if not (48 <= c <= 57):
                         return _fail(info, _BAD_QID, s, e, 0)
                     if not _fits_after_digit(qv, int(c) - 48):
@@ -226,17 +239,16 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, data, indice
             first = False
             if c == 43:
                 p += 1
-                c = buf[p]
+                c = buf[np.uint64(p)]
+            digits = p
             idx = 0
-            n_idx_digits = 0
             while 48 <= c <= 57:
-                if _fits_after_digit(idx, int(c) - 48):
-                    idx = idx * 10 + (int(c) - 48)
-                else:  # stays there: no digit fits after it
-                    idx = _INT64_MAX
-                n_idx_digits += 1
+                idx = idx * 10 + (int(c) - 48)  # exact up to 18 digits; more: see below
                 p += 1
-                c = buf[p]
+                c = buf[np.uint64(p)]
+            n_idx_digits = p - digits
+            if n_idx_digits > 18:
+                idx = _long_index(buf, digits, p)
             # One test for every error on the common path; the branch tells them apart.
             if c != 58 or n_idx_digits == 0 or idx == _INT64_MAX:
                 e = token_end(buf, p, _DELIM)
@@ -244,7 +256,7 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, data, indice
                     return _fail(info, _BIG_INDEX, s, e, 0)
                 has_colon = False
                 for r in range(s, e):
-                    if buf[r] == 58:
+                    if buf[np.uint64(r)] == 58:
                         has_colon = True
                 return _fail(info, _BAD_INDEX if has_colon else _NO_COLON, s, e, 0)
             if idx <= prev or idx > limit or (idx == 0 and not allow_zero):
@@ -283,7 +295,7 @@ def _parse_svmlight(buf, start, end, allow_zero, limit, use_strtod, data, indice
             info[10] = line_start
         row += 1
         indptr[row] = nnz
-        while buf[p] != 10:  # skip a comment
+        while buf[np.uint64(p)] != 10:  # skip a comment
             p += 1
         p += 1
     info[4] = row
