@@ -16,6 +16,7 @@ _PUBLIC = {
     "dump_svmlight": ".svmlight",
     "load_vw": ".vw",
     "iter_vw": ".vw",
+    "iter_blocks": ".stream",
     "load_text_tsv": ".text",
     "load_csv": ".csv_format",
     "DataFormatError": "._io",

@@ -80,6 +80,11 @@ class DataFormatError(ValueError):
         return DataFormatError(self.path, self.line, self.problem, self.column, hint=hint,
                                reason=self.reason)
 
+    def at_line(self, line: int) -> DataFormatError:
+        """The same error on another line (a block's line numbered in the whole file)."""
+        return DataFormatError(self.path, line, self.problem, self.column, hint=self.hint,
+                               reason=self.reason)
+
 
 def compression_of(path) -> str | None:
     """The compression extension of ``path`` ('.gz', '.bz2', '.xz') or None."""

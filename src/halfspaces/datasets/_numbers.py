@@ -219,7 +219,7 @@ def digit_run(word):
 
 @njit(cache=True, inline="always")
 def digits(buf, p, w):
-    """Read the ASCII digits from buf[np.uint64(p)]: ``(w * 10**k + their value, end)`` for k digits
+    """Read the ASCII digits from buf[p]: ``(w * 10**k + their value, end)`` for k digits
     (modulo 2**64)."""
     k, v = digit_run(load8(buf, p))
     w = w * POW10_INT[k] + v
