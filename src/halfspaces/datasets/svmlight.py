@@ -671,6 +671,33 @@ def _scan(path, block_size: int, zero_based, n_threads: int):
     return nnz, lines.min_idx, lines.max_idx, lines.where
 
 
+def _survey(path, n_cols, zero_based, block_size: int, n_threads: int):
+    """One pass over the file, checking every line as :func:`load_svmlight` does, without
+    holding it: ``(n_cols, zero_based, classes, n_rows)`` with the columns and the indexing
+    decided by the whole file, and the distinct labels."""
+    lines = _Lines(path, zero_based=zero_based, n_cols=n_cols)
+    nnz = n_rows = 0
+    labels = []
+    for block in _parsed_blocks(path, block_size, n_threads, zero_based=zero_based,
+                                n_cols=n_cols):
+        lines.take(block)
+        nnz += block.indices.size
+        n_rows += block.n_rows
+        labels.append(np.unique(block.labels))
+    if not n_rows:
+        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
+                              " blank and comment lines)", reason="no_examples")
+    if zero_based == "auto":
+        zero_based = not (nnz > 0 and lines.min_idx > 0)
+    if nnz and n_cols is None:
+        n_cols = lines.max_idx + int(zero_based)
+        _check_allocatable(n_cols, *lines.where, path)
+    elif nnz and lines.max_idx - int(not zero_based) >= n_cols:  # "auto" found 0-based
+        raise _beyond_error(*lines.where, path, n_cols, True)
+    return (1 if n_cols is None else n_cols), zero_based, np.unique(np.concatenate(labels)), \
+        n_rows
+
+
 def _resolve_columns(path, caller: str, n_cols, zero_based, block_size: int,
                      n_threads: int):
     """``(n_cols, zero_based)`` of a stream: given, or found by a first pass over the file
