@@ -146,34 +146,6 @@ def read_text(path, encoding: str = "utf-8") -> str:
                               f" ({exc.reason}); pass the file's encoding=") from None
 
 
-def read_bytes(path) -> np.ndarray:
-    """The whole (decompressed) file as a uint8 array with one extra ``\\n`` at the end.
-
-    The extra newline ends a last line that has none and stops number parsers at the end of
-    the buffer; the array is writable and C-contiguous. A file that is not a regular file
-    (a pipe, ``/dev/stdin``) is read as a stream, to its end.
-    """
-    if not _is_stream(path) and compression_of(path) is None:
-        with open(path, "rb") as f:
-            info = os.fstat(f.fileno())
-            if stat.S_ISREG(info.st_mode):
-                size = info.st_size
-                buf = np.empty(size + 1, dtype=np.uint8)
-                got = f.readinto(memoryview(buf)[:size])
-                if got != size:  # the file changed size while we read it
-                    return read_bytes(path)
-                buf[size] = 10
-                return buf
-            raw = f.read()  # a pipe or a device: its size says nothing
-    else:
-        with open_binary(path) as f:
-            raw = f.read()
-    buf = np.empty(len(raw) + 1, dtype=np.uint8)
-    buf[:-1] = np.frombuffer(raw, dtype=np.uint8)
-    buf[-1] = 10
-    return buf
-
-
 def weights_size_if_too_large(n_features: int) -> str | None:
     """None when a float64 weight vector of ``n_features`` can be allocated here, else the
     memory it would take as text (e.g. '7.11 PiB'). The probe allocates and frees at once."""

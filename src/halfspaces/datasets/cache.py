@@ -38,10 +38,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._io import DataFormatError, check_n_threads, require_regular_file
-from .stream import BLOCK_BYTES, _check_block_bytes, format_of
+from .stream import _check_block_bytes, format_of
 
 __all__ = ["open_cached", "CachedData", "CacheError"]
 
+CACHE_BLOCK_BYTES = 8 << 20  # text per cache block: fewer files than a stream's blocks
 FORMAT_TAG = "halfspaces-block-cache"
 VERSION = 1
 SUFFIX = ".hscache"
@@ -165,7 +166,7 @@ def open_cached(
     n_features: int | None = None,
     zero_based: bool | str = "auto",
     dtype=np.float64,
-    block_bytes: int = BLOCK_BYTES,
+    block_bytes: int = CACHE_BLOCK_BYTES,
     n_threads: int | None = None,
     hash_features: bool = True,
     seed: int = 0,
@@ -179,8 +180,9 @@ def open_cached(
     cache_dir : str, path-like or None, default=None
         Directory of the cache; None puts it beside the file (``<path>.hscache``).
     format, n_features, zero_based, dtype, block_bytes, n_threads, hash_features, seed
-        As in :func:`~halfspaces.datasets.iter_blocks`; they are recorded in the header, and
-        a cache built with other values is rebuilt. ``zero_based="auto"`` is decided by the
+        As in :func:`~halfspaces.datasets.iter_blocks` (``block_bytes``, the text per cache
+        block, defaults to 8 MiB); they are recorded in the header, and a cache built with
+        other values is rebuilt. ``zero_based="auto"`` is decided by the
         whole file (as :func:`~halfspaces.datasets.load_svmlight` decides it).
 
     Returns
