@@ -3,24 +3,27 @@
 Run ``python benchmarks/bench_io.py --help``. Sections (``--sections``):
 
 ``loader``
-    MB/s of ``load_svmlight`` with the reader of the base commit (``--baseline-rev``, run in
-    a subprocess from a ``git worktree``, so both read the same page-cached file) against
-    this tree's, on a9a, w8a, rcv1_small (from ``$HALFSPACES_DATA`` or ``../shared/data``)
-    and a generated file (``--rows``, ``--cols``, ``--nnz``; values with ``--digits``
-    significant digits, or ``repr`` with ``--digits 0``); 1 and 2 parsing threads. The
-    matrices are checked bit-identical. Median of ``--repeat`` runs, alternating.
+    MB/s of ``load_svmlight`` of the base revision (``--baseline-rev``, default main; its
+    package extracted by ``git archive`` under ``--tmp`` and imported as
+    ``halfspaces_base``) against this tree's with 1 and 2 parsing threads, in one process,
+    alternating call by call, on a9a, w8a, rcv1_small (from ``$HALFSPACES_DATA`` or
+    ``../shared/data``) and a generated file (``--rows``, ``--cols``, ``--nnz``; values with
+    ``--digits`` significant digits, or ``repr`` with ``--digits 0``). The loads are checked
+    bit-identical. Median of ``--repeat`` calls each.
 ``parallel``
     Two pieces of one in-memory buffer parsed by worker threads (what the library does)
     against a numba ``prange`` loop over the same kernel.
 ``cache``
-    One text pass of ``iter_blocks`` against one pass over the binary cache.
-``rss``
-    Peak RSS (``/usr/bin/time -v``) of a perceptron trained by ``fit_stream`` over a
-    generated file of ``--rss-gb`` GB, generated once to ``--tmp`` and deleted at the end.
-``vw``
-    Vowpal Wabbit (``python -m vowpalwabbit``) on the generated file in VW text: one pass
-    from text and one from its cache, against ``fit_stream`` from text and from our cache,
-    whole processes, median of ``--repeat``, alternating.
+    One text pass of ``iter_blocks`` against one pass over the binary cache (each pass sums
+    the values, so that every byte is read).
+``processes``
+    One perceptron pass over the generated file as whole processes under ``/usr/bin/time -v``
+    (wall time, peak RSS), median of ``--repeat``, alternating: the in-memory route
+    (``load_svmlight`` + ``fit``), ``fit_file`` from the text (``n_features`` given, or found
+    by a survey pass) and from its binary cache (``cache=True``), and Vowpal Wabbit
+    (``python -m vowpalwabbit``) on the same rows in VW text, from the text and from its
+    cache. Writing each cache is timed once. The memory of the streaming routes does not
+    grow with the file: ``--rows`` sets its size (about 1.2 KB a row by default).
 
 Generated files are written by a compiled writer (not committed; ``--tmp``, default /tmp).
 """
@@ -154,61 +157,77 @@ def median_times(commands: list[list[str]], repeat: int) -> list[tuple[float, fl
 
 # -- loader throughput ----------------------------------------------------------------------
 
-_LOAD_SNIPPET = """
-import hashlib, inspect, sys, time
-import numpy as np
-from halfspaces.datasets import load_svmlight
-path, repeat, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-kw = {"n_threads": threads} if threads else {}
-X, y = load_svmlight(path, **kw)  # warm-up: compiled kernels from the cache, page cache
-h = hashlib.sha256()
-for a in (X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64), y):
-    h.update(np.ascontiguousarray(a).tobytes())
-times = []
-for _ in range(repeat):
-    t = time.perf_counter(); load_svmlight(path, **kw); times.append(time.perf_counter() - t)
-print(h.hexdigest()[:16], *times)
-"""
-
-
-def _baseline_tree(rev: str) -> Path:
-    """A detached git worktree of ``rev`` in a temporary directory (removed at exit)."""
-    import atexit
+def baseline_datasets(rev: str, where: Path):
+    """``halfspaces.datasets`` of the git revision ``rev``, imported in this process as
+    ``halfspaces_base.datasets`` (its source extracted once under ``where``, so numba's
+    on-disk cache of its kernels is kept between runs)."""
+    import importlib
+    import io
+    import tarfile
 
     root = Path(__file__).resolve().parents[1]
-    where = Path(tempfile.mkdtemp(prefix="halfspaces-baseline-"))
-    subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", "-f", str(where),
-                    rev], check=True, capture_output=True)
-    atexit.register(subprocess.run, ["git", "-C", str(root), "worktree", "remove", "--force",
-                                     str(where)], capture_output=True)
-    return where
+    sha = subprocess.run(["git", "-C", str(root), "rev-parse", rev], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    home = where / f"halfspaces-baseline-{sha[:12]}"
+    if not (home / "halfspaces_base").exists():
+        tar = subprocess.run(["git", "-C", str(root), "archive", sha, "src/halfspaces"],
+                             check=True, capture_output=True).stdout
+        tmp = Path(tempfile.mkdtemp(dir=where))
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            archive.extractall(tmp, filter="data")
+        home.mkdir(exist_ok=True)
+        os.replace(tmp / "src" / "halfspaces", home / "halfspaces_base")
+        shutil.rmtree(tmp)
+    sys.path.insert(0, str(home))
+    return importlib.import_module("halfspaces_base.datasets"), sha
 
 
-def loader(files: list[Path], baseline: Path | None, repeat: int, inner: int) -> list[str]:
-    """Median load time (s) and MB/s of the baseline and of this tree with 1 and 2 threads,
-    in alternating processes; whether the matrices are bit-identical."""
-    variants = [("today (1 thread)", baseline, 0)] if baseline else []
-    variants += [("new, 1 thread", None, 1), ("new, 2 threads", None, 2)]
-    rows = [f"{'file':28s} {'MB':>7s} " + " ".join(f"{v[0]:>18s}" for v in variants)
-            + "  speed-up(2t)  same"]
+def _same(a, b) -> bool:
+    """Whether two loads are the same matrix and labels, bit for bit."""
+    (Xa, ya), (Xb, yb) = a, b
+    return (Xa.shape == Xb.shape and np.array_equal(Xa.indptr, Xb.indptr)
+            and np.array_equal(Xa.indices, Xb.indices) and Xa.data.dtype == Xb.data.dtype
+            and Xa.data.tobytes() == Xb.data.tobytes() and ya.tobytes() == yb.tobytes())
+
+
+def loader(files: list[Path], base, repeat: int) -> list[str]:
+    """``load_svmlight`` of the base revision against this tree's with 1 and 2 parsing
+    threads, in one process, alternating call by call (each call once untimed first): the
+    median of ``repeat`` calls each as wall seconds and MB/s of file, the median CPU seconds
+    of the process (all threads; on a shared machine a steadier measure of the work), and
+    whether the loads are bit-identical."""
+    import gc
+
+    from halfspaces.datasets import load_svmlight
+
+    variants = {"today": base.load_svmlight,
+                "new, 1 thread": lambda p: load_svmlight(p, n_threads=1),
+                "new, 2 threads": lambda p: load_svmlight(p, n_threads=2)}
+    rows = [f"{'file':24s} {'MB':>6s} " + " ".join(f"{k + ' wall, MB/s, cpu':>29s}"
+                                                   for k in variants)
+            + f" {'1t/today':>8s} {'2t/today':>8s} {'cpu today/1t':>12s} same"]
     for path in files:
-        times: dict[str, list[float]] = {v[0]: [] for v in variants}
-        digests = set()
+        ref = base.load_svmlight(path)
+        same = all(_same(ref, f(path)) for f in variants.values())
+        del ref
+        wall: dict[str, list[float]] = {k: [] for k in variants}
+        cpu: dict[str, list[float]] = {k: [] for k in variants}
         for _ in range(repeat):
-            for name, tree, threads in variants:
-                env = dict(os.environ)
-                if tree is not None:
-                    env["PYTHONPATH"] = str(tree / "src")
-                out = subprocess.run([sys.executable, "-c", _LOAD_SNIPPET, str(path),
-                                      str(inner), str(threads)], env=env, check=True,
-                                     capture_output=True, text=True).stdout.split()
-                digests.add(out[0])
-                times[name].extend(float(t) for t in out[1:])
+            for name, f in variants.items():
+                gc.collect()
+                t, c = time.perf_counter(), time.process_time()
+                f(path)
+                wall[name].append(time.perf_counter() - t)
+                cpu[name].append(time.process_time() - c)
         mb = path.stat().st_size / 1e6
-        med = {k: statistics.median(v) for k, v in times.items()}
-        cells = " ".join(f"{med[k]:7.3f}s {mb / med[k]:6.0f}MB/s" for k in times)
-        ratio = med[variants[0][0]] / med["new, 2 threads"] if baseline else float("nan")
-        rows.append(f"{path.name:28s} {mb:7.1f} {cells}  {ratio:11.2f}x  {len(digests) == 1}")
+        w = {k: statistics.median(v) for k, v in wall.items()}
+        c = {k: statistics.median(v) for k, v in cpu.items()}
+        cells = " ".join(f"{w[k]:8.3f}s {mb / w[k]:6.0f}MB/s {c[k]:7.3f}s" for k in variants)
+        one, two = (w["today"] / w[k] for k in ("new, 1 thread", "new, 2 threads"))
+        rows.append(f"{path.name[:24]:24s} {mb:6.1f} {cells} {one:7.2f}x {two:7.2f}x"
+                    f" {c['today'] / c['new, 1 thread']:11.2f}x {same}")
+    rows.append(f"(speed-up = today's median / new median; median of {repeat} calls each,"
+                " alternating in one process; cpu = process CPU time, all threads)")
     return rows
 
 
@@ -296,12 +315,18 @@ import sys, time, tempfile
 from halfspaces.datasets import iter_blocks
 from halfspaces.datasets.cache import open_cached
 path, n_features, repeat, cache_dir = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def touch(blocks):
+    nnz = 0
+    for X, y in blocks:
+        X.data.sum()  # reads every value
+        nnz += X.nnz
+    return nnz
 def text():
-    return sum(X.nnz for X, y in iter_blocks(path, n_features=n_features, zero_based=False))
+    return touch(iter_blocks(path, n_features=n_features, zero_based=False))
 t = time.perf_counter(); cached = open_cached(path, cache_dir, n_features=n_features,
                                               zero_based=False); build = time.perf_counter() - t
 def cache():
-    return sum(X.nnz for X, y in cached)
+    return touch(cached)
 assert text() == cache()
 out = {"build": build, "text": [], "cache": []}
 for _ in range(repeat):
@@ -324,100 +349,120 @@ def cache_pass(path: Path, n_features: int, repeat: int) -> list[str]:
             f" ({text / cache:.1f}x faster)"]
 
 
-# -- whole processes: our streaming trainer and Vowpal Wabbit -------------------------------
+# -- whole processes: the in-memory route, our streaming trainer and Vowpal Wabbit ----------
 
-def _fit_command(path: Path, n_features: int | None, cache_dir: str | None) -> list[str]:
-    nf = "None" if n_features is None else str(n_features)
-    code = ("from halfspaces import Perceptron\n"
-            "from halfspaces.datasets.stream import fit_file\n"
-            f"fit_file(Perceptron(max_iter=1), {str(path)!r}, n_features={nf},"
-            f" zero_based={'False' if n_features else repr('auto')},"
-            f" classes=[-1.0, 1.0], cache={cache_dir is not None},"
-            f" cache_dir={cache_dir!r})\n")
+def _python(code: str) -> list[str]:
     return [sys.executable, "-W", "ignore", "-c", code]
 
 
+def _in_memory_command(path: Path) -> list[str]:
+    return _python("from halfspaces import Perceptron\n"
+                   "from halfspaces.datasets import load_svmlight\n"
+                   f"X, y = load_svmlight({str(path)!r})\n"
+                   "Perceptron(max_iter=1, fit_intercept=False).fit(X, y)\n")
+
+
+def _fit_command(path: Path, n_features: int | None, cache_dir: str | None) -> list[str]:
+    cache = f", cache=True, cache_dir={cache_dir!r}" if cache_dir else ""
+    given = f", n_features={n_features}, zero_based=False" if n_features else ""
+    return _python("from halfspaces import Perceptron\n"
+                   "from halfspaces.datasets import fit_file\n"
+                   f"fit_file(Perceptron(max_iter=1, fit_intercept=False), {str(path)!r}"
+                   f"{given}{cache})\n")
+
+
 def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
-    """One pass from text and from the caches, whole processes under /usr/bin/time -v."""
+    """One perceptron pass (no intercept, as VW's --noconstant) from the svmlight file by
+    each route, and one pass of Vowpal Wabbit from the same rows in VW text, as whole
+    processes under /usr/bin/time -v: wall time and peak RSS, median of ``repeat``,
+    alternating. The caches are written first (timed once: building them)."""
     with tempfile.TemporaryDirectory() as d:
         vw_cache = Path(d) / "vw.cache"
         vw_base = [sys.executable, "-m", "vowpalwabbit", "--loss_function", "hinge",
                    "--noconstant", "-b", "18", "--quiet"]
-        subprocess.run(vw_base + ["-d", str(vw), "-c", "--cache_file", str(vw_cache)],
-                       check=True, capture_output=True)  # writes VW's cache
-        subprocess.run(_fit_command(svm, n_features, d), check=True, capture_output=True)
+        build = median_times([vw_base + ["-d", str(vw), "-c", "--cache_file", str(vw_cache)],
+                              _fit_command(svm, None, d)], 1)
         commands = {
-            "ours, text (n_features given)": _fit_command(svm, n_features, None),
-            "ours, text (n_features found)": _fit_command(svm, None, None),
+            "imports only (the floor)": _python("from halfspaces import Perceptron\n"
+                                                "from halfspaces.datasets import fit_file\n"
+                                                "Perceptron()._check_params()\n"),
+            "in memory: load_svmlight + fit": _in_memory_command(svm),
+            "fit_file, text (n_features given)": _fit_command(svm, n_features, None),
+            "fit_file, text (n_features found)": _fit_command(svm, None, None),
+            "fit_file, cache=True (cache built)": _fit_command(svm, None, d),
             "VW, text": vw_base + ["-d", str(vw)],
-            "ours, cache": _fit_command(svm, n_features, d),
-            "VW, cache": vw_base + ["--cache_file", str(vw_cache)],
+            "VW, its cache (built)": vw_base + ["--cache_file", str(vw_cache)],
         }
         results = median_times(list(commands.values()), repeat)
-    rows = [f"{'route':34s} {'wall':>8s} {'peak RSS':>10s}"]
+    mb = svm.stat().st_size / 1e6
+    rows = [f"{svm.name}: {mb:.0f} MB of svmlight text; {vw.name}: "
+            f"{vw.stat().st_size / 1e6:.0f} MB of VW text. Whole processes, median of"
+            f" {repeat}, alternating.",
+            f"{'route':38s} {'wall':>8s} {'peak RSS':>10s}"]
     for (name, _), (wall, rss) in zip(commands.items(), results, strict=True):
-        rows.append(f"{name:34s} {wall:7.2f}s {rss:8.0f}MB")
-    by = dict(zip(commands, results, strict=True))
-    rows.append(f"ratio text (n_features given) / VW text: "
-                f"{by['ours, text (n_features given)'][0] / by['VW, text'][0]:.2f}x;"
-                f" cache / VW cache: {by['ours, cache'][0] / by['VW, cache'][0]:.2f}x")
+        rows.append(f"{name:38s} {wall:7.2f}s {rss:8.0f}MB")
+    rows.append(f"{'VW, text, writing its cache (once)':38s} {build[0][0]:7.2f}s"
+                f" {build[0][1]:8.0f}MB")
+    rows.append(f"{'fit_file, cache=True, writing it (once)':38s} {build[1][0]:7.2f}s"
+                f" {build[1][1]:8.0f}MB")
+    by = {name: wall for name, (wall, _) in zip(commands, results, strict=True)}
+    memory = "in memory: load_svmlight + fit"
+    rows.append("ratios: fit_file text (n_features given) / VW text "
+                f"{by['fit_file, text (n_features given)'] / by['VW, text']:.2f}x;"
+                " fit_file text (n_features found) / VW text "
+                f"{by['fit_file, text (n_features found)'] / by['VW, text']:.2f}x;"
+                " fit_file cache / VW cache "
+                f"{by['fit_file, cache=True (cache built)'] / by['VW, its cache (built)']:.2f}x;"
+                " fit_file text (found) / in memory "
+                f"{by['fit_file, text (n_features found)'] / by[memory]:.2f}x")
     return rows
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sections = ["loader", "parallel", "cache", "rss", "vw"]
+    sections = ["loader", "parallel", "cache", "processes"]
     parser.add_argument("--sections", nargs="+", default=sections, choices=sections)
-    parser.add_argument("--baseline-rev", default=None,
-                        help="git revision whose load_svmlight is today's (e.g. main)")
+    parser.add_argument("--baseline-rev", default="main",
+                        help="git revision whose load_svmlight is today's")
     parser.add_argument("--rows", type=int, default=400_000)
     parser.add_argument("--cols", type=int, default=100_000)
     parser.add_argument("--nnz", type=int, default=80)
     parser.add_argument("--digits", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--inner", type=int, default=1, help="timed loads per process")
-    parser.add_argument("--rss-gb", type=float, default=2.0)
     parser.add_argument("--tmp", default="/tmp")
+    parser.add_argument("--keep", action="store_true", help="keep the generated files")
     args = parser.parse_args(argv)
     tmp = Path(args.tmp)
+    tmp.mkdir(parents=True, exist_ok=True)
     generated = tmp / f"halfspaces-bench-{args.rows}x{args.cols}-{args.nnz}-{args.digits}.svm"
     made = []
     if not generated.exists():
         generate(generated, args.rows, args.cols, args.nnz, digits=args.digits)
         made.append(generated)
+    print(f"generated: {generated.name}, {args.rows} rows x {args.cols} columns, {args.nnz}"
+          f" draws of a column per row, values with {args.digits} digits", flush=True)
     try:
         if "loader" in args.sections:
             root = data_root()
             files = [root / name for name in REAL if (root / name).exists()] + [generated]
-            baseline = _baseline_tree(args.baseline_rev) if args.baseline_rev else None
-            print("\n".join(loader(files, baseline, args.repeat, args.inner)))
+            base, sha = baseline_datasets(args.baseline_rev, tmp)
+            print(f"\n## loader: today = load_svmlight of {args.baseline_rev} ({sha[:12]})")
+            print("\n".join(loader(files, base, args.repeat)), flush=True)
         if "parallel" in args.sections:
-            print("\n".join(parallel_styles(generated, args.repeat)))
+            print("\n## parallel")
+            print("\n".join(parallel_styles(generated, args.repeat)), flush=True)
         if "cache" in args.sections:
-            print("\n".join(cache_pass(generated, args.cols, args.repeat)))
-        if "vw" in args.sections:
+            print("\n## cache")
+            print("\n".join(cache_pass(generated, args.cols, args.repeat)), flush=True)
+        if "processes" in args.sections:
             vw = generated.with_suffix(".vw")
             if not vw.exists():
                 generate(vw, args.rows, args.cols, args.nnz, digits=args.digits, vw=True)
                 made.append(vw)
-            print("\n".join(processes(generated, vw, args.cols, args.repeat)))
-        if "rss" in args.sections:
-            free = shutil.disk_usage(tmp).free / 1e9
-            if free < 2.5 * args.rss_gb:
-                print(f"rss: skipped, {free:.1f} GB free in {tmp}")
-            else:
-                rows = int(args.rss_gb * 1e9 / (generated.stat().st_size / args.rows))
-                big = tmp / f"halfspaces-bench-rss-{rows}.svm"
-                generate(big, rows, args.cols, args.nnz, digits=args.digits)
-                made.append(big)
-                cmds = [_fit_command(big, args.cols, None), _fit_command(big, None, None)]
-                out = median_times(cmds, 1)
-                print(f"rss: {big.stat().st_size / 1e9:.2f} GB, {rows} rows; one streaming"
-                      f" pass with n_features given: {out[0][0]:.1f}s, peak RSS"
-                      f" {out[0][1]:.0f} MB; with n_features found by a survey pass:"
-                      f" {out[1][0]:.1f}s, peak RSS {out[1][1]:.0f} MB")
+            print("\n## processes: one perceptron pass")
+            print("\n".join(processes(generated, vw, args.cols, args.repeat)), flush=True)
     finally:
-        for path in made:
+        for path in made if not args.keep else []:
             path.unlink(missing_ok=True)
     return 0
 

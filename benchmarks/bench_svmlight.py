@@ -1,6 +1,6 @@
 """Throughput of the svmlight reader against scikit-learn's load_svmlight_file.
 
-Run: ``python benchmarks/bench_svmlight.py [--repeat 7] [--threads N]``. Reads the files from
+Run: ``python benchmarks/bench_svmlight.py [--repeat 7]``. Reads the files from
 ``$HALFSPACES_DATA`` or ``../shared/data``; a missing file is skipped with a message. Each
 reader gets one warm-up call (our compiled kernel is cached on disk after the first run),
 then the best of ``--repeat`` timed calls is reported as MB/s of file read, with the ratio
@@ -41,8 +41,6 @@ def best_time(fn, repeat: int) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=None,
-                        help="parsing threads of load_svmlight (default: one per core)")
     args = parser.parse_args(argv)
     root = data_root()
     print(f"{'file':32s} {'MB':>6s} {'ours MB/s':>10s} {'sklearn MB/s':>12s} {'ratio':>6s}"
@@ -58,7 +56,7 @@ def main(argv=None) -> int:
         same = (X.shape == X_ref.shape and np.array_equal(X.indptr, X_ref.indptr)
                 and np.array_equal(X.indices, X_ref.indices)
                 and X.data.tobytes() == X_ref.data.tobytes() and y.tobytes() == y_ref.tobytes())
-        ours = best_time(lambda p=path: load_svmlight(p, n_threads=args.threads), args.repeat)
+        ours = best_time(lambda p=path: load_svmlight(p), args.repeat)
         theirs = best_time(lambda p=path: load_svmlight_file(str(p)), args.repeat)
         n_cols = X.shape[1]
         stream = best_time(lambda p=path, n=n_cols: sum(c[0].nnz for c in iter_svmlight(

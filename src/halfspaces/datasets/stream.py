@@ -23,7 +23,7 @@ import numpy as np
 
 from ._io import check_n_threads, compression_of
 
-__all__ = ["iter_blocks", "format_of"]
+__all__ = ["iter_blocks", "format_of", "fit_stream", "fit_file"]
 
 FORMATS = ("svmlight", "vw")
 # Text per block: 2 MiB streams as fast as larger blocks (per-block costs are small), and
