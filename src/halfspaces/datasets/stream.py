@@ -112,8 +112,8 @@ def iter_blocks(
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
     >>> with open(path, "w") as f:
-    ...     _ = f.write("".join(f"{(-1) ** i} {i % 3 + 1}:0.5\\n" for i in range(6)))
-    >>> [(X.shape, y.tolist()) for X, y in iter_blocks(path, block_bytes=24)]
+    ...     _ = f.write("".join(f"{(-1) ** i:+d} {i % 3 + 1}:0.5\\n" for i in range(6)))
+    >>> [(X.shape, y.tolist()) for X, y in iter_blocks(path, block_bytes=27)]  # 9-byte lines
     [((3, 3), [1.0, -1.0, 1.0]), ((3, 3), [-1.0, 1.0, -1.0])]
     """
     fmt = format_of(path, format)
