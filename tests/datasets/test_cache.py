@@ -34,7 +34,7 @@ def mapped(a) -> bool:
     return False
 
 
-def random_file(tmp_path, name="d.svm", n=300, d=50, seed=0):
+def random_file(tmp_path, name="d.svm", n=120, d=50, seed=0):
     rng = np.random.default_rng(seed)
     X = sp.random(n, d, density=0.15, random_state=seed, format="csr")
     X.data = rng.standard_normal(X.nnz)
@@ -49,7 +49,7 @@ def test_cached_blocks_are_the_loaded_file(tmp_path):
     assert len(cached.header["blocks"]) > 5
     ref = load_svmlight_file(str(path))
     assert_same(*cached.load(), *ref)
-    assert (cached.n_rows, cached.nnz, cached.n_features) == (300, ref[0].nnz, 50)
+    assert (cached.n_rows, cached.nnz, cached.n_features) == (120, ref[0].nnz, 50)
     np.testing.assert_array_equal(cached.classes, [-1.0, 1.0, 2.0])
     X, y = next(iter(cached))
     assert mapped(X.data) and mapped(X.indices) and mapped(y)  # not read into memory

@@ -233,7 +233,7 @@ def test_a_numerical_error_names_the_row_in_the_stream():
 
 @pytest.fixture
 def svm_file(tmp_path):
-    X, y = sparse_data(n=300, d=30, seed=13)
+    X, y = sparse_data(n=150, d=30, seed=13)
     path = tmp_path / "d.svm"
     dump_svmlight(X, y, path)
     return path
