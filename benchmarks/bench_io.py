@@ -24,6 +24,9 @@ Run ``python benchmarks/bench_io.py --help``. Sections (``--sections``):
     (``python -m vowpalwabbit``) on the same rows in VW text, from the text and from its
     cache. Writing each cache is timed once. The memory of the streaming routes does not
     grow with the file: ``--rows`` sets its size (about 1.2 KB a row by default).
+``scaling``
+    One perceptron epoch from the text (``fit_file``) and from the binary cache
+    (``fit_stream``), in one process, at ``--scaling-rows`` rows: the time per non-zero.
 
 Generated files are written by a compiled writer (not committed; ``--tmp``, default /tmp).
 """
@@ -418,9 +421,60 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
     return rows
 
 
+# -- cost linear in nnz: epoch times at several sizes -----------------------------------------
+
+def scaling(tmp: Path, sizes: list[int], cols: int, nnz: int, digits: int,
+            repeat: int) -> list[str]:
+    """One perceptron epoch (no intercept) by ``fit_file`` from the text and by
+    ``fit_stream`` over the binary cache, in this process, median of ``repeat``, at each
+    number of rows (files generated and deleted here)."""
+    import warnings
+
+    from halfspaces import Perceptron
+    from halfspaces.datasets import fit_file, fit_stream, open_cached
+
+    rows = [f"{'rows':>9s} {'nnz':>11s} {'MB':>7s} {'build cache':>11s} {'epoch, text':>11s}"
+            f" {'ns/nnz':>7s} {'epoch, cache':>12s} {'ns/nnz':>7s}"]
+    for n in sizes:
+        path = tmp / f"halfspaces-bench-scaling-{n}x{cols}-{nnz}-{digits}.svm"
+        generate(path, n, cols, nnz, digits=digits)
+        try:
+            with tempfile.TemporaryDirectory(dir=tmp) as d, warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t = time.perf_counter()
+                cached = open_cached(path, d, n_features=cols, zero_based=False)
+                build = time.perf_counter() - t
+
+                def text(p=path):
+                    fit_file(Perceptron(max_iter=1, fit_intercept=False), p, n_features=cols,
+                             zero_based=False, classes=[-1.0, 1.0])
+
+                def cache(c=cached):
+                    fit_stream(Perceptron(max_iter=1, fit_intercept=False), c,
+                               classes=[-1.0, 1.0])
+
+                times: dict[str, list[float]] = {"text": [], "cache": []}
+                if n == sizes[0]:  # warm-up: compiled kernels loaded, threads started
+                    text(), cache()
+                for _ in range(repeat):
+                    for name, f in (("text", text), ("cache", cache)):
+                        t = time.perf_counter()
+                        f()
+                        times[name].append(time.perf_counter() - t)
+                med = {k: statistics.median(v) for k, v in times.items()}
+                per = {k: v / cached.nnz * 1e9 for k, v in med.items()}
+                rows.append(f"{n:9d} {cached.nnz:11d} {path.stat().st_size / 1e6:7.0f}"
+                            f" {build:10.2f}s {med['text']:10.2f}s {per['text']:7.1f}"
+                            f" {med['cache']:11.2f}s {per['cache']:7.1f}")
+        finally:
+            path.unlink(missing_ok=True)
+    rows.append(f"(in one process; median of {repeat}, text and cache alternating)")
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sections = ["loader", "parallel", "cache", "processes"]
+    sections = ["loader", "parallel", "cache", "processes", "scaling"]
     parser.add_argument("--sections", nargs="+", default=sections, choices=sections)
     parser.add_argument("--baseline-rev", default="main",
                         help="git revision whose load_svmlight is today's")
@@ -429,6 +483,8 @@ def main(argv=None) -> int:
     parser.add_argument("--nnz", type=int, default=80)
     parser.add_argument("--digits", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scaling-rows", type=int, nargs="+",
+                        default=[100_000, 300_000, 1_000_000])
     parser.add_argument("--tmp", default="/tmp")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
     args = parser.parse_args(argv)
@@ -436,11 +492,13 @@ def main(argv=None) -> int:
     tmp.mkdir(parents=True, exist_ok=True)
     generated = tmp / f"halfspaces-bench-{args.rows}x{args.cols}-{args.nnz}-{args.digits}.svm"
     made = []
-    if not generated.exists():
-        generate(generated, args.rows, args.cols, args.nnz, digits=args.digits)
-        made.append(generated)
-    print(f"generated: {generated.name}, {args.rows} rows x {args.cols} columns, {args.nnz}"
-          f" draws of a column per row, values with {args.digits} digits", flush=True)
+    if set(args.sections) - {"scaling"}:  # scaling generates its own files
+        if not generated.exists():
+            generate(generated, args.rows, args.cols, args.nnz, digits=args.digits)
+            made.append(generated)
+        print(f"generated: {generated.name}, {args.rows} rows x {args.cols} columns,"
+              f" {args.nnz} draws of a column per row, values with {args.digits} digits",
+              flush=True)
     try:
         if "loader" in args.sections:
             root = data_root()
@@ -461,6 +519,10 @@ def main(argv=None) -> int:
                 made.append(vw)
             print("\n## processes: one perceptron pass")
             print("\n".join(processes(generated, vw, args.cols, args.repeat)), flush=True)
+        if "scaling" in args.sections:
+            print("\n## scaling: one perceptron epoch")
+            print("\n".join(scaling(tmp, args.scaling_rows, args.cols, args.nnz, args.digits,
+                                     args.repeat)), flush=True)
     finally:
         for path in made if not args.keep else []:
             path.unlink(missing_ok=True)
