@@ -10,10 +10,7 @@ examples stay fast and still shrink to small sizes and simple seeds.
 - :func:`labelled_data`: arbitrary (not necessarily separable) dense data, two or more
   classes;
 - :data:`MATRIX_FORMATS` / :func:`matrix_formats` / :func:`as_format`: the same matrix as
-  dense or CSR, float32 or float64, with int32 or int64 indices;
-- :func:`decimal_numbers`: number texts of every shape Python's float reads, including the
-  hard cases of a parser (17 to 40 digits, exponents near the limits, exact midpoints
-  between doubles, subnormals).
+  dense or CSR, float32 or float64, with int32 or int64 indices.
 """
 
 from __future__ import annotations
