@@ -34,7 +34,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._labels import check_classes, encode_pm
-from .._online import OnlineClassifier
 from .._validation import check_row_norms, validate_X
 from ..exceptions import NumericalError
 
@@ -324,6 +323,7 @@ def adapter_for(est, epochs: int | None):
     from ..experts._hypotheses import ExpertsClassifier
     from ..linear.logistic import LogisticRegression
     from ..linear.pegasos import PegasosSVC
+    from ..linear.perceptron import Perceptron
 
     if isinstance(est, PegasosSVC):
         return PegasosAdapter(est)
@@ -331,8 +331,7 @@ def adapter_for(est, epochs: int | None):
         return LogisticAdapter(est, 1 if epochs is None else epochs)
     if isinstance(est, ExpertsClassifier):
         return PerceptronAdapter(est, one_pass=True)
-    if isinstance(est, OnlineClassifier) and type(est).fit is OnlineClassifier.fit \
-            and hasattr(est, "partial_fit") and not hasattr(est, "kernel"):
+    if isinstance(est, Perceptron) and type(est).fit is Perceptron.fit:  # and its subclasses
         return PerceptronAdapter(est, one_pass=False)
     raise ValueError(f"{type(est).__name__} is not trained by streaming (its fit needs all the"
                      " rows at once: a QP, L-BFGS, an LP or a kernel matrix); load the file"
