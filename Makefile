@@ -24,9 +24,11 @@ test: $(STAMP)
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests src --ignore=tests/test_demo.py
 
+# Every figure of the README's Speed section; BENCH_ARGS="--size reduced" or "--quick" for
+# smaller runs, "--only NAME ..." for some of them (see benchmarks/run_all.py).
 bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[dev,bench]"
-	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

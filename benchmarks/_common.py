@@ -1,7 +1,7 @@
 """Shared helpers for the benchmarks: timing (median of repeats), ratios, data generators.
 
-Nothing is cached on disk: every data set is generated in memory, vectorised with NumPy,
-from a seed.
+Every data set is generated in memory, vectorised with NumPy, from a seed; only the
+file-to-model benchmark writes files (to a cache folder, never to the repository).
 """
 
 from __future__ import annotations
@@ -72,6 +72,13 @@ def time_interleaved(calls: dict[str, tuple[Callable[[], object], Callable[[], o
         for name, (fn, setup) in calls.items():
             timings[name].seconds.extend(time_call(name, fn, 1, setup).seconds)
     return timings
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages, for the header of a results file."""
+    one, five, fifteen = os.getloadavg()
+    return (f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min)"
+            f" on {os.cpu_count()} CPUs")
 
 
 def ratio_line(label: str, ours: Timing, ref: Timing, target: float | None = None) -> str:
@@ -162,7 +169,12 @@ def make_dense_planted(n_samples: int, n_features: int, *, noise: float = 0.0,
 
 
 # -- shared real data sets ----------------------------------------------------------------
+# The three real sets most benchmarks run on (and the Pegasos defaults were tuned on) ...
 SHARED_FILES = {"a9a": "a9a/a9a", "w8a": "w8a/w8a", "reuters": "reuters_moneyfx/reuters.trn"}
+# ... and other svmlight files of the shared folder, read by name with load_shared.
+OTHER_FILES = {"mushrooms": "mushrooms_agaricus/agaricus.txt.train",
+               "rcv1_small": "rcv1_small_vw/rcv1_small.svm",
+               "diabetes": "diabetes_scale/diabetes_scale"}
 
 
 def data_root() -> Path:
@@ -184,9 +196,46 @@ def load_shared(name: str):
     """``(X, y)`` of a shared data set with y in {-1, +1}; None (and a message) when absent."""
     from sklearn.datasets import load_svmlight_file
 
-    path = data_root() / SHARED_FILES[name]
+    path = data_root() / {**SHARED_FILES, **OTHER_FILES}[name]
     if not path.exists():
         print(f"[skip] {name}: {path} not found (set $HALFSPACES_DATA to the data folder).")
         return None
     X, y = load_svmlight_file(str(path))
     return as_csr32(X), np.where(y == y.max(), 1.0, -1.0)
+
+
+# -- text files -----------------------------------------------------------------------------
+def write_text_formats(X: sp.csr_matrix, y: np.ndarray, svm_path=None, vw_path=None, *,
+                       value_format: str = "%r", chunk: int = 10_000) -> None:
+    """Write CSR rows ``X`` with labels ``y`` in {-1, +1} as svmlight and/or VW text.
+
+    svmlight lines are ``+1 4:0.5 17:1.25``; VW lines are ``1 |f 4:0.5 17:1.25``: the same
+    1-based indices (column j is written j + 1) and the same value strings, so both files
+    hold the same data. ``value_format`` "%r" writes the shortest string that reads back to
+    the same float (the files then hold ``X`` exactly); "%.6g" writes shorter files.
+    """
+    outs = [open(path, "w") for path in (svm_path, vw_path) if path is not None]
+    is_svm = [path is svm_path for path in (svm_path, vw_path) if path is not None]
+    formats: dict[int, str] = {}
+    try:
+        for lo in range(0, X.shape[0], chunk):
+            block = X[lo:lo + chunk]
+            flat: list = [None] * (2 * block.nnz)
+            flat[0::2] = (block.indices.astype(np.int64) + 1).tolist()
+            flat[1::2] = block.data.tolist()
+            ptr = block.indptr.tolist()
+            lines: list[list[str]] = [[], []]
+            for r, label in enumerate(y[lo:lo + chunk].tolist()):
+                s, e = ptr[r], ptr[r + 1]
+                fmt = formats.get(e - s)
+                if fmt is None:
+                    fmt = formats[e - s] = " ".join([f"%d:{value_format}"] * (e - s))
+                body = fmt % tuple(flat[2 * s:2 * e])
+                positive = label > 0
+                lines[0].append(f"{'+1' if positive else '-1'} {body}".rstrip() + "\n")
+                lines[1].append(f"{'1' if positive else '-1'} |f {body}".rstrip() + "\n")
+            for out, svm in zip(outs, is_svm, strict=True):
+                out.writelines(lines[0] if svm else lines[1])
+    finally:
+        for out in outs:
+            out.close()

@@ -14,7 +14,8 @@ algorithms, written here from the update rules and checked to give the same answ
   the current support set, over the same Gram matrix (Gram computed inside both timings).
 
 Ratios are ours / peer (below 1: we are faster), medians of --repeats runs in one process,
-after one untimed warm-up call of each (numba compilation, caches).
+ours and the peer alternating, after one untimed warm-up call of each (numba compilation,
+caches).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import ratio_line, time_call  # noqa: E402
+from _common import ratio_line, time_interleaved  # noqa: E402
 
 from halfspaces.experts import HalvingClassifier, WeightedMajorityClassifier  # noqa: E402
 from halfspaces.kernel import KernelPerceptron  # noqa: E402
@@ -71,9 +72,13 @@ def numpy_kernel_perceptron(X, y, gamma, max_iter):
     return per_epoch
 
 
-def timed(name, fn, repeats):
-    fn()  # warm-up: compilation and first-touch costs are not what we measure
-    return time_call(name, fn, repeats)
+def timed_pair(ours_name, ours_fn, peer_name, peer_fn, repeats):
+    """Warm both up (compilation and first-touch costs are not what we measure), then time
+    them alternately; return (ours, peer) Timings."""
+    ours_fn()
+    peer_fn()
+    t = time_interleaved({ours_name: (ours_fn, None), peer_name: (peer_fn, None)}, repeats)
+    return t[ours_name], t[peer_name]
 
 
 def main() -> None:
@@ -87,10 +92,10 @@ def main() -> None:
 
     y = P[:, 17].copy()
     print(f"Halving, precomputed predictions, n={n}, N={N} (realizable)")
-    ours = timed("ours: HalvingClassifier.fit", lambda: HalvingClassifier(
-        "precomputed").fit(P, y), args.repeats)
-    peer = timed("numpy: logical_and.accumulate", lambda: numpy_halving(P, y),
-                     args.repeats)
+    ours, peer = timed_pair("ours: HalvingClassifier.fit",
+                            lambda: HalvingClassifier("precomputed").fit(P, y),
+                            "numpy: logical_and.accumulate", lambda: numpy_halving(P, y),
+                            args.repeats)
     clf = HalvingClassifier("precomputed").fit(P, y)
     ref_mistakes, ref_V = numpy_halving(P, y)
     assert clf.n_mistakes_ == ref_mistakes and np.array_equal(clf.version_space_, ref_V)
@@ -98,10 +103,10 @@ def main() -> None:
 
     noisy = P[:, 17] * np.where(rng.random(n) < 0.2, -1.0, 1.0)
     print(f"Weighted Majority, beta=0.5, n={n}, N={N}, 20% label noise")
-    ours = timed("ours: WeightedMajorityClassifier.fit", lambda: WeightedMajorityClassifier(
-        "precomputed").fit(P, noisy), args.repeats)
-    peer = timed("numpy: cumsum + beta**m", lambda: numpy_weighted_majority(P, noisy, 0.5),
-                     args.repeats)
+    ours, peer = timed_pair("ours: WeightedMajorityClassifier.fit",
+                            lambda: WeightedMajorityClassifier("precomputed").fit(P, noisy),
+                            "numpy: cumsum + beta**m",
+                            lambda: numpy_weighted_majority(P, noisy, 0.5), args.repeats)
     clf = WeightedMajorityClassifier("precomputed").fit(P, noisy)
     ref_mistakes, ref_m = numpy_weighted_majority(P, noisy, 0.5)
     assert np.array_equal(clf.expert_mistakes_, ref_m) and clf.n_mistakes_ == ref_mistakes
@@ -112,10 +117,11 @@ def main() -> None:
     y_k = np.where(np.linalg.norm(X[:, :2], axis=1) > 1.2, 1.0, -1.0)
     gamma, max_iter = 0.5, 5
     print(f"KernelPerceptron, rbf gamma={gamma}, n={n_k}, d=10, max_iter={max_iter}")
-    ours = timed("ours: KernelPerceptron.fit", lambda: KernelPerceptron(
-        gamma=gamma, max_iter=max_iter).fit(X, y_k), args.repeats)
-    peer = timed("numpy: dual loop over the support set",
-                     lambda: numpy_kernel_perceptron(X, y_k, gamma, max_iter), args.repeats)
+    ours, peer = timed_pair("ours: KernelPerceptron.fit",
+                            lambda: KernelPerceptron(gamma=gamma, max_iter=max_iter).fit(X, y_k),
+                            "numpy: dual loop over the support set",
+                            lambda: numpy_kernel_perceptron(X, y_k, gamma, max_iter),
+                            args.repeats)
     clf = KernelPerceptron(gamma=gamma, max_iter=max_iter).fit(X, y_k)
     assert clf.mistakes_per_epoch_ == numpy_kernel_perceptron(X, y_k, gamma, max_iter)
     print(f"  mistakes per epoch {clf.mistakes_per_epoch_}, {clf.support_.size} support vectors")

@@ -4,27 +4,41 @@
     python benchmarks/bench_online.py --quick    # small sizes, a few seconds
 
 Every learner plays the same game on the same rows in the same order: predict example t,
-then learn it. Reported per learner: rows played, wall time (median of --repeats), rows/s,
-progressive mistakes (and accuracy), and the time per row relative to ours (our compiled
-Perceptron game on the same data set; a ratio > 1 means slower than ours).
+then learn it. Reported per learner: where it reads the rows from, rows played, wall time
+(median of --repeats runs; all the learners of a data set run round-robin, one run each per
+repeat, so they see about the same machine load), rows/s, progressive mistakes (and
+accuracy), and the time per row relative to our compiled Perceptron game on the rows in
+memory. Then the peer comparisons, each of the same work on both sides:
+
+- from the file (VW's natural route): ours ``load_svmlight(FILE.svm)`` or
+  ``load_vw(FILE.vw)`` then ``play(Perceptron(), X, y)``, against Vowpal Wabbit reading the
+  VW file; both files hold the same rows, values and indices (written once, untimed);
+- rows in memory, compiled: ours ``play`` on the CSR matrix against River on dict rows
+  (River's native input; its time per row, since it plays fewer rows on the large set);
+- one example at a time from Python: our per-row protocol against River and against VW's
+  per-example calls (time per row).
 
 Contenders:
 
 - ours, compiled: ``play(Perceptron(), X, y)`` and ``play(PegasosSVC(lam=...), X, y)``, the
   whole game in one compiled pass (validation and label encoding included in the time);
+- ours, from a file: ``load_svmlight(FILE.svm, n_features=d)`` (and, separately,
+  ``load_vw(FILE.vw, n_features=d, hash_features=False)``) then the compiled Perceptron game;
+  the mistakes must equal those of the game on the rows in memory (the files hold them
+  exactly);
 - ours, per row: the same Perceptron driven round by round through ``predict_one`` /
-  ``learn_one`` (the generic protocol every non-halfspaces learner goes through: one
-  1 x d CSR row and one scikit-learn validation per call), on the first --generic-rows rows;
+  ``learn_one`` (the generic protocol every non-halfspaces learner goes through), on the
+  first --generic-rows rows;
 - River: ``linear_model.Perceptron`` and ``linear_model.LogisticRegression(loss=Hinge(),
   l2=lam)`` (its hinge-loss SGD), fed ``predict_one`` then ``learn_one`` on dict rows
   ``{column: value}``. The dicts are built from the same CSR matrix *before* timing (not
   counted). On the generated set River plays the first --river-rows rows only (it runs at
   a few ten thousand rows/s); its ratio is per row, so it stays comparable;
-- Vowpal Wabbit, file route: the same rows are written once (untimed) to a VW text file
-  ``label |f col:value ...``; timed is ``Workspace("-d FILE --loss_function hinge --binary
-  --quiet ...")`` plus ``run_parser()`` and ``finish()``: VW parses the text and learns in
-  one pass, as its command-line driver does. With ``--binary`` VW's progressive loss is
-  the 0/1 loss, so ``get_sum_loss()`` is its count of progressive mistakes;
+- Vowpal Wabbit, file route: ``Workspace("-d FILE.vw --loss_function hinge --binary
+  --quiet -b BITS")`` plus ``run_parser()`` and ``finish()``, in this process: VW parses the
+  text and learns in one pass, as its command-line driver does (bench_file_to_model.py
+  times both sides as whole processes). With ``--binary`` VW's progressive loss is the 0/1
+  loss, so ``get_sum_loss()`` is its count of progressive mistakes;
 - Vowpal Wabbit, per example: ``predict(line)`` then ``learn(line)`` from Python on the
   same text lines (held in memory), mistakes counted from ``predict``; on the generated set
   on the first --river-rows rows.
@@ -53,18 +67,23 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _common import SHARED_FILES, as_csr32, load_shared, time_call  # noqa: E402
+from _common import (  # noqa: E402
+    Timing,
+    as_csr32,
+    load_shared,
+    time_interleaved,
+    write_text_formats,
+)
 
 from halfspaces import PegasosSVC, Perceptron  # noqa: E402
-from halfspaces.datasets import load_a9a, make_separable  # noqa: E402
+from halfspaces.datasets import load_a9a, load_svmlight, load_vw, make_separable  # noqa: E402
 from halfspaces.online import play  # noqa: E402
-
-SHARED_FILES.setdefault("rcv1_small", "rcv1_small_vw/rcv1_small.svm")
 
 
 class RowByRow:
@@ -90,67 +109,44 @@ def csr_to_dicts(X) -> list[dict]:
             for s, e in zip(indptr[:-1].tolist(), indptr[1:].tolist(), strict=True)]
 
 
-def write_vw(X, y, path: str) -> list[bytes]:
-    """Write ``label |f col:value ...`` lines (via scikit-learn's svmlight writer); return them."""
-    from sklearn.datasets import dump_svmlight_file
+@dataclass
+class Game:
+    """One contender: ``run()`` plays its game afresh and returns its mistake count."""
 
-    with tempfile.TemporaryFile() as tmp:
-        dump_svmlight_file(X, y, tmp, zero_based=True)
-        tmp.seek(0)
-        lines = [line.rstrip(b"\n").replace(b" ", b" |f ", 1) if b" " in line
-                 else line.rstrip(b"\n") + b" |f" for line in tmp]
-    with open(path, "wb") as f:
-        f.write(b"\n".join(lines) + b"\n")
-    return lines
-
-
-class Row:
-    def __init__(self, learner: str, rows: int, seconds: list[float], mistakes: int | None):
-        self.learner, self.rows, self.seconds, self.mistakes = learner, rows, seconds, mistakes
+    learner: str
+    source: str
+    rows: int
+    run: object
+    mistakes: int = 0
+    timing: Timing | None = None
 
     @property
     def time(self) -> float:
-        return float(np.median(self.seconds))
+        return self.timing.median
+
+    def per_row(self) -> float:
+        return self.time / self.rows
 
 
-def bench_set(title: str, X, y, args, river_rows: int | None) -> None:
+def contenders(X, y, args, river_rows: int | None, svm_path: str, vw_path: str) -> list[Game]:
     n, d = X.shape
-    print(f"\n{title}: {n:,} x {d:,}, {X.nnz / n:.1f} nnz/row, "
-          f"+1: {int((y == 1).sum()):,}, -1: {int((y != 1).sum()):,}")
-    rows: list[Row] = []
-
-    def timed(label, make, fn, repeats, n_rows, mistakes_of):
-        out = {}
-
-        def run():
-            out["m"] = fn(make())
-
-        t = time_call(label, run, repeats)
-        rows.append(Row(label, n_rows, t.seconds, mistakes_of(out["m"])))
-        return out["m"]
-
-    # -- ours, compiled ----------------------------------------------------------------------
-    play(Perceptron(), X[:10], y[:10])  # compile outside the timing (numba cache)
-    play(PegasosSVC(lam=args.lam), X[:10], y[:10])
-    perc = timed("ours Perceptron, play (compiled)", Perceptron, lambda m: play(m, X, y),
-                 args.repeats, n, lambda t: t.n_mistakes)
-    peg = timed(f"ours PegasosSVC(lam={args.lam:g}), play (compiled)",
-          lambda: PegasosSVC(lam=args.lam), lambda m: play(m, X, y), args.repeats, n,
-          lambda t: t.n_mistakes)
-    ours_m = rows[0].mistakes
-
-    # -- ours, per row -----------------------------------------------------------------------
     g = min(n, args.generic_rows)
+    r = n if river_rows is None else min(n, river_rows)
+    games = [
+        Game("ours Perceptron, play (compiled)", "memory", n,
+             lambda: play(Perceptron(), X, y).n_mistakes),
+        Game(f"ours PegasosSVC(lam={args.lam:g}), play (compiled)", "memory", n,
+             lambda: play(PegasosSVC(lam=args.lam), X, y).n_mistakes),
+        Game("ours load_svmlight + play (compiled)", "file .svm", n,
+             lambda: play(Perceptron(), *load_svmlight(svm_path, n_features=d)).n_mistakes),
+        Game("ours load_vw + play (compiled)", "file .vw", n,
+             lambda: play(Perceptron(), *load_vw(vw_path, n_features=d, hash_features=False,
+                                                 zero_based=False)).n_mistakes),
+    ]
     if g:
         Xg, yg = X[:g], y[:g]
-        timed("ours Perceptron, play per row (generic)", lambda: RowByRow(d),
-              lambda m: play(m, Xg, yg), 1, g, lambda t: t.n_mistakes)
-        same = rows[-1].mistakes == play(Perceptron(), Xg, yg).n_mistakes
-        if not same:
-            print("  WARNING: the per-row and compiled games disagree on the first rows")
-
-    # -- River -------------------------------------------------------------------------------
-    r = n if river_rows is None else min(n, river_rows)
+        games.append(Game("ours Perceptron, play per row (generic)", "memory", g,
+                          lambda: play(RowByRow(d), Xg, yg).n_mistakes))
     try:
         from river import linear_model, optim
     except ImportError:
@@ -164,65 +160,108 @@ def bench_set(title: str, X, y, args, river_rows: int | None) -> None:
             for x, t in zip(dicts, labels, strict=True):
                 wrong += model.predict_one(x) != t
                 model.learn_one(x, t)
-            return wrong
+            return int(wrong)
 
-        timed("River Perceptron", linear_model.Perceptron, river_game, 1, r, int)
-        timed(f"River LogisticRegression(Hinge, lr={args.river_lr:g})",
-              lambda: linear_model.LogisticRegression(
-                  loss=optim.losses.Hinge(), l2=args.lam, optimizer=optim.SGD(args.river_lr)),
-              river_game, 1, r, int)
-
-    # -- Vowpal Wabbit -----------------------------------------------------------------------
+        games.append(Game("River Perceptron", "memory (dicts)", r,
+                          lambda: river_game(linear_model.Perceptron())))
+        games.append(Game(f"River LogisticRegression(Hinge, lr={args.river_lr:g})",
+                          "memory (dicts)", r,
+                          lambda: river_game(linear_model.LogisticRegression(
+                              loss=optim.losses.Hinge(), l2=args.lam,
+                              optimizer=optim.SGD(args.river_lr)))))
     try:
         import vowpalwabbit
     except ImportError:
         print("  [skip] Vowpal Wabbit: not installed (pip install -e '.[bench]')")
     else:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "data.vw")
-            lines = write_vw(X, y, path)  # untimed
-            opts = f"--loss_function hinge --binary --quiet -b {args.vw_bits}"
+        opts = f"--loss_function hinge --binary --quiet -b {args.vw_bits}"
 
-            def vw_file(_):
-                ws = vowpalwabbit.Workspace(f"-d {path} {opts}")
-                ws.run_parser()
-                wrong, seen = ws.get_sum_loss(), ws.get_weighted_examples()
-                ws.finish()
-                assert seen == n, (seen, n)
-                return int(round(wrong))
+        def vw_file():
+            ws = vowpalwabbit.Workspace(f"-d {vw_path} {opts}")
+            ws.run_parser()
+            wrong, seen = ws.get_sum_loss(), ws.get_weighted_examples()
+            ws.finish()
+            assert seen == n, (seen, n)
+            return int(round(wrong))
 
-            timed("VW file route (-d, parse + learn)", lambda: None, vw_file,
-                  args.repeats, n, int)
-            texts = [line.decode() for line in lines[:r]]
-            truth = y[:r].tolist()
+        with open(vw_path) as f:
+            texts = [next(f).rstrip("\n") for _ in range(r)]
+        truth = y[:r].tolist()
 
-            def vw_rows(_):
-                ws = vowpalwabbit.Workspace(opts)
-                wrong = 0
-                for line, t in zip(texts, truth, strict=True):
-                    wrong += ws.predict(line) != t
-                    ws.learn(line)
-                ws.finish()
-                return wrong
+        def vw_rows():
+            ws = vowpalwabbit.Workspace(opts)
+            wrong = 0
+            for line, t in zip(texts, truth, strict=True):
+                wrong += ws.predict(line) != t
+                ws.learn(line)
+            ws.finish()
+            return wrong
 
-            timed("VW per example (predict, learn)", lambda: None, vw_rows, 1, r, int)
+        games.append(Game("VW -d FILE (parse + learn)", "file .vw", n, vw_file))
+        games.append(Game("VW per example (predict, learn)", "memory (text lines)", r,
+                          vw_rows))
+    return games
 
-    base = rows[0].time / rows[0].rows
-    print(f"  {'learner':<46s} {'rows':>9s} {'time s':>9s} {'rows/s':>11s}"
-          f" {'mistakes':>9s} {'acc %':>6s} {'x ours':>8s}")
-    for row in rows:
-        acc = 100 * (1 - row.mistakes / row.rows)
-        print(f"  {row.learner:<46s} {row.rows:>9,} {row.time:>9.4f} "
-              f"{row.rows / row.time:>11,.0f} {row.mistakes:>9,} {acc:>6.2f}"
-              f" {row.time / row.rows / base:>8.1f}")
+
+def bench_set(title: str, X, y, args, river_rows: int | None) -> None:
+    n, d = X.shape
+    print(f"\n{title}: {n:,} x {d:,}, {X.nnz / n:.1f} nnz/row, "
+          f"+1: {int((y == 1).sum()):,}, -1: {int((y != 1).sum()):,}")
+    with tempfile.TemporaryDirectory() as tmp:
+        svm_path, vw_path = os.path.join(tmp, "data.svm"), os.path.join(tmp, "data.vw")
+        # Warm-up on 50 rows: numba compiles (or loads from its cache) outside the timings.
+        write_text_formats(X[:50], y[:50], svm_path, vw_path)
+        for game in contenders(X[:50], y[:50], args, 50, svm_path, vw_path):
+            game.run()
+        write_text_formats(X, y, svm_path, vw_path)  # untimed
+        games = contenders(X, y, args, river_rows, svm_path, vw_path)
+
+        def recorded(game):
+            def run():
+                game.mistakes = game.run()
+            return run
+
+        timings = time_interleaved({game.learner: (recorded(game), None) for game in games},
+                                   args.repeats)
+    for game in games:
+        game.timing = timings[game.learner]
+    by_name = {game.learner: game for game in games}
+    ours = games[0]
+    print(f"  {'learner':<46s} {'reads':<19s} {'rows':>9s} {'time s':>9s} {'rows/s':>11s}"
+          f" {'mistakes':>9s} {'acc %':>6s} {'x ours':>7s}")
+    for game in games:
+        acc = 100 * (1 - game.mistakes / game.rows)
+        print(f"  {game.learner:<46s} {game.source:<19s} {game.rows:>9,} {game.time:>9.4f} "
+              f"{game.rows / game.time:>11,.0f} {game.mistakes:>9,} {acc:>6.2f}"
+              f" {game.per_row() / ours.per_row():>7.1f}")
+    same = [by_name[k].mistakes == ours.mistakes for k in
+            ("ours load_svmlight + play (compiled)", "ours load_vw + play (compiled)")]
+    if not all(same):
+        print("  WARNING: the games from the files disagree with the game in memory")
+    spread = max(game.timing.spread for game in games)
+    print(f"  (median of {args.repeats} runs each; x ours: time per row / that of ours"
+          f" Perceptron in memory; largest spread over repeats {spread:.0%})")
+    print("  peer comparisons, ours / theirs (median times; per row where the rows differ):")
+    pairs = [
+        ("from the file: ours .svm route / VW -d", "ours load_svmlight + play (compiled)",
+         "VW -d FILE (parse + learn)"),
+        ("from the file: ours .vw route / VW -d", "ours load_vw + play (compiled)",
+         "VW -d FILE (parse + learn)"),
+        ("in memory: ours play / River Perceptron", "ours Perceptron, play (compiled)",
+         "River Perceptron"),
+        ("per example: ours per row / River Perceptron",
+         "ours Perceptron, play per row (generic)", "River Perceptron"),
+        ("per example: ours per row / VW per example",
+         "ours Perceptron, play per row (generic)", "VW per example (predict, learn)"),
+    ]
+    for label, a, b in pairs:
+        if a in by_name and b in by_name:
+            print(f"  {label:<48s} {by_name[a].per_row() / by_name[b].per_row():7.3f}")
     r = n if river_rows is None else min(n, river_rows)
     if r < n:
         print(f"  ours on the same first {r:,} rows: Perceptron "
-              f"{int(perc.cumulative_mistakes[r - 1]):,}, PegasosSVC "
-              f"{int(peg.cumulative_mistakes[r - 1]):,} mistakes")
-    spread = max((max(r.seconds) - min(r.seconds)) / r.time for r in rows)
-    print(f"  (x ours: time per row / ours Perceptron's; ours made {ours_m:,} mistakes; "
-          f"largest spread over repeats {spread:.0%})")
+              f"{play(Perceptron(), X[:r], y[:r]).n_mistakes:,}, PegasosSVC "
+              f"{play(PegasosSVC(lam=args.lam), X[:r], y[:r]).n_mistakes:,} mistakes")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,8 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--river-lr", type=float, default=0.01,
                         help="step of River's hinge SGD (0.01: River's default)")
     parser.add_argument("--vw-bits", type=int, default=20, help="VW -b (2^b hashed weights)")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="repeats of the compiled games and the VW file route")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs of every game")
     args = parser.parse_args(argv)
     if args.quick:
         args.n_samples, args.n_features, args.river_rows = 20_000, 20_000, 5_000

@@ -2,17 +2,19 @@
 
 Run: ``python benchmarks/bench_svmlight.py [--repeat 7]``. Reads the files from
 ``$HALFSPACES_DATA`` or ``../shared/data``; a missing file is skipped with a message. Each
-reader gets one warm-up call (our compiled kernel is cached on disk after the first run),
-then the best of ``--repeat`` timed calls is reported as MB/s of file read, with the ratio
-ours / scikit-learn measured in the same run. The matrices are also checked to be
-bit-identical.
+reader gets one warm-up call (our compiled kernel is cached on disk after the first run; the
+file is then in the page cache for both), then ``--repeat`` timed calls of each, round-robin
+(ours, scikit-learn's, our stream, ours, ...); reported are the medians as MB/s of file read
+and the ratio of the median times ours / scikit-learn (below 1: we are faster). The matrices
+are also checked to be bit-identical. Timed: ``load_svmlight(path)`` against
+``load_svmlight_file(path)`` (both whole files to a CSR matrix), and for orientation our
+stream ``iter_svmlight(path, chunk_rows=10000, n_features=...)`` consumed to the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,21 +23,24 @@ from sklearn.datasets import load_svmlight_file
 from halfspaces.datasets import iter_svmlight, load_svmlight
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import data_root  # noqa: E402
+from _common import data_root, time_interleaved  # noqa: E402
 
 FILES = ["a9a/a9a", "w8a/w8a", "reuters_moneyfx/reuters.trn", "rcv1_small_vw/rcv1_small.svm"]
 
 
-def best_time(fn, repeat: int) -> float:
-    """Fastest of ``repeat`` timed calls after one warm-up (the least disturbed by other
-    processes on a shared machine)."""
-    fn()  # warm-up (JIT cache load, page cache)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def time_readers(path, n_cols: int, repeat: int) -> dict:
+    """Median seconds of each reader on ``path``: one warm-up call each, then ``repeat``
+    calls of each, round-robin."""
+    calls = {
+        "ours": lambda: load_svmlight(path),
+        "sklearn": lambda: load_svmlight_file(str(path)),
+        "stream": lambda: sum(c[0].nnz for c in iter_svmlight(
+            path, chunk_rows=10000, n_features=n_cols, zero_based=False)),
+    }
+    for fn in calls.values():
         fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    timings = time_interleaved({name: (fn, None) for name, fn in calls.items()}, repeat)
+    return {name: t.median for name, t in timings.items()}
 
 
 def main(argv=None) -> int:
@@ -43,6 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args(argv)
     root = data_root()
+    print(f"median of {args.repeat} reads each; ratio = our time / scikit-learn's")
     print(f"{'file':32s} {'MB':>6s} {'ours MB/s':>10s} {'sklearn MB/s':>12s} {'ratio':>6s}"
           f" {'iter MB/s':>10s} same")
     for name in FILES:
@@ -56,13 +62,9 @@ def main(argv=None) -> int:
         same = (X.shape == X_ref.shape and np.array_equal(X.indptr, X_ref.indptr)
                 and np.array_equal(X.indices, X_ref.indices)
                 and X.data.tobytes() == X_ref.data.tobytes() and y.tobytes() == y_ref.tobytes())
-        ours = best_time(lambda p=path: load_svmlight(p), args.repeat)
-        theirs = best_time(lambda p=path: load_svmlight_file(str(p)), args.repeat)
-        n_cols = X.shape[1]
-        stream = best_time(lambda p=path, n=n_cols: sum(c[0].nnz for c in iter_svmlight(
-            p, chunk_rows=10000, n_features=n, zero_based=False)), args.repeat)
-        print(f"{name:32s} {mb:6.2f} {mb / ours:10.1f} {mb / theirs:12.1f}"
-              f" {theirs / ours:5.2f}x {mb / stream:10.1f} {same}")
+        t = time_readers(path, X.shape[1], args.repeat)
+        print(f"{name:32s} {mb:6.2f} {mb / t['ours']:10.1f} {mb / t['sklearn']:12.1f}"
+              f" {t['ours'] / t['sklearn']:6.2f} {mb / t['stream']:10.1f} {same}")
     return 0
 
 

@@ -2,74 +2,149 @@
 
 Usage::
 
-    python benchmarks/run_all.py            # full sizes (several minutes)
-    python benchmarks/run_all.py --quick    # small sizes, a smoke run
+    python benchmarks/run_all.py                    # full sizes (hours on 2 busy cores)
+    python benchmarks/run_all.py --size reduced     # the 1M-row sets at 200,000 rows
+    python benchmarks/run_all.py --quick            # small sizes: a smoke test of every script
+    python benchmarks/run_all.py --only bench_svc_1m bench_file_to_model
 
-Each script compares halfspaces with its peers (scikit-learn, LIBLINEAR, LIBSVM) in the same
-process, so the ratios it prints are meaningful on a shared machine; absolute times are not.
-The header of every results file records the machine, Python and library versions.
+Every figure of the README's "Speed" section comes from one of the named runs below; its
+output goes to ``results/NAME.txt`` (full size), ``results/NAME-reduced.txt`` or
+``results/NAME-quick.txt`` (not kept in git); the first line of each file gives the time its
+run took. Each script compares halfspaces with its peers (scikit-learn, LIBLINEAR, LIBSVM,
+River, Vowpal Wabbit) in the same run, alternating the contenders, so the ratios it prints
+are meaningful on a shared machine; absolute times are not. The header of every results file
+records the machine, the Python and library versions, the halfspaces source measured (its
+folder and git commit), the load average before and after the run, and the BLAS threads: the
+scripts run with one BLAS/OpenMP thread (``OMP_NUM_THREADS=1`` and friends, unless already
+set), as every compiled pass here and LIBLINEAR are single-threaded, and oversubscribed BLAS
+threads on a busy machine slowed scikit-learn's L-BFGS tenfold in our runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import time
 from importlib import metadata
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import load_average  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
-SCRIPTS = {
-    # name: (full-size arguments, quick arguments)
-    "bench_perceptron": ([], ["--quick"]),
-    "bench_svc": ([], ["--quick"]),
-    "bench_pegasos": ([], ["--datasets", "a9a", "--repeat", "1"]),
-    "bench_pegasos_lam1e-4": (["--lam", "1e-4"], ["--datasets", "a9a", "--lam", "1e-4"]),
-    "bench_logistic": ([], ["--datasets", "a9a", "--repeat", "3"]),
-    "bench_svmlight": ([], ["--repeat", "2"]),
-    "bench_experts_kernel": ([], ["--quick"]),
-    "bench_online": ([], ["--quick"]),
+SIZES = ("full", "reduced", "quick")
+_1M = ["--generated", "1000000", "100000", "80"]  # the default of the scripts, for clarity
+_200K = ["--generated", "200000", "100000", "80"]
+_SVC_1M = ["--datasets", "synthetic", "--nnz-per-row", "80", "--precision", "0", "--no-qp"]
+_UNTUNED = ["--contenders", "main", "--datasets", "mushrooms", "rcv1_small", "sms_spam",
+            "diabetes", "dense:50000x500:0.2", "sparse:100000x1000000x10:0.1",
+            "sparse:20000x2000x400:0.05"]
+# name: (script, {size: arguments}); a size left out runs the full arguments.
+RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
+    "bench_perceptron": ("bench_perceptron", {
+        "full": [], "reduced": ["--sparse-rows", "200000"], "quick": ["--quick"]}),
+    "bench_svc": ("bench_svc", {
+        "full": [], "quick": ["--quick", "--datasets", "reuters", "synthetic", "--synthetic",
+                              "20000x10000", "--repeats", "1", "--qp-rows", "1000"]}),
+    "bench_svc_1m": ("bench_svc", {
+        "full": [*_SVC_1M, "--synthetic", "1000000x100000", "--repeats", "3"],
+        "reduced": [*_SVC_1M, "--synthetic", "200000x100000", "--repeats", "3"],
+        "quick": [*_SVC_1M, "--synthetic", "20000x10000", "--repeats", "1"]}),
+    "bench_pegasos": ("bench_pegasos", {
+        "full": _1M, "reduced": _200K,
+        "quick": ["--datasets", "diabetes", "generated", "--generated", "20000", "10000", "20",
+                  "--seeds", "1", "--repeat", "1", "--max-epochs", "20"]}),
+    "bench_pegasos_lam1e-4": ("bench_pegasos", {
+        "full": ["--lam", "1e-4", *_1M], "reduced": ["--lam", "1e-4", *_200K],
+        "quick": ["--lam", "1e-4", "--datasets", "generated", "--generated", "5000", "2000",
+                  "20", "--seeds", "1", "--repeat", "1", "--max-epochs", "20"]}),
+    "bench_pegasos_untuned": ("bench_pegasos", {
+        "full": _UNTUNED,
+        "quick": ["--contenders", "main", "--datasets", "diabetes", "rcv1_small", "sms_spam",
+                  "dense:2000x50:0.2", "sparse:5000x100000x10:0.1", "--seeds", "1",
+                  "--repeat", "1", "--max-epochs", "20"]}),
+    "bench_logistic": ("bench_logistic", {
+        "full": _1M, "reduced": _200K,
+        "quick": ["--datasets", "a9a", "generated", "--generated", "20000", "10000", "20",
+                  "--repeat", "1"]}),
+    "bench_svmlight": ("bench_svmlight", {"full": [], "quick": ["--repeat", "1"]}),
+    "bench_experts_kernel": ("bench_experts_kernel", {
+        "full": [], "quick": ["--quick", "--repeats", "1"]}),
+    "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),
+    "bench_dask": ("bench_dask", {"full": [], "quick": ["--quick"]}),
+    "bench_file_to_model": ("bench_file_to_model", {
+        "full": [], "reduced": ["--rows", "100000"], "quick": ["--quick"]}),
 }
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def header() -> str:
-    versions = []
-    for package in ("halfspaces", "numpy", "scipy", "numba", "scikit-learn", "clarabel"):
+def versions() -> str:
+    found = []
+    for package in ("halfspaces", "numpy", "scipy", "numba", "scikit-learn", "clarabel",
+                    "vowpalwabbit", "river"):
         try:
-            versions.append(f"{package} {metadata.version(package)}")
+            found.append(f"{package} {metadata.version(package)}")
         except metadata.PackageNotFoundError:
-            versions.append(f"{package} (not installed)")
-    return (
-        f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()},"
-        f" {os.cpu_count()} CPUs, {platform.processor() or 'cpu'}; Python"
-        f" {platform.python_version()}\n# " + ", ".join(versions) + "\n"
-    )
+            found.append(f"{package} (not installed)")
+    return ", ".join(found)
+
+
+def source() -> str:
+    """Where the measured ``halfspaces`` is imported from, with its git commit when known."""
+    spec = importlib.util.find_spec("halfspaces")
+    if spec is None or spec.origin is None:
+        return "halfspaces not importable"
+    folder = Path(spec.origin).parent
+    git = subprocess.run(["git", "-C", str(folder), "describe", "--always", "--dirty"],
+                         capture_output=True, text=True)
+    commit = git.stdout.strip() if git.returncode == 0 else "not in a git checkout"
+    return f"halfspaces from {folder} (commit {commit})"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
-    parser.add_argument("--only", nargs="+", choices=sorted(SCRIPTS), help="run these only")
+    parser.add_argument("--size", choices=SIZES, default="full",
+                        help="full (the README's sizes), reduced (1M-row sets at 200,000"
+                             " rows, the file benchmark at 100,000) or quick (a smoke test)")
+    parser.add_argument("--quick", action="store_true", help="the same as --size quick")
+    parser.add_argument("--only", nargs="+", choices=sorted(RUNS), help="run these only")
     args = parser.parse_args(argv)
+    size = "quick" if args.quick else args.size
+    env = dict(os.environ)
+    for variable in THREAD_VARIABLES:
+        env.setdefault(variable, "1")
+    threads = ", ".join(f"{v}={env[v]}" for v in THREAD_VARIABLES)
     out_dir = HERE / "results"
     out_dir.mkdir(exist_ok=True)
     failed = []
-    for name in args.only or SCRIPTS:
-        full, quick = SCRIPTS[name]
-        script = name.split("_lam")[0]  # bench_pegasos_lam1e-4: bench_pegasos, other args
-        command = [sys.executable, str(HERE / f"{script}.py"), *(quick if args.quick else full)]
-        print(f"== {' '.join(command[1:])}", flush=True)
-        run = subprocess.run(command, capture_output=True, text=True)
-        text = header() + f"# command: python benchmarks/{script}.py {' '.join(command[2:])}\n\n"
+    for name in args.only or RUNS:
+        script, sizes = RUNS[name]
+        arguments = sizes.get(size, sizes["full"])
+        command = [sys.executable, str(HERE / f"{script}.py"), *arguments]
+        shown = f"python benchmarks/{script}.py {shlex.join(arguments)}".rstrip()
+        print(f"== {name} ({size}): {shown}", flush=True)
+        started, load_before = time.time(), load_average()
+        run = subprocess.run(command, capture_output=True, text=True, env=env)
+        text = (
+            f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}; run {name!r},"
+            f" size {size}; {time.time() - started:.0f} s\n"
+            f"# {platform.machine()}, {os.cpu_count()} CPUs, {platform.processor() or 'cpu'};"
+            f" Python {platform.python_version()}; {threads}\n"
+            f"# {versions()}\n# {source()}\n"
+            f"# before: {load_before}\n# after:  {load_average()}\n"
+            f"# command: {shown}\n\n"
+        )
         text += run.stdout + (run.stderr if run.returncode else "")
         print(run.stdout, end="", flush=True)
         if run.returncode:
             print(run.stderr, end="", file=sys.stderr)
             failed.append(name)
-        suffix = "-quick" if args.quick else ""
+        suffix = "" if size == "full" else f"-{size}"
         target = out_dir / f"{name}{suffix}.txt"
         tmp = target.with_suffix(".tmp")
         tmp.write_text(text)

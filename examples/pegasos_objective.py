@@ -15,7 +15,7 @@ import sys
 from matplotlib.figure import Figure
 
 from halfspaces.datasets import load_heart_scale
-from halfspaces.plotting import pegasos_objective_history, plot_objective
+from halfspaces.plotting import pegasos_objective_history, plot_objective_and_gap
 
 
 def main(out_dir: str | pathlib.Path = ".") -> list[pathlib.Path]:
@@ -23,11 +23,9 @@ def main(out_dir: str | pathlib.Path = ".") -> list[pathlib.Path]:
     out.mkdir(parents=True, exist_ok=True)
     X, y = load_heart_scale()
     history, optimum = pegasos_objective_history(X, y, lam=1e-2, max_iter=40, random_state=0)
-    fig = Figure(figsize=(11, 4.5), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    plot_objective(history, optimum, ax=left)
-    plot_objective(history, optimum, ax=right, gap=True)
-    left.set_title("heart_scale, $\\lambda$ = 0.01")
+    fig = plot_objective_and_gap(history, optimum,
+                                 fig=Figure(figsize=(11, 4.5), layout="constrained"))
+    fig.axes[0].set_title("heart_scale, $\\lambda$ = 0.01")
     path = out / "pegasos_objective.png"
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return [path]

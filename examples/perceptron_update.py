@@ -11,31 +11,19 @@ from __future__ import annotations
 import pathlib
 import sys
 
-import numpy as np
 from matplotlib.figure import Figure
 
-from halfspaces import Perceptron
 from halfspaces.datasets import make_separable
-from halfspaces.online import play
-from halfspaces.plotting import plot_perceptron_update
+from halfspaces.plotting import perceptron_update_example, plot_perceptron_update
 
 
 def main(out_dir: str | pathlib.Path = ".") -> list[pathlib.Path]:
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     X, y = make_separable(n_samples=100, n_features=2, margin=0.1, random_state=2)
-    rounds = play(Perceptron(fit_intercept=False), X, y).mistake_rounds
-    t = int(rounds[min(2, rounds.size - 1)])
-    # w_t is the perceptron's weight vector after the rounds before t.
-    before = Perceptron(fit_intercept=False)
-    if t > 0:
-        play(before, X[:t], y[:t], classes=np.unique(y))
-        w_t = before.coef_[0]
-    else:
-        w_t = np.zeros(2)
-    y_t = 1 if y[t] == np.unique(y)[1] else -1
+    w_t, x_t, y_t = perceptron_update_example(X, y, mistake=2)
     fig = Figure(figsize=(6, 6.5), layout="constrained")
-    plot_perceptron_update(w_t, X[t], y_t, ax=fig.add_subplot())
+    plot_perceptron_update(w_t, x_t, y_t, ax=fig.add_subplot())
     path = out / "perceptron_update.png"
     fig.savefig(path, dpi=120, bbox_inches="tight")
     return [path]

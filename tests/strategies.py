@@ -10,7 +10,12 @@ examples stay fast and still shrink to small sizes and simple seeds.
 - :func:`labelled_data`: arbitrary (not necessarily separable) dense data, two or more
   classes;
 - :data:`MATRIX_FORMATS` / :func:`matrix_formats` / :func:`as_format`: the same matrix as
-  dense or CSR, float32 or float64, with int32 or int64 indices.
+  dense or CSR, float32 or float64, with int32 or int64 indices;
+
+and the set-up the tests of the online estimators share: markers for fits that stop at
+``max_iter`` and for data that overflows on purpose, noisy data, label encoding, the
+compiled game, the one-example protocol and the messages of NumericalError and of the
+ConvergenceWarning.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,7 @@ def labelled_data(draw, *, max_samples: int = 40, max_features: int = 6,
     return X, y
 
 
-#: (name, converter) for every input layout the compiled kernels accept without a copy.
+#: (name, converter) for every input layout the compiled passes accept without a copy.
 MATRIX_FORMATS = {
     "dense-f64": lambda X: np.ascontiguousarray(X, dtype=np.float64),
     "dense-f32": lambda X: np.ascontiguousarray(X, dtype=np.float32),
@@ -146,6 +153,65 @@ def matrix_formats() -> st.SearchStrategy[str]:
 
 
 # -- helpers shared by estimator tests ------------------------------------------------------
+#: Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
+#: passes) warn with a ConvergenceWarning; the tests marked so expect it.
+stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+#: Tests that overflow on purpose: NumPy warns as it does (scikit-learn's sum of X, a Gram
+#: matrix, the compiled passes when run without the JIT).
+overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+
+#: XOR: four points that no halfspace separates.
+XOR_X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+XOR_Y = np.array([1, 1, -1, -1])
+
+
+def make_noisy(n: int, d: int, seed: int, noise: float = 0.2, integer: bool = False):
+    """``(X, y)``: Gaussian (or small-integer) rows labelled 0/1 by a random halfspace
+    through the origin whose scores get Gaussian noise of standard deviation ``noise``."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, d)).astype(float) if integer else \
+        rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + noise * rng.standard_normal(n) >= 0, 1, 0)
+    return X, y
+
+
+def pm(y, positive) -> np.ndarray:
+    """Labels encoded in {-1, +1}, ``positive`` as +1."""
+    return np.where(y == positive, 1.0, -1.0)
+
+
+def dense64(X) -> np.ndarray:
+    """Any input layout as a dense float64 array."""
+    return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
+
+
+def not_finite(owner: str, what: str, row: int) -> str:
+    """The start of the NumericalError message of ``owner`` for ``what`` at ``row``."""
+    return rf"^{owner}: {what} became non-finite \(inf or nan\) at row {row}: "
+
+
+def fit_warns_without_a_clean_pass(est, X, y, per_epoch):
+    """``est.fit(X, y)`` with ``max_iter=len(per_epoch)`` (a reference's passes, the last
+    with mistakes) warns that it stopped without a clean pass, naming that pass's mistakes;
+    returns the fitted estimator, whose ``converged_`` is False."""
+    assert per_epoch[-1] > 0
+    match = (rf"^{type(est).__name__}: fit stopped after max_iter={len(per_epoch)} passes"
+             rf" without a pass free of mistakes \(the last pass made {per_epoch[-1]} mistakes"
+             rf" on {len(y)} rows\), so converged_ is False")
+    with pytest.warns(ConvergenceWarning, match=match):
+        est.set_params(max_iter=len(per_epoch)).fit(X, y)
+    assert not est.converged_
+    return est
+
+
+def compiled_game(est, X, y_pm, classes=(-1.0, 1.0)):
+    """The scores of the online game played by ``est``'s compiled pass (before each update),
+    as :func:`halfspaces.online.play` runs it for a fresh estimator."""
+    est._prepare_online(np.asarray(classes), X.shape[1])
+    return est._play(X, y_pm)
+
+
 def play_one_by_one(est, X, y, classes):
     """Drive ``est`` through the one-example protocol (``score_one``, ``predict_one``, then
     ``learn_one``) row by row, as a generic online-game loop does; returns the scores and

@@ -16,25 +16,19 @@ import sys
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog, minimize
+from helpers import hard_margin_through_origin as _hard_margin_through_origin
+from helpers import separable as _separable
+from scipy.optimize import linprog
 from sklearn.svm import SVC as SkSVC
 
 from halfspaces import cli
+from halfspaces.cli import _estimators, _theory
+from halfspaces.datasets import detect_format
 
 ENV = {**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"}
 
 
 # -- data written by hand (independent of our writers) --------------------------------------
-
-
-def _separable(n=40, d=2, seed=0, margin=0.2):
-    """Points with |<u, x>| >= margin for a unit u, labelled by sign(<u, x>)."""
-    rng = np.random.default_rng(seed)
-    u = rng.normal(size=d)
-    u /= np.linalg.norm(u)
-    X = rng.uniform(-1, 1, size=(4 * n, d))
-    X = X[np.abs(X @ u) >= margin][:n]
-    return X, np.where(X @ u > 0, 1, -1)
 
 
 def _write_svmlight(path, X, y):
@@ -71,16 +65,6 @@ def _perceptron_reference(X, y):
             w = w + y_t * x_t
             mistakes[t] = True
     return mistakes
-
-
-def _hard_margin_through_origin(X, y):
-    """min ||w||^2 s.t. y_i <w, x_i> >= 1 (SLSQP); returns the geometric margin 1/||w||."""
-    cons = {"type": "ineq", "fun": lambda w: y * (X @ w) - 1.0, "jac": lambda w: y[:, None] * X}
-    w0 = np.linalg.lstsq(X, y.astype(float), rcond=None)[0] * 10
-    res = minimize(lambda w: w @ w, w0, jac=lambda w: 2 * w, constraints=[cons],
-                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
-    assert res.success
-    return 1.0 / np.linalg.norm(res.x)
 
 
 # -- subprocess: the real command -----------------------------------------------------------
@@ -152,8 +136,8 @@ def test_subprocess_malformed_file_gives_one_line(tmp_path):
     ("x.svm.gz", "svmlight"), ("dir.tsv/data.txt", "svmlight"),
 ])
 def test_format_from_extension(name, fmt):
-    assert cli.detect_format(name) == fmt
-    assert cli.detect_format(name, "csv") == "csv"
+    assert detect_format(name) == fmt
+    assert detect_format(name, "csv") == "csv"
 
 
 def test_csv_label_column_through_the_command(tmp_path, capsys):
@@ -257,6 +241,25 @@ def test_train_predict_evaluate_in_process(tmp_path, capsys):
     assert code == 0 and "accuracy" in out and "hinge loss" in out
 
 
+def test_kernelized_pegasos_from_the_command_line(tmp_path, capsys):
+    """``--algo pegasos --kernel rbf`` trains kernelized Pegasos: the CLI's predictions are
+    those of the library's kernelized Pegasos fitted here with the same parameters."""
+    import halfspaces
+
+    X, y = _separable(n=40, d=2, seed=7)
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    model, preds = tmp_path / "m.hs", tmp_path / "p.txt"
+    code, _, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf",
+                        "--gamma", "0.5", "--lam", "0.01", "--max-iter", "3",
+                        "--random-state", "0", "-o", model)
+    assert code == 0, err
+    assert _run(capsys, "predict", model, data, "-o", preds)[0] == 0
+    kernel_pegasos = halfspaces.KernelPegasosSVC
+    est = kernel_pegasos(kernel="rbf", gamma=0.5, lam=0.01, max_iter=3, random_state=0)
+    np.testing.assert_array_equal(np.loadtxt(preds), est.fit(X, y).predict(X))
+    assert type(halfspaces.load(model)) is kernel_pegasos
+
+
 def test_predict_to_stdout_keeps_label_spelling(tmp_path, capsys):
     X, y = _separable(n=30, d=2, seed=4)
     data = _write_csv(tmp_path / "d.csv", X, np.where(y > 0, "yes", "no"))
@@ -340,14 +343,14 @@ def test_options_map_to_parameters(tmp_path, capsys, monkeypatch):
     X, y = _separable(n=20, d=2, seed=5)
     data = _write_svmlight(tmp_path / "d.svm", X, y)
     seen = {}
-    real = cli.make_estimator
+    real = _estimators.make_estimator
 
     def spy(args, X=None):
         est = real(args, X)
         seen.update(est.get_params())
         return est
 
-    monkeypatch.setattr(cli, "make_estimator", spy)
+    monkeypatch.setattr(_estimators, "make_estimator", spy)
     code, _, err = _run(capsys, "train", data, "--algo", "svm", "--C", "inf", "--no-fit-intercept",
                         "--kernel", "rbf", "--gamma", "0.5", "--solver", "qp", "--set", "tol=1e-6",
                         "-o", tmp_path / "m")
@@ -512,11 +515,29 @@ def test_help_has_examples(capsys, command):
     assert "examples:" in out
 
 
+def test_help_imports_no_heavy_library():
+    """``halfspaces --help`` (and each command's) stays fast: no scikit-learn, SciPy, pandas,
+    numba or matplotlib is imported until a command runs."""
+    script = (
+        "import contextlib, io, sys\n"
+        "from halfspaces.cli import main\n"
+        "for command in ([], ['train'], ['predict'], ['evaluate'], ['play'], ['bound'],"
+        " ['plot'], ['demo']):\n"
+        "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "        main([*command, '--help'])\n"
+        "heavy = {'sklearn', 'scipy', 'pandas', 'numba', 'matplotlib'}\n"
+        "print(sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=ENV, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"
+
+
 def test_unexpected_errors_are_one_line_unless_debug(tmp_path, capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("something odd\nover two lines")
 
-    monkeypatch.setattr(cli, "cmd_bound", boom)
+    monkeypatch.setattr(_theory, "cmd_bound", boom)
     data = _write_svmlight(tmp_path / "d.svm", *_separable(n=10))
     code, _, err = _run(capsys, "bound", data)
     assert code == 1
@@ -533,7 +554,7 @@ def test_warnings_are_one_line(tmp_path, capsys, monkeypatch):
         warnings.warn("did not converge\nin 3 passes", RuntimeWarning, stacklevel=1)
         return 0
 
-    monkeypatch.setattr(cli, "cmd_bound", careful)
+    monkeypatch.setattr(_theory, "cmd_bound", careful)
     data = _write_svmlight(tmp_path / "d.svm", *_separable(n=10))
     code, _, err = _run(capsys, "bound", data)
     assert code == 0

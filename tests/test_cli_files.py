@@ -14,10 +14,10 @@ import os
 import stat
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
+from helpers import read_fifo_in_background
 
 from halfspaces import cli
 from halfspaces.datasets import load_csv, load_svmlight
@@ -268,14 +268,7 @@ def test_output_through_a_symlink_keeps_the_link(tmp_path, capsys):
 def _predict_into_fifo(tmp_path, capsys, data, model):
     fifo = tmp_path / "labels.fifo"
     os.mkfifo(fifo)
-    got: list[bytes] = []
-
-    def drain():
-        with open(fifo, "rb") as f:
-            got.append(f.read())
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
+    reader, got = read_fifo_in_background(fifo)
     code = _run(capsys, "predict", model, data, "-o", fifo)[0]
     reader.join(timeout=60)
     return fifo, code, got

@@ -27,16 +27,18 @@ from realizable import (
     target,
 )
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from strategies import OneByOne, as_format
+from strategies import OneByOne, as_format, not_finite, overflows
 
 import halfspaces
 from halfspaces import (
     SVC,
     AveragedPerceptron,
+    KernelPegasosSVC,
     KernelPerceptron,
     LogisticRegression,
     LPSeparator,
     NotRealizableError,
+    NumericalError,
     PegasosSVC,
     Perceptron,
     VotedPerceptron,
@@ -46,7 +48,7 @@ from halfspaces.online import play
 
 DEFAULTS = [Perceptron(), AveragedPerceptron(), VotedPerceptron(), KernelPerceptron(),
             TaughtHalving(STUMPS + [target]), WeightedMajorityClassifier(STUMPS),
-            PegasosSVC(), SVC(), LogisticRegression(), LPSeparator()]
+            PegasosSVC(), KernelPegasosSVC(), SVC(), LogisticRegression(), LPSeparator()]
 
 
 @parametrize_with_checks(DEFAULTS)
@@ -155,3 +157,16 @@ def test_learn_one_on_csr_rows_equals_one_csr_partial_fit(cls):
     batch = cls().partial_fit(X[:1], y[:1], classes=[0, 1]).partial_fit(X[1:], y[1:])
     assert by_rows.n_mistakes_ == batch.n_mistakes_
     np.testing.assert_array_equal(by_rows.decision_function(X), batch.decision_function(X))
+
+
+@overflows
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
+def test_a_non_finite_running_score_stops_fit_partial_fit_and_the_game_at_its_row(cls, fmt):
+    # w = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
+    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
+    y = np.array([1, -1] * 5)
+    for run in (lambda: cls().fit(X, y), lambda: cls().partial_fit(X, y, classes=[-1, 1]),
+                lambda: play(cls(), X, y)):
+        with pytest.raises(NumericalError, match=not_finite(cls.__name__, "the score", 1)):
+            run()

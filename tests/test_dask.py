@@ -47,7 +47,7 @@ ROW_CHUNKS = (7, 13, 1, 19, 10)  # uneven, including a one-row block
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as c:
         yield c
 
@@ -156,8 +156,11 @@ def test_fit_blocks_alias_continues_a_fitted_estimator_with_its_classes(client):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_ipm_on_one_block_is_the_single_machine_fit(client, cls, n_classes):
     X, y = _data(n_classes=n_classes, seed=5, noise=0.1)
-    est = hd.fit(cls(max_iter=7), *_dask(X, y, chunks=(50,)), mixing="mistakes")
-    ref = cls(max_iter=7).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match=r"iterative parameter mixing stopped after"
+                                                r" max_iter=7 epochs"):  # not separable
+        est = hd.fit(cls(max_iter=7), *_dask(X, y, chunks=(50,)), mixing="mistakes")
+    with pytest.warns(ConvergenceWarning, match=r"fit stopped after max_iter=7 passes"):
+        ref = cls(max_iter=7).fit(X, y)
     for name in ("coef_", "intercept_", "classes_"):
         np.testing.assert_array_equal(getattr(est, name), getattr(ref, name))
     if cls is AveragedPerceptron:
@@ -195,32 +198,52 @@ def _svm_optimum(X, y, C):
     return svm_objective(qp.coef_[0], 0.0, X, np.where(y > 0, 1.0, -1.0), C=C)
 
 
-@pytest.mark.parametrize("chunks", [(40,), (25, 15)], ids=["one-block", "two-blocks"])
-def test_cocoa_reaches_the_svm_optimum(client, chunks):
-    X, y = _data(n=40, d=3, seed=8)
-    gaps = []
-    est = hd.fit(SVC(C=0.5, fit_intercept=False), *_dask(X, y, chunks=chunks), tol=1e-6,
-                 local_iters=5, callback=lambda r: gaps.append(float(r["duality_gap"][0])))
-    best = _svm_optimum(X, y, 0.5)
-    J = svm_objective(est.coef_[0], 0.0, X, np.where(y > 0, 1.0, -1.0), C=0.5)
-    assert abs(J - best) <= 1e-6 * best
+def _svm_data(n_classes=2):
+    """Separable rows (CoCoA+ needs few rounds on them), an optimal offset far from 0."""
+    return _data(n=60, d=8, seed=8, n_classes=n_classes, noise=0.0)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False], ids=["offset", "no-offset"])
+@pytest.mark.parametrize("chunks", [(60,), (25, 35)], ids=["one-block", "two-blocks"])
+def test_cocoa_reaches_the_single_machine_svm_optimum(client, chunks, fit_intercept):
+    """The problem of SVC().fit, its offset unregularized: CoCoA+'s certified objective is
+    the QP's optimum and single-machine DCD's to 1e-6, relatively (the default tol)."""
+    X, y = _svm_data()
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    est = hd.fit(SVC(C=0.05, fit_intercept=fit_intercept), *_dask(X, y, chunks=chunks),
+                 local_iters=10, random_state=0)
+    J = svm_objective(est.coef_[0], est.intercept_[0], X, y_pm, C=0.05)
+    for solver in ("qp", "dcd"):
+        ref = SVC(C=0.05, fit_intercept=fit_intercept, solver=solver).fit(X, y)
+        best = svm_objective(ref.coef_[0], ref.intercept_[0], X, y_pm, C=0.05)
+        assert abs(J - best) <= 1e-6 * best, solver
     assert est.objective_ == pytest.approx(J, rel=1e-12)
-    assert gaps[-1] <= 1e-6 * est.objective_ < gaps[0]
-    assert est.n_iter_ == len(gaps) == len(est.dask_history_["duality_gap"])
+    assert 0.0 <= est.duality_gap_ <= 1e-6 * est.objective_  # the certificate
+    if fit_intercept:
+        assert abs(ref.intercept_[0]) > 0.2  # the offset matters
+        assert est.intercept_[0] == pytest.approx(ref.intercept_[0], abs=1e-2)
+        np.testing.assert_array_equal(est.dask_history_["offset"][-1], est.intercept_)
+    else:
+        assert est.intercept_[0] == 0.0
+    assert est.n_iter_ == len(est.dask_history_["duality_gap"])
 
 
-def test_cocoa_offset_is_the_constant_feature_of_intercept_scaling(client):
-    """The offset is regularized: the optimum is SVC without offset on X with a column of
-    intercept_scaling appended."""
-    X, y = _data(n=40, d=3, seed=9)
-    est = hd.fit(SVC(C=0.5), *_dask(X, y, chunks=(20, 20)), tol=1e-6, local_iters=5,
-                 intercept_scaling=0.5)
-    Xa = np.hstack([X, np.full((40, 1), 0.5)])
-    best = _svm_optimum(Xa, y, 0.5)
-    theta = np.concatenate([est.coef_[0], est.intercept_ / 0.5])
-    J = svm_objective(theta, 0.0, Xa, np.where(y > 0, 1.0, -1.0), C=0.5)
-    assert abs(J - best) <= 1e-6 * best
-    np.testing.assert_array_equal(est.decision_function(X), X @ est.coef_[0] + est.intercept_)
+@pytest.mark.parametrize(("loss", "n_classes", "rho"), [("hinge", 2, 1.0),
+                                                       ("squared_hinge", 3, None)])
+def test_cocoa_squared_hinge_three_classes_and_any_rho_reach_the_qp_optimum(client, loss,
+                                                                           n_classes, rho):
+    """rho (the proximal step on the offset) changes the path, not the optimum."""
+    X, y = _svm_data(n_classes)
+    est = hd.fit(SVC(C=0.05, loss=loss), *_dask(X, y, chunks=(25, 35)), local_iters=10,
+                 random_state=0, rho=rho)
+    ref = SVC(C=0.05, loss=loss, solver="qp").fit(X, y)
+    np.testing.assert_array_equal(est.classes_, ref.classes_)
+    np.testing.assert_allclose(est.objective_, ref.objective_, rtol=1e-6)
+    positives = ref.classes_[1:] if n_classes == 2 else ref.classes_  # one-vs-rest
+    y_k = np.where(y[:, None] == positives, 1.0, -1.0)
+    J = [svm_objective(est.coef_[k], est.intercept_[k], X, y_k[:, k], C=0.05, loss=loss)
+         for k in range(y_k.shape[1])]
+    np.testing.assert_allclose(J, est.objective_, rtol=1e-12)
 
 
 def test_lbfgs_on_two_blocks_reaches_the_single_machine_optimum(client):
@@ -256,6 +279,7 @@ def test_ipm_separates_separable_data_within_the_mixing_bound(client, mixing):
     assert est.n_mistakes_ == mistakes.sum() > 0
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 3 epochs, noisy
 def test_averaged_ipm_on_two_blocks_is_the_average_of_every_iterate(client):
     """Two shards, uniform mixing: coef_ is (1/T) sum of every weight vector the shards
     produced, recomputed here with a NumPy perceptron run shard by shard."""
@@ -309,16 +333,16 @@ def test_minibatch_pegasos_does_not_depend_on_the_blocks(client):
     X, y = _data(n=60, seed=12)
     params = dict(lam=0.1, learning_rate="pegasos", average=False, fit_intercept=False)
     fits = [hd.fit(PegasosSVC(**params), *_dask(X, y, chunks=chunks), method="minibatch",
-                   batch_size=16, n_iter=25, random_state=3)
+                   batch_size=16, n_iter=12, random_state=3)
             for chunks in [(60,), (13, 27, 20)]]
     np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-12, atol=1e-14)
     seed = np.random.RandomState(3).randint(0, 2**31 - 1)
-    w = _numpy_minibatch_pegasos(X, np.where(y > 0, 1.0, -1.0), 0.1, 16, 25, seed)
+    w = _numpy_minibatch_pegasos(X, np.where(y > 0, 1.0, -1.0), 0.1, 16, 12, seed)
     np.testing.assert_allclose(fits[1].coef_[0], w, rtol=1e-10, atol=1e-12)
-    assert fits[1].t_ == 25
+    assert fits[1].t_ == 12
     est = fits[1]
     est.partial_fit(X, y)  # the Dask-fitted estimator continues on one machine
-    assert est.t_ == 85
+    assert est.t_ == 72
 
 
 # -- inputs ------------------------------------------------------------------------------------
@@ -329,9 +353,18 @@ def test_dataframe_and_svmlight_shards_match_the_dask_array(client, tmp_path):
     X[np.abs(X) < 0.5] = 0.0
     ref = hd.fit(Perceptron(), *_dask(X, y, chunks=(20, 20)), method="online")
     frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
-    est = hd.fit(Perceptron(), dd.from_pandas(frame, npartitions=2), "label",
-                 method="online")
+    frame = dd.from_pandas(frame, npartitions=2)
+    est = hd.fit(Perceptron(), frame, "label", method="online")
     np.testing.assert_array_equal(est.coef_, ref.coef_)
+    # the feature columns are recorded, as scikit-learn records a pandas DataFrame's
+    np.testing.assert_array_equal(est.feature_names_in_, ["a", "b", "c"])
+    np.testing.assert_array_equal(  # no warning: predicting on the same columns
+        est.predict(pd.DataFrame(X, columns=["a", "b", "c"])), ref.predict(X))
+    with pytest.raises(ValueError, match=r"feature columns \['b', 'a', 'c'\] differ from"
+                                         r" those Perceptron was fitted with \['a', 'b',"):
+        hd.fit(est, frame[["b", "a", "c", "label"]], "label", method="online")
+    lr = hd.fit(LogisticRegression(), frame, "label")
+    assert list(lr.feature_names_in_) == ["a", "b", "c"] and lr.n_features_in_ == 3
     paths = [tmp_path / "part0.svm", tmp_path / "part1.svm"]
     Xs = np.hstack([X, np.zeros((40, 2))])  # trailing empty columns are not in the files
     for path, rows in zip(paths, (slice(0, 20), slice(20, 40)), strict=True):
@@ -370,37 +403,6 @@ def test_fitted_estimators_are_saved_and_loaded_without_dask(client, tmp_path):
 
 
 # -- faults and observability ------------------------------------------------------------------
-def _kill_one_worker(client, when):
-    """A callback that kills one worker process (SIGKILL) at round ``when``."""
-    pids = client.run(os.getpid)
-    victim = sorted(pids.values())[0]
-    killed = []
-
-    def callback(record):
-        if record["round"] == when and not killed:
-            os.kill(victim, signal.SIGKILL)
-            killed.append(victim)
-
-    return callback, killed
-
-
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 8 rounds
-def test_a_worker_killed_mid_fit_does_not_change_the_model(client):
-    """CoCoA+ keeps each shard's dual variables on its worker from round to round: the
-    scheduler recomputes the lost shards and their chain of rounds from their sources."""
-    X, y = _data(n=60, seed=15, noise=0.2)
-    options = dict(tol=1e-12, max_iter=8, random_state=0)
-    parts = _dask(X, y, chunks=(15, 15, 15, 15))
-    calm = hd.fit(SVC(C=1.0), *parts, **options)
-    callback, killed = _kill_one_worker(client, when=3)
-    hit = hd.fit(SVC(C=1.0), *parts, callback=callback, **options)
-    assert killed  # the worker was killed mid-fit (rounds 4 to 8 ran after it)
-    np.testing.assert_array_equal(hit.coef_, calm.coef_)
-    np.testing.assert_array_equal(hit.intercept_, calm.intercept_)
-    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
-    assert killed[0] not in client.run(os.getpid).values()
-
-
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 3 rounds
 def test_the_client_does_not_train(client):
     """The fitting thread's CPU time is a small part of the tasks' compute time.
@@ -428,15 +430,23 @@ def test_the_client_does_not_train(client):
 
 
 def test_verbose_and_callback_report_each_round(client, capsys):
+    """What CoCoA+ guarantees round by round (sigma' = K, the safe bound): the dual
+    objective never decreases. The duality gap need not, as the primal objective of the
+    new w can rise: unseeded, an earlier form of this test (gap of round 3 below round 1's)
+    failed for 15 of 20,000 seeds. So the test is seeded and asserts the dual."""
     X, y = _data(n=40, seed=16)
     rounds = []
     with pytest.warns(ConvergenceWarning, match=r"CoCoA\+ did not reach a relative duality"
-                                                r" gap of tol=1e-12 in max_iter=3 rounds"):
-        hd.fit(SVC(C=1.0), *_dask(X, y, chunks=(20, 20)), max_iter=3, tol=1e-12,
-               verbose=True, callback=rounds.append)
+                                                r" gap of tol=1e-12 in max_iter=4 rounds"):
+        hd.fit(SVC(C=1.0, fit_intercept=False), *_dask(X, y, chunks=(20, 20)), max_iter=4,
+               tol=1e-12, verbose=True, callback=rounds.append, random_state=0)
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "halfspaces.dask" in ln]
-    assert [r["round"] for r in rounds] == [1, 2, 3] and len(lines) == 3
-    assert "duality gap" in lines[0] and rounds[2]["duality_gap"][0] < rounds[0]["duality_gap"][0]
+    assert [r["round"] for r in rounds] == [1, 2, 3, 4] and len(lines) == 4
+    assert all("duality gap" in line for line in lines)
+    gaps = np.array([r["duality_gap"][0] for r in rounds])
+    duals = np.array([r["objective"][0] for r in rounds]) - gaps
+    assert gaps.min() >= 0.0 and gaps[0] == pytest.approx(40.0)  # P(0) = C n, D(0) = 0
+    assert np.all(np.diff(duals) > 0.0)
 
 
 # -- prediction ----------------------------------------------------------------------------------
@@ -454,6 +464,10 @@ def test_map_blocks_predictions_equal_the_estimator_on_the_computed_array(n_clas
     expected_scores_shape = (len(y),) if n_classes == 2 else (len(y), n_classes)
     assert scores.shape == expected_scores_shape and scores.dtype == np.float64
     assert proba.shape == (len(y), n_classes) and proba.chunks == (ROW_CHUNKS, (n_classes,))
+    for lazy, dtype in ((labels, clf.classes_.dtype), (scores, np.float64),
+                        (proba, np.float64)):  # the metadata: what compute() will return
+        assert type(lazy._meta) is np.ndarray and lazy._meta.ndim == lazy.ndim
+        assert lazy.dtype == lazy._meta.dtype == dtype
     with dask.config.set(scheduler="synchronous"):
         np.testing.assert_array_equal(labels.compute(), clf.predict(X))
         np.testing.assert_allclose(scores.compute(), clf.decision_function(X), rtol=1e-12,
@@ -470,6 +484,7 @@ def test_predict_on_the_cluster_equals_local_prediction(client):
 
 
 # -- errors --------------------------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # a noisy fit
 def test_column_chunks_and_mismatched_row_chunks_are_rejected(client):
     X, y = _data()
     dX = da.from_array(X, chunks=(10, 2))
@@ -545,6 +560,7 @@ def test_estimators_without_partial_fit_are_rejected_by_fit_blocks():
         hd.fit_blocks(SVC(), *_dask(X, y))
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # noisy fits
 def test_prediction_errors():
     X, y = _data()
     dX, dy = _dask(X, y)
@@ -562,6 +578,7 @@ MISSING = (r"The Dask backend needs the optional dependency 'dask\[array\]':"
            r" pip install \"halfspaces\[dask\]\"\.")
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # a noisy fit
 def test_missing_dask_says_how_to_install_it(monkeypatch):
     X, y = _data()
     dX, dy = _dask(X, y)
@@ -591,3 +608,35 @@ def test_importing_halfspaces_does_not_import_dask():
     code = ("import sys, halfspaces, halfspaces.dask; halfspaces.Perceptron;"
             " assert 'dask' not in sys.modules, sorted(m for m in sys.modules if 'dask' in m)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- last: a killed worker restarts cold (its imports), so no test comes after it ---------
+def _kill_one_worker(client, when):
+    """A callback that kills one worker process (SIGKILL) at round ``when``."""
+    pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    killed = []
+
+    def callback(record):
+        if record["round"] == when and not killed:
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    return callback, killed
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # 8 rounds
+def test_a_worker_killed_mid_fit_does_not_change_the_model(client):
+    """CoCoA+ keeps each shard's dual variables on its worker from round to round: the
+    scheduler recomputes the lost shards and their chain of rounds from their sources."""
+    X, y = _data(n=60, seed=15, noise=0.2)
+    options = dict(tol=1e-12, max_iter=8, random_state=0)
+    parts = _dask(X, y, chunks=(15, 15, 15, 15))
+    calm = hd.fit(SVC(C=1.0), *parts, **options)
+    callback, killed = _kill_one_worker(client, when=3)
+    hit = hd.fit(SVC(C=1.0), *parts, callback=callback, **options)
+    assert killed  # the worker was killed mid-fit (rounds 4 to 8 ran after it)
+    np.testing.assert_array_equal(hit.coef_, calm.coef_)
+    np.testing.assert_array_equal(hit.intercept_, calm.intercept_)
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it
+    assert killed[0] not in client.run(os.getpid).values()

@@ -88,6 +88,6 @@ def test_saved_perceptron_matches_a_fresh_numpy_perceptron(quick_run):
 def test_figures_are_skipped_with_a_note_without_matplotlib(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     lines = []
-    assert demo._figures_section(lines.append, None, str(tmp_path), None, None)
+    assert demo._figures_section(lines.append, None, {}, str(tmp_path))
     assert "matplotlib is not installed" in lines[0]
     assert not list(tmp_path.glob("*.png"))

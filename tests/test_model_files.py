@@ -35,10 +35,10 @@ VARIANTS = {
     "VotedPerceptron": lambda: halfspaces.VotedPerceptron(fit_intercept=False),
     "KernelPerceptron": lambda: halfspaces.KernelPerceptron(kernel="poly", degree=2),
     "PegasosSVC": lambda: halfspaces.PegasosSVC(average=False, tol=1e-3, random_state=0),
-    "PegasosSVC-kernel": lambda: halfspaces.PegasosSVC(kernel="rbf", max_iter=3,
-                                                       record_objective=True, random_state=0),
-    "PegasosSVC-linear-kernel": lambda: halfspaces.PegasosSVC(kernel="linear", max_iter=3,
-                                                              random_state=0),
+    "KernelPegasosSVC": lambda: halfspaces.KernelPegasosSVC(max_iter=3, record_objective=True,
+                                                            random_state=0),
+    "KernelPegasosSVC-linear": lambda: halfspaces.KernelPegasosSVC(kernel="linear", max_iter=3,
+                                                                   random_state=0),
     "SVC-rbf": lambda: halfspaces.SVC(kernel="rbf", C=10.0),
     "SVC-dcd": lambda: halfspaces.SVC(solver="dcd", tol=1e-3),
     "LogisticRegression": lambda: halfspaces.LogisticRegression(lam=0.1),
@@ -144,7 +144,7 @@ def test_every_registered_class_has_a_schema_for_every_parameter():
     for name in persistence.REGISTRY:
         cls = persistence._resolve(name)
         if hasattr(cls, "_get_param_names"):
-            assert set(_schema.SCHEMAS[name].params) == set(cls._get_param_names()), name
+            assert set(_schema.param_specs(name)) == set(cls._get_param_names()), name
 
 
 # -- crafted files --------------------------------------------------------------------------
@@ -492,14 +492,14 @@ def _bump_first(a, by):
      r"KernelPerceptron\.dual_coef_: its shape .* makes n_support"),
     ("PegasosSVC", _replace("_u", lambda a: a[:, :1].copy()),
      r"PegasosSVC\._u: its shape \(1, 1\) .* makes n_averaged = 1|PegasosSVC\._u: has shape"),
-    ("PegasosSVC", _replace("_st", lambda a: np.zeros((1, 5))),
-     r"PegasosSVC\._st: .*shape \(1, 5\)"),
-    ("PegasosSVC", _replace("_hp", lambda a: _bump_first(a, np.nan)),
-     r"PegasosSVC\._hp: .*it holds nan"),
-    ("PegasosSVC", lambda tree, enc: tree["attrs"].pop("_st"),
-     r"PegasosSVC\._st: is missing, while _v, _u, coef_ are stored"),
-    ("PegasosSVC-kernel", _replace("support_", lambda a: a + 100),
-     r"PegasosSVC\.support_: .*values must be < n_train = \d+"),
+    ("PegasosSVC", _replace("_scalars", lambda a: np.zeros((1, 5))),
+     r"PegasosSVC\._scalars: .*shape \(1, 5\)"),
+    ("PegasosSVC", _replace("_scalars", lambda a: _bump_first(a, np.nan)),
+     r"PegasosSVC\._scalars: .*it holds non-finite values"),
+    ("PegasosSVC", lambda tree, enc: tree["attrs"].pop("_scalars"),
+     r"PegasosSVC\._scalars: is missing, while _v, _u, coef_ are stored"),
+    ("KernelPegasosSVC", _replace("support_", lambda a: a + 100),
+     r"KernelPegasosSVC\.support_: .*values must be < n_train = \d+"),
     ("SVC", _set("params", kernel="rbf"), r"SVC\.coef_: must not be stored with kernel='rbf'"),
     ("SVC", _set("params", kernel="sigmoid"), r"SVC\.kernel: must be one of 'linear', 'poly',"
                                               r" 'rbf'; got 'sigmoid'"),
@@ -524,7 +524,7 @@ def _bump_first(a, by):
 def test_crafted_estimator_state_is_refused(path, name, edit, message):
     params = {"HalvingClassifier": {"hypotheses": _W},
               "WeightedMajorityClassifier": {"hypotheses": _W, "randomized": True},
-              "PegasosSVC-kernel": {"kernel": "rbf", "max_iter": 2}}
+              "KernelPegasosSVC": {"max_iter": 2}}
     craft(path, _fitted(name.split("-")[0], **params.get(name, {})), edit)
     with pytest.raises(ModelFormatError, match=rf"^{path}: ({message})"):
         load(path)

@@ -1,4 +1,5 @@
-"""The compiled primitives: the row abstraction over dense and CSR input, against NumPy."""
+"""The compiled primitives: the row abstraction over dense and CSR input, against NumPy, and
+the numerical-trouble protocol of every pass."""
 
 from __future__ import annotations
 
@@ -8,13 +9,23 @@ import scipy.sparse as sp
 from numba import njit
 
 from halfspaces._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    UPDATE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
     as_rows,
+    check_pass,
+    dot_dense,
+    dot_dense_scalar,
     n_rows,
     row_axpy,
+    row_axpy_pair,
     row_dot,
     row_prefetch,
     row_sqnorm,
 )
+from halfspaces.exceptions import NumericalError
 
 
 @njit(cache=False)
@@ -61,9 +72,84 @@ def test_rows_read_dense_and_csr_input_as_numpy_does(name):
     np.testing.assert_allclose(w_after, w + 0.5 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
+    rng = np.random.default_rng(0)
+    for d in range(0, 42):
+        X = rng.standard_normal((3, d)).astype(dtype) * 10.0 ** rng.integers(-3, 4, (3, d))
+        w = rng.standard_normal(d)
+        for x in X:  # rows of a 2-D array, as the passes see them
+            assert dot_dense(w, x) == dot_dense_scalar(w, x)
+
+
+@njit(cache=False)
+def _pairs(X, a, w, c, u):
+    """row_axpy_pair on every row; whether each call's u entries were finite."""
+    finite = np.empty(n_rows(X), dtype=np.bool_)
+    for t in range(n_rows(X)):
+        finite[t] = row_axpy_pair(X, t, a, w, c, u)
+    return finite
+
+
+@pytest.mark.parametrize("name", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f64-i64",
+                                  "csr-f32-i32"])
+def test_row_axpy_pair_adds_both_multiples_and_checks_the_second(name):
+    rng = np.random.default_rng(1)
+    dense = rng.standard_normal((9, 7)) * (rng.random((9, 7)) < 0.5)
+    X = dict(_formats(dense))[name]
+    ref = (X.toarray() if sp.issparse(X) else X).astype(np.float64)
+    w, u = rng.standard_normal(7), rng.standard_normal(7)
+    w_out, u_out = w.copy(), u.copy()
+    assert _pairs(as_rows(X), -0.5, w_out, 3.0, u_out).all()
+    np.testing.assert_allclose(w_out, w - 0.5 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(u_out, u + 3.0 * ref.sum(axis=0), rtol=1e-12, atol=1e-12)
+    # u's largest entry on the first non-empty row t doubles past the float range at t
+    t = int(np.flatnonzero(ref.any(axis=1))[0])
+    big = 1e308 * np.sign(ref[t])
+    finite = _pairs(as_rows(X), 1.0, w.copy(), 1e308 / np.abs(ref[t]).max(), big)
+    assert finite[:t].all() and not finite[t]
+
+
 def test_as_rows_does_not_copy():
     X = sp.random(5, 4, density=0.5, format="csr", random_state=0)
     rows = as_rows(X)
     assert rows.data is X.data and rows.indices is X.indices and rows.indptr is X.indptr
     D = np.ones((3, 2))
     assert as_rows(D) is D
+
+
+# -- the numerical-trouble protocol -----------------------------------------------------------
+@njit(cache=False)
+def _first_non_finite(v):
+    """A pass in miniature: count the negatives, stop at the first inf or nan."""
+    negatives = 0
+    for t in range(v.shape[0]):
+        if not np.isfinite(v[t]):
+            return PassResult(negatives, SCORE_NOT_FINITE, t)
+        negatives += v[t] < 0.0
+    return PassResult(negatives, FINITE, -1)
+
+
+def test_a_finite_pass_returns_its_mistakes():
+    result = _first_non_finite(np.array([1.0, -2.0, -3.0]))
+    assert result == (2, FINITE, -1)
+    assert check_pass("Owner", result) == 2
+
+
+@pytest.mark.parametrize("status, what", [
+    (SCORE_NOT_FINITE, "the score"),
+    (UPDATE_NOT_FINITE, "the weights after the update"),
+    (WEIGHTS_NOT_FINITE, r"the weights at the end of the pass \(last row\)"),
+])
+def test_a_stopped_pass_raises_numerical_error_naming_owner_what_and_row(status, what):
+    with pytest.raises(NumericalError, match=rf"^Owner: {what} became non-finite \(inf or nan\)"
+                                             r" at row 7: .* Scale the features") as info:
+        check_pass("Owner", PassResult(3, status, 7))
+    assert info.value.row == 7
+
+
+def test_the_compiled_pass_names_the_row_and_the_wording_can_be_overridden():
+    result = _first_non_finite(np.array([-1.0, 2.0, np.inf, np.nan]))
+    assert result == (1, SCORE_NOT_FINITE, 2)
+    with pytest.raises(NumericalError, match=r"^Owner: the vote became non-finite .* at row 2:"):
+        check_pass("Owner", result, what="the vote")

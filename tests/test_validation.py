@@ -20,6 +20,7 @@ from halfspaces import (
     SVC,
     AveragedPerceptron,
     HalvingClassifier,
+    KernelPegasosSVC,
     KernelPerceptron,
     LogisticRegression,
     LPSeparator,
@@ -86,7 +87,7 @@ ESTIMATORS = {
     "HalvingClassifier": lambda: HalvingClassifier(W),
     "WeightedMajorityClassifier": lambda: WeightedMajorityClassifier(W),
     "PegasosSVC": lambda: PegasosSVC(random_state=0),
-    "PegasosSVC(kernel='rbf')": lambda: PegasosSVC(kernel="rbf", random_state=0),
+    "KernelPegasosSVC": lambda: KernelPegasosSVC(kernel="rbf", random_state=0),
     "SVC": SVC, "LogisticRegression": LogisticRegression, "LPSeparator": LPSeparator,
 }
 METHODS = ("fit", "partial_fit", "predict", "decision_function", "predict_proba", "score")

@@ -14,6 +14,7 @@ _PUBLIC = {
     "AveragedPerceptron": ".linear.averaged_perceptron",
     "VotedPerceptron": ".linear.voted_perceptron",
     "KernelPerceptron": ".kernel.kernel_perceptron",
+    "KernelPegasosSVC": ".kernel.kernel_pegasos",
     "HalvingClassifier": ".experts.halving",
     "WeightedMajorityClassifier": ".experts.weighted_majority",
     "PegasosSVC": ".linear.pegasos",
@@ -27,6 +28,7 @@ _PUBLIC = {
     "play": ".online",
     "Transcript": ".online",
     "load": ".persistence",
+    "save": ".persistence",
     "ModelFormatError": ".persistence",
 }
 

@@ -1,6 +1,8 @@
 """The estimator shell shared by every online learner (perceptrons, experts, Pegasos).
 
-An algorithm module subclasses :class:`OnlineClassifier` and supplies three hooks:
+The shell holds the contract only: validation, labels, warm start, the one-example protocol
+(``predict_one``/``score_one``/``learn_one``) and the hook of the online game. The learning
+loops live in the algorithm modules. A subclass supplies three hooks:
 
 ``_init_state(X, n_models)``
     allocate the state of ``n_models`` binary problems (1, or one per class for OvR);
@@ -8,51 +10,46 @@ An algorithm module subclasses :class:`OnlineClassifier` and supplies three hook
     one online pass of binary problem ``k`` over rows ``X[order]`` with labels ``y`` in
     {-1, +1}; writes into ``scores[t]`` the score of row ``t`` *before* its update and
     returns the number of mistakes (``y_t * score_t <= 0``). This is where the compiled
-    kernel is called: no Python per row. A kernel whose score or update is not finite
-    stops at that row and says so (``check_finite`` turns that into a NumericalError).
+    pass is called: no Python per row. A pass whose score or update is not finite stops at
+    that row and says so (``_primitives.check_pass`` raises NumericalError).
 ``_decision(X) -> scores``
     ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
 
-The shell does the rest: validation, labels, the RNG, epochs, ``fit`` (the batch algorithm:
-repeat passes until one makes no mistake), ``partial_fit`` (one progressive pass in the
-given order) and the one-example protocol ``predict_one``/``score_one``/``learn_one`` used by
-:func:`halfspaces.online.play`.
+and its own ``fit`` (the batch perceptron's passes until a clean one in
+``linear/perceptron.py``, one pass for the experts), built from ``_prepare_fit`` (checks,
+labels, warm start) and ``_fit_epoch`` (one recorded pass of every binary problem). The
+shell gives ``partial_fit`` (one progressive pass in the given order) and the one-example
+protocol used by :func:`halfspaces.online.play`.
 """
 
 from __future__ import annotations
-
-import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _csr
-from ._base import SaveMixin
+from ._base import ParamsMixin, SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
-from ._validation import check_scalar, validate_X, validate_X_y
-from .exceptions import NumericalError
+from ._primitives import as_rows, check_pass
+from ._specs import Int
+from ._validation import validate_X, validate_X_y
 
-# What a compiled pass found not finite, returned with the row where it stopped. A nan
-# score would never count as a mistake (nan <= 0 is false), so a pass checks each score it
-# computes, and any weights no score reads.
-FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE = 0, 1, 2
-
-
-def check_finite(owner: str, status: int, row: int) -> None:
-    """Raise the NumericalError a compiled pass's ``(status, row)`` stands for, if any."""
-    if status == SCORE_NOT_FINITE:
-        raise NumericalError(owner, row, "the score")
-    if status == UPDATE_NOT_FINITE:
-        raise NumericalError(owner, row, "the weights after the update")
+#: ``max_iter`` of an online learner: passes over the data.
+EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 
-class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
+def keep_params(estimator, arguments: dict) -> None:
+    """scikit-learn's constructor: store each argument unchanged as the attribute of its name
+    (the checks happen in fit). ``__init__`` calls ``keep_params(self, locals())`` first."""
+    for name, value in arguments.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
+class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class: see the module docstring. Not part of the public API."""
 
     # -- hooks -----------------------------------------------------------------------------
@@ -64,13 +61,6 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
 
     def _decision(self, X) -> NDArray:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _check_params(self) -> None:
-        """Validate hyper-parameters; subclasses extend it."""
-        name = type(self).__name__
-        if hasattr(self, "max_iter"):
-            check_scalar(name, "max_iter", self.max_iter, kind=numbers.Integral, low=1,
-                         meaning="number of epochs", hint="Try max_iter=100.")
 
     # -- helpers ---------------------------------------------------------------------------
     @property
@@ -96,43 +86,33 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         self.mistakes_per_epoch_ = []
         self._init_state(X, self._n_models)
 
-    # -- scikit-learn API ------------------------------------------------------------------
-    def fit(self, X: ArrayLike, y: ArrayLike):
-        """Run passes over the data until one makes no mistake, or ``max_iter`` passes.
-
-        On linearly separable data this finds a separator (ERM in the realizable case):
-        ``converged_`` is then True. Otherwise (data that is not separable, or a margin
-        too small for ``max_iter`` passes) ``converged_`` is False and a
-        ``ConvergenceWarning`` says so. Shuffles each pass when ``shuffle=True``.
-        """
-        self._check_params()
+    def _prepare_fit(self, X: ArrayLike, y: ArrayLike) -> tuple:
+        """fit's preamble: check the parameters, validate ``X`` and ``y``, start afresh (or,
+        with ``warm_start`` and the same classes, continue), and encode ``y`` in {-1, +1}.
+        Returns the validated ``X`` and the encoded labels."""
+        self._validate_params()
         warm = getattr(self, "warm_start", False) and hasattr(self, "classes_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes(type(self).__name__, y, None)
         if not (warm and np.array_equal(classes, self.classes_)):
             self._start(X, classes)
-        y_pm = encode_pm(y, self.classes_)
-        rng = check_random_state(getattr(self, "random_state", None))
-        n = X.shape[0]
-        self.converged_ = False
-        for _ in range(self.max_iter):
-            order = rng.permutation(n) if getattr(self, "shuffle", False) else np.arange(n)
-            mistakes = self._run_pass(X, y_pm, order)
-            self.mistakes_per_epoch_.append(mistakes)
-            self.n_mistakes_ += mistakes
-            self.n_iter_ += 1
-            if mistakes == 0:
-                self.converged_ = True
-                break
-        else:
-            warnings.warn(
-                f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"
-                f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
-                f" {n} rows), so converged_ is False: the data may not be linearly separable,"
-                " or its margin is too small for that many passes. Increase max_iter if it"
-                " is separable.", ConvergenceWarning, stacklevel=2)
-        return self
+        return X, encode_pm(y, self.classes_)
 
+    def _compiled(self, compiled_pass, X, *args, what: str | None = None) -> int:
+        """Run ``compiled_pass(rows of X, *args)`` on validated ``X``; its mistakes, or the
+        NumericalError (naming this estimator and the row) of a pass that stopped."""
+        return check_pass(type(self).__name__, compiled_pass(as_rows(X), *args), what)
+
+    def _fit_epoch(self, X, y_pm: NDArray, order: NDArray) -> int:
+        """One epoch of ``fit``: a pass of every binary problem over ``X[order]``, recorded in
+        ``mistakes_per_epoch_``, ``n_mistakes_`` and ``n_iter_``; returns its mistakes."""
+        mistakes = self._run_pass(X, y_pm, order)
+        self.mistakes_per_epoch_.append(mistakes)
+        self.n_mistakes_ += mistakes
+        self.n_iter_ += 1
+        return mistakes
+
+    # -- scikit-learn API ------------------------------------------------------------------
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
         """One online pass over ``X`` in the given order: each row is predicted, then learned.
 
@@ -141,7 +121,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         """
         first = not hasattr(self, "classes_")
         if first:
-            self._check_params()
+            self._validate_params()
             if classes is None:
                 raise ValueError(
                     f"{type(self).__name__}.partial_fit: 'classes' is required on the first"
@@ -177,7 +157,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
         """Start an unfitted learner for the online game (a fitted one is left as it is)."""
         if hasattr(self, "classes_"):
             return
-        self._check_params()
+        self._validate_params()
         self.n_features_in_ = n_features
         self._start(sp.csr_matrix((0, n_features)), check_classes(type(self).__name__,
                                                                   np.asarray(classes), classes))
@@ -205,7 +185,7 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
             if not (x.format == "csr" and x.shape == (1, self.n_features_in_)
                     and x.dtype in (np.float32, np.float64)):
                 return None
-            fault, _, _, canonical = _csr.csr_fault(x)  # the kernels need valid indices
+            fault, _, _, canonical = _csr.csr_fault(x)  # the compiled passes need valid indices
             return x if fault == _csr.OK and canonical else None
         try:
             row = np.asarray(x, dtype=np.float64)
@@ -243,10 +223,14 @@ class OnlineClassifier(SaveMixin, ClassifierMixin, BaseEstimator):
     def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
         """The whole game on a fixed binary sequence in one compiled pass; returns scores."""
         scores = np.empty(X.shape[0], dtype=np.float64)
-        mistakes = self._pass(0, X, y_pm, np.arange(X.shape[0]), scores)
+        self.n_mistakes_ += self._play_pass(X, y_pm, scores)
         self.t_ += X.shape[0]
-        self.n_mistakes_ += mistakes
         return scores
+
+    def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:
+        """The compiled pass of the game: by default binary problem 0's pass in order (a
+        learner that predicts with something else than what it updates overrides it)."""
+        return self._pass(0, X, y_pm, np.arange(X.shape[0]), scores)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

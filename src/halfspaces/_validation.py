@@ -24,13 +24,13 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
+from ._specs import NONE, Bool, Choice, Float, Int, OneOf, check_param, must_be
+
 
 def param_error(owner: str, name: str, requirement: str, got: Any, hint: str = "") -> ValueError:
-    """Build the one-line ValueError every estimator raises for a bad parameter."""
-    message = f"{owner}: '{name}' must be {requirement}; got {got!r}."
-    if hint:
-        message += f" {hint}"
-    return ValueError(message)
+    """Build the one-line ValueError every estimator raises for a bad parameter (worded by
+    :func:`~halfspaces._specs.must_be`, as the checks of ``_parameter_constraints`` are)."""
+    return ValueError(f"{owner}: '{name}' {must_be(requirement, repr(got), hint)}")
 
 
 def check_scalar(
@@ -47,41 +47,28 @@ def check_scalar(
     hint: str = "",
     allow_none: bool = False,
 ) -> Any:
-    """Check a scalar hyper-parameter and return it; raise ``param_error`` otherwise.
+    """Check a scalar argument of a function and return it; raise ``ValueError`` otherwise.
 
-    ``meaning`` is a parenthesised gloss such as "lambda in the Pegasos objective".
+    ``kind`` is ``numbers.Real`` (inf allowed within the bounds, nan never),
+    ``numbers.Integral`` (inclusive bounds) or ``(bool, np.bool_)``; ``meaning`` is a
+    parenthesised gloss such as "lambda in the Pegasos objective". An estimator declares its
+    parameters in ``_parameter_constraints`` instead (:mod:`halfspaces._specs`).
     """
-    if value is None and allow_none:
-        return value
-    is_bool = kind == (bool, np.bool_) or kind is bool
-    kind_name = "a bool" if is_bool else "an int" if kind in (numbers.Integral, int) else "a float"
-    bounds = []
-    if low is not None:
-        bounds.append(f"{'>=' if low_inclusive else '>'} {low:g}")
-    if high is not None:
-        bounds.append(f"{'<=' if high_inclusive else '<'} {high:g}")
-    requirement = kind_name + (" " + " and ".join(bounds) if bounds else "")
-    if allow_none:
-        requirement += " or None"
-    if meaning:
-        requirement += f" ({meaning})"
-    ok = isinstance(value, kind) and (is_bool or not isinstance(value, (bool, np.bool_)))
-    if ok and isinstance(value, (float, np.floating)) and np.isnan(value):
-        ok = False
-    if ok and low is not None:
-        ok = value >= low if low_inclusive else value > low
-    if ok and high is not None:
-        ok = value <= high if high_inclusive else value < high
-    if not ok:
-        raise param_error(owner, name, requirement, value, hint)
+    if kind == (bool, np.bool_) or kind is bool:
+        spec = Bool()
+    elif kind in (numbers.Integral, int):
+        spec = Int(low=low, high=high)
+    else:
+        spec = Float(low=low, high=high, low_open=not low_inclusive,
+                     high_open=not high_inclusive, allow_inf=True)
+    check_param(owner, name, value, (OneOf(spec, NONE) if allow_none else spec).about(
+        meaning, hint))
     return value
 
 
 def check_choice(owner: str, name: str, value: Any, choices: tuple) -> Any:
     """Check that ``value`` is one of ``choices``."""
-    if not any(value == c for c in choices if not callable(c) or c is value):
-        listed = ", ".join(repr(c) for c in choices)
-        raise param_error(owner, name, f"one of {listed}", value)
+    check_param(owner, name, value, Choice(*choices))
     return value
 
 

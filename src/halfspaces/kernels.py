@@ -6,12 +6,12 @@
     a callable k(X, Z) -> (n_X, n_Z) Gram matrix
 
 The Gram matrices come from scikit-learn's ``pairwise_kernels`` (dense and sparse input);
-this module only checks the parameters and resolves ``gamma="scale"`` as SVC does.
+this module declares the kernel's parameters (``KERNEL_PARAMS``) and resolves
+``gamma="scale"`` as SVC does.
 """
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -19,21 +19,27 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from ._validation import check_scalar, param_error
+from ._specs import POSITIVE, Callable, Choice, Float, Int, OneOf
 
 KERNELS = ("linear", "poly", "rbf")
 
 
-def check_kernel_params(owner: str, kernel: Any, gamma: Any, degree: Any, coef0: Any) -> None:
-    """Raise a clear ValueError for a bad kernel specification."""
-    if not callable(kernel) and kernel not in KERNELS:
-        raise param_error(owner, "kernel", "'linear', 'poly', 'rbf' or a callable", kernel,
-                          "A callable takes (X, Z) and returns the Gram matrix.")
-    if not (isinstance(gamma, str) and gamma in ("scale", "auto")):
-        check_scalar(owner, "gamma", gamma, low=0, low_inclusive=False,
-                     meaning="kernel width, or 'scale' / 'auto'")
-    check_scalar(owner, "degree", degree, kind=numbers.Integral, low=0)
-    check_scalar(owner, "coef0", coef0)
+class Kernel(OneOf):
+    """``kernel``: 'linear', 'poly', 'rbf', or (live only) a callable (X, Z) -> Gram matrix."""
+
+    hint = "A callable takes (X, Z) and returns the Gram matrix."
+
+    def __init__(self):
+        super().__init__(Choice(*KERNELS), Callable())
+
+    def describe(self, value=None) -> str:
+        return ", ".join(map(repr, KERNELS)) + " or a callable"
+
+
+#: The kernel's parameters, as SVC, KernelPerceptron and KernelPegasosSVC declare them.
+KERNEL_PARAMS = {"kernel": Kernel(),
+                 "gamma": OneOf(POSITIVE, Choice("scale", "auto")).about("kernel width"),
+                 "degree": Int(low=0), "coef0": Float()}
 
 
 def resolve_gamma(gamma: Any, X) -> float:

@@ -39,9 +39,9 @@ The adversary protocol::
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,7 +52,8 @@ from ._labels import decode_scores, encode_pm
 from ._online import OnlineClassifier
 from ._validation import check_scalar, check_X, param_error, validate_X
 
-__all__ = ["Adversary", "BoundCheck", "OnlineLearner", "Transcript", "play"]
+__all__ = ["Adversary", "BoundCheck", "OnlineLearner", "ProgressRow", "Transcript", "iter_play",
+           "play"]
 
 
 @runtime_checkable
@@ -449,7 +450,7 @@ def play(learner, X, y: ArrayLike | None = None, *, classes: ArrayLike | None = 
     Notes
     -----
     For a halfspaces estimator on a fixed sequence the whole game runs in the estimator's
-    compiled kernel (``_prepare_online`` then ``_play``); any other learner, and every
+    compiled pass (``_prepare_online`` then ``_play``); any other learner, and every
     game against an adversary, goes round by round through ``score_one`` (if present),
     ``predict_one`` and ``learn_one``. Both give the same transcript. Rows reach a generic
     learner as a dense 1-D ndarray (dense ``X``) or a 1 x n_features CSR matrix (sparse
@@ -485,3 +486,82 @@ def play(learner, X, y: ArrayLike | None = None, *, classes: ArrayLike | None = 
                           "Pass play(learner, X, y), or an adversary instead of X.")
     _check_learner(learner)
     return _play_sequence(learner, X, y, classes)
+
+
+# -- the progressive table ---------------------------------------------------------------
+
+_PROGRESS_BLOCK = 65536  # rounds between two calls of iter_play's progress callback
+
+
+class ProgressRow(NamedTuple):
+    """One row of the progressive table of :func:`iter_play`."""
+
+    examples: int  # t, the rounds played so far
+    mistakes: int  # M_t, the mistakes so far
+    average_loss: float  # M_t / t, the zero-one loss averaged over the rounds so far
+    since_last: float  # mistakes per round since the previous row
+    label: Any  # y_t of the row's last round
+    prediction: Any  # the learner's prediction in that round, before it saw y_t
+
+
+def _checkpoints(n: int) -> list[int]:
+    """1, 2, 4, 8, ... below ``n``, then ``n``: where Vowpal Wabbit prints a row."""
+    points, t = [], 1
+    while t < n:
+        points.append(t)
+        t *= 2
+    return points + [n] if n else points
+
+
+def iter_play(learner, X, y: ArrayLike, *, classes: ArrayLike | None = None,
+              progress: Callable[[int], Any] | None = None) -> Iterator[ProgressRow]:
+    """Play the online game over ``(X, y)`` in order, yielding a progressive table.
+
+    A row comes after rounds ``t = 1, 2, 4, 8, ...`` and after the last round, as Vowpal
+    Wabbit prints its progress; between rows the game goes on where it stopped (the learner
+    is updated in place, exactly as one :func:`play` over the whole sequence).
+
+    Parameters
+    ----------
+    learner : OnlineClassifier or object with ``predict_one`` and ``learn_one``
+    X : {array-like, sparse matrix} of shape (T, n_features), a fixed sequence
+    y : array-like of shape (T,)
+    classes : array-like of two labels, optional
+        Default ``np.unique(y)``.
+    progress : callable, optional
+        Called with the number of rounds just played, at least every 65,536 rounds (e.g. a
+        tqdm bar's ``update``).
+
+    Yields
+    ------
+    ProgressRow
+        ``examples``, ``mistakes``, ``average_loss``, ``since_last``, ``label``,
+        ``prediction``.
+
+    Examples
+    --------
+    >>> from halfspaces import Perceptron
+    >>> X = np.array([[1.0], [2.0], [-1.0], [3.0], [-2.0]]); y = np.array([1, 1, -1, 1, -1])
+    >>> [(r.examples, r.mistakes, r.since_last)
+    ...  for r in iter_play(Perceptron(fit_intercept=False), X, y)]
+    [(1, 1, 1.0), (2, 1, 0.0), (4, 1, 0.0), (5, 1, 0.0)]
+    """
+    X = X if sp.issparse(X) else np.asarray(X)
+    y = np.asarray(y)
+    n = _check_labels(X, y).shape[0]
+    classes = np.unique(y) if classes is None else classes
+    checkpoints = _checkpoints(n)
+    stops = sorted(set(checkpoints) | set(range(_PROGRESS_BLOCK, n, _PROGRESS_BLOCK)))
+    start = mistakes = last_t = last_m = 0
+    for stop in stops:
+        piece = play(learner, X[start:stop], y[start:stop], classes=classes)
+        mistakes += piece.n_mistakes
+        if progress is not None:
+            progress(stop - start)
+        start = stop
+        if stop == checkpoints[0]:
+            checkpoints.pop(0)
+            yield ProgressRow(stop, mistakes, mistakes / stop,
+                              (mistakes - last_m) / (stop - last_t), piece.labels[-1],
+                              piece.predictions[-1])
+            last_t, last_m = stop, mistakes

@@ -94,6 +94,7 @@ REGISTRY: dict[str, str] = {
     "LogisticRegression": "halfspaces.linear.logistic",
     "LPSeparator": "halfspaces.linear.lp",
     "KernelPerceptron": "halfspaces.kernel.kernel_perceptron",
+    "KernelPegasosSVC": "halfspaces.kernel.kernel_pegasos",
     "HalvingClassifier": "halfspaces.experts.halving",
     "WeightedMajorityClassifier": "halfspaces.experts.weighted_majority",
     "CoordinateStump": "halfspaces.experts._hypotheses",
@@ -346,9 +347,8 @@ class _Decoder:
             except TypeError as exc:
                 raise SchemaError(here, f"the saved parameters do not fit this version of"
                                         f" the class ({exc}).") from None
-            check = getattr(obj, "_check_params", None) or obj._validate_params
             try:
-                check()
+                obj._validate_params()  # the class's table (scikit-learn's, or ours)
             except (TypeError, ValueError) as exc:
                 raise SchemaError(here, f"invalid parameters: {exc}") from None
         else:

@@ -32,7 +32,9 @@ __all__ = [
     "plot_perceptron_update",
     "plot_mistakes",
     "plot_objective",
+    "plot_objective_and_gap",
     "pegasos_objective_history",
+    "perceptron_update_example",
 ]
 
 _NEG_STYLE = {"marker": "o", "color": "tab:blue"}
@@ -99,6 +101,11 @@ def _line_points(w: NDArray, level: float, box) -> NDArray | None:
     return np.column_stack([(level - w[1] * ys) / w[0], ys])
 
 
+def _frame_plane(ax, box, title: str) -> None:
+    """The visible box of a picture in the plane, its axis labels and its title."""
+    ax.set(xlim=box[:2], ylim=box[2:], xlabel="$x_1$", ylabel="$x_2$", title=title)
+
+
 def _scatter_classes(ax, X: NDArray, y_pm: NDArray, classes) -> None:
     for sign, style in ((-1.0, _NEG_STYLE), (1.0, _POS_STYLE)):
         rows = y_pm == sign
@@ -123,6 +130,19 @@ def _draw_levels(ax, w: NDArray, b: float, levels, box, names) -> None:
         style = styles.get(0 if level == 0 else 1, dict(color="gray", linestyle="--",
                                                          linewidth=1.2))
         ax.plot(points[:, 0], points[:, 1], label=name, zorder=2, **style)
+
+
+def _draw_contours(ax, grid, levels, names) -> list:
+    """The level sets of a non-linear model's scores on ``grid = (xx, yy, scores)``, and the
+    proxy lines that describe them in the legend (contours have no entries of their own)."""
+    from matplotlib.lines import Line2D
+
+    order = np.argsort(levels)
+    ax.contour(*grid, levels=[levels[i] for i in order],
+               colors=["gray" if levels[i] else "black" for i in order],
+               linestyles=["--" if levels[i] else "-" for i in order], zorder=2)
+    return [Line2D([], [], color="gray" if level else "black", linestyle="--" if level else "-",
+                   label=name) for level, name in zip(levels, names, strict=True)]
 
 
 def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: Any = None,
@@ -197,26 +217,13 @@ def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: An
         b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
         _draw_levels(ax, w, b, levels, box, names)
     else:
-        order = np.argsort(levels)
-        ax.contour(xx, yy, grid_scores, levels=[levels[i] for i in order],
-                   colors=["gray" if levels[i] else "black" for i in order],
-                   linestyles=["--" if levels[i] else "-" for i in order], zorder=2)
-        # Contours have no legend entries of their own: describe them with proxy lines.
-        from matplotlib.lines import Line2D
-
-        proxies = [Line2D([], [], color="gray" if level else "black",
-                          linestyle="--" if level else "-", label=name)
-                   for level, name in zip(levels, names, strict=True)]
+        proxies = _draw_contours(ax, (xx, yy, grid_scores), levels, names)
     _scatter_classes(ax, X, y_pm, classes)
     if margins:
         z = y_pm * scores
         on_or_inside = (z < 1.0) | np.isclose(z, 1.0, rtol=_ON_MARGIN_RTOL, atol=1e-9)
         _circle(ax, X, on_or_inside, "on or inside the margin")
-    ax.set_xlim(box[0], box[1])
-    ax.set_ylim(box[2], box[3])
-    ax.set_xlabel("$x_1$")
-    ax.set_ylabel("$x_2$")
-    ax.set_title(title if title is not None else type(estimator).__name__)
+    _frame_plane(ax, box, title if title is not None else type(estimator).__name__)
     _legend(ax, proxies)
     return ax
 
@@ -315,12 +322,8 @@ def plot_max_margin(X: ArrayLike, y: ArrayLike, *, ax: Any = None, fit_intercept
     _scatter_classes(ax, X, y_pm, classes)
     support = np.isclose(z, m, rtol=_ON_MARGIN_RTOL, atol=1e-9)
     _circle(ax, X, support, f"support vectors ({int(support.sum())})")
-    ax.set_xlim(box[0], box[1])
-    ax.set_ylim(box[2], box[3])
     ax.set_aspect("equal", adjustable="box")
-    ax.set_xlabel("$x_1$")
-    ax.set_ylabel("$x_2$")
-    ax.set_title(f"max-margin separator: $\\gamma$ = {float(margin):.4g}")
+    _frame_plane(ax, box, f"max-margin separator: $\\gamma$ = {float(margin):.4g}")
     _legend(ax)
     return ax
 
@@ -435,9 +438,7 @@ def plot_mistakes(transcript: Any, bound: float | None = None, *, ax: Any = None
     if bound is not None:
         ax.axhline(float(bound), color="tab:red", linestyle="--",
                    label=f"{bound_label} = {float(bound):.4g}")
-    ax.set_xlabel("round t")
-    ax.set_ylabel("mistakes so far")
-    ax.set_title("online mistakes")
+    ax.set(xlabel="round t", ylabel="mistakes so far", title="online mistakes")
     ax.legend(loc="best", fontsize="small")
     return ax
 
@@ -487,10 +488,35 @@ def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any 
             ax.axhline(float(optimum), color="black", linestyle="--",
                        label=f"optimum $J^*$ = {float(optimum):.5g}")
         ax.set_ylabel("objective $J(\\theta)$")
-    ax.set_xlabel("iteration")
-    ax.set_title("objective against the optimum")
+    ax.set(xlabel="iteration", title="objective against the optimum")
     ax.legend(loc="best", fontsize="small")
     return ax
+
+
+def plot_objective_and_gap(history: ArrayLike, optimum: float, *, fig: Any = None,
+                           label: str = "Pegasos"):
+    """Two panels: the objective against the optimum, and the gap ``J(theta_t) - J*`` (log).
+
+    Parameters
+    ----------
+    history : array of shape (n_iterations,), objective after each iteration (epoch)
+    optimum : float, the exact minimum (see :func:`pegasos_objective_history`)
+    fig : matplotlib Figure, optional
+    label : str, default="Pegasos"
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Its two Axes are :func:`plot_objective` with ``gap=False`` and ``gap=True``.
+    """
+    if fig is None:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(11, 4.5), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    plot_objective(history, optimum, ax=left, label=label)
+    plot_objective(history, optimum, ax=right, gap=True, label=label)
+    return fig
 
 
 def pegasos_objective_history(X: ArrayLike, y: ArrayLike, lam: float, *, max_iter: int = 50,
@@ -518,3 +544,45 @@ def pegasos_objective_history(X: ArrayLike, y: ArrayLike, lam: float, *, max_ite
     optimum = svm_objective(np.ravel(exact.coef_), float(np.ravel(exact.intercept_)[0]), X, y_pm,
                             lam=lam)
     return history, float(optimum)
+
+
+def perceptron_update_example(X: ArrayLike, y: ArrayLike, mistake: int = 2
+                              ) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
+    """The data for :func:`plot_perceptron_update`: a real mistake of the perceptron.
+
+    Plays the perceptron through the origin over the rows of ``(X, y)`` in order and returns
+    the weights ``w_t`` just before its mistake number ``mistake`` (0-based; the last one if
+    it makes fewer), that round's ``x_t`` and its label ``y_t`` in {-1, +1}. The weights are
+    the sum of ``y_s x_s`` over the earlier mistakes, as the update ``w <- w + y x`` builds
+    them from ``w_1 = 0``.
+
+    Returns
+    -------
+    w : array of shape (n_features,)
+    x : array of shape (n_features,)
+    y : +1 or -1
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
+    >>> w, x, label = perceptron_update_example(X, [1, -1, 1, -1])
+    >>> w.tolist(), x.tolist(), label
+    ([1.0, -1.0], [1.0, 1.0], 1)
+    """
+    import numbers
+
+    from ._validation import check_scalar
+    from .linear.perceptron import Perceptron
+    from .online import play
+
+    check_scalar("perceptron_update_example", "mistake", mistake, kind=numbers.Integral, low=0,
+                 meaning="0-based number of the mistake to draw")
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    y_pm, _ = _encode("perceptron_update_example", y)
+    rounds = play(Perceptron(fit_intercept=False), X, y_pm).mistake_rounds
+    if rounds.size == 0:
+        raise ValueError("perceptron_update_example: the perceptron made no mistake on these"
+                         " rows, so there is no update to draw; pass more or other rows.")
+    before = rounds[: min(mistake, rounds.size - 1)]
+    t = int(rounds[before.size])
+    return (y_pm[before, None] * X[before]).sum(axis=0), X[t], int(y_pm[t])

@@ -5,24 +5,11 @@ from __future__ import annotations
 import gzip
 import os
 import stat
-import threading
 
 import pytest
+from helpers import read_fifo_in_background as _read_fifo_in_background
 
 from halfspaces.datasets._io import atomic_write
-
-
-def _read_fifo_in_background(fifo) -> tuple[threading.Thread, list[bytes]]:
-    """A thread that opens ``fifo`` for reading and collects what is written into it."""
-    got: list[bytes] = []
-
-    def drain():
-        with open(fifo, "rb") as f:
-            got.append(f.read())
-
-    thread = threading.Thread(target=drain, daemon=True)
-    thread.start()
-    return thread, got
 
 
 def test_regular_file_is_replaced_atomically_with_its_permissions(tmp_path):

@@ -9,6 +9,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import compiled_game, overflows
 
 from halfspaces.exceptions import NotRealizableError
 from halfspaces.experts import HalvingClassifier
@@ -28,12 +29,6 @@ def reference_halving(P, y):
     return V, np.array(scores), np.array(mistakes)
 
 
-def play(clf, X, y_pm):
-    """Per-round scores of the online game (before each update), through the compiled pass."""
-    clf._prepare_online(np.array([-1, 1]), X.shape[1])
-    return clf._play(X, y_pm)
-
-
 @st.composite
 def realizable_class(draw):
     """N random hypotheses' predictions on n rows; the labels are those of one of them."""
@@ -51,7 +46,7 @@ def realizable_class(draw):
 def test_mistakes_at_most_log2_N_and_version_space_is_exactly_the_consistent_set(data):
     P, y = data
     clf = HalvingClassifier("precomputed")
-    scores = play(clf, P, y)
+    scores = compiled_game(clf, P, y)
     mistakes = int(np.sum(y * scores <= 0))
     assert mistakes == clf.n_mistakes_
     assert mistakes <= math.floor(math.log2(P.shape[1]))
@@ -166,11 +161,6 @@ def test_bad_inputs_get_clear_errors():
         HalvingClassifier([lambda X: np.zeros(len(X))]).fit(np.ones((2, 2)), [0, 1])
     with pytest.raises(ValueError, match="Only binary classification is supported"):
         HalvingClassifier(np.eye(2)).fit(np.eye(3)[:, :2], [0, 1, 2])
-
-
-# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
-# a Gram matrix, the kernels when run without the JIT).
-overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
 
 
 @overflows

@@ -8,17 +8,9 @@ because of NotRealizableError on labels that no stump agrees with, checked stump
 """
 
 import numpy as np
+import realizable
 import scipy.sparse as sp
-from realizable import (
-    STUMPS,
-    TAUGHT,
-    TaughtHalving,
-    caused_by,
-    forget,
-    labels_not_a_function_of_x,
-    realized_by,
-    target,
-)
+from realizable import STUMPS, TAUGHT, TaughtHalving, forget
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from halfspaces.exceptions import NotRealizableError
@@ -32,9 +24,9 @@ def test_checks_pass_or_fail_only_on_labels_the_stumps_cannot_realize(estimator,
     try:
         check(estimator)
     except Exception as exc:
-        assert caused_by(exc, NotRealizableError), exc
+        assert realizable.caused_by(exc, NotRealizableError), exc
         rows, y_pm = TAUGHT[-1]  # the fit that raised
-        assert realized_by(STUMPS, rows, y_pm) == []
+        assert realizable.realized_by(STUMPS, rows, y_pm) == []
 
 
 def _sparse_formats(X):
@@ -57,7 +49,7 @@ def test_sparse_input_on_realizable_labels():
     X = rng.uniform(size=(40, 3))
     X[X < 0.6] = 0
     y = np.where(CoordinateStump(-1, 0.5, -1)(X) > 0, "b", "a")
-    assert len(realized_by(STUMPS, X, np.where(y == "b", 1, -1))) >= 1
+    assert len(realizable.realized_by(STUMPS, X, np.where(y == "b", 1, -1))) >= 1
     dense = HalvingClassifier(STUMPS).fit(X, y)
     assert dense.__sklearn_tags__().input_tags.sparse
     for fmt, Xs in _sparse_formats(X):
@@ -71,12 +63,14 @@ def test_sparse_input_on_realizable_labels():
 
 def test_the_helpers_that_prove_the_reasons():
     rows = np.array([[0.0, 0.0], [1.0, -0.0], [-0.0, 0.0]])
-    assert labels_not_a_function_of_x(rows, np.array([1, -1, -1]))  # rows 0 and 2 are equal
-    assert not labels_not_a_function_of_x(rows, np.array([1, -1, 1]))
+    # rows 0 and 2 are equal
+    assert realizable.labels_not_a_function_of_x(rows, np.array([1, -1, -1]))
+    assert not realizable.labels_not_a_function_of_x(rows, np.array([1, -1, 1]))
     y_pm = np.where(rows[:, 0] >= 0.5, 1, -1)
-    assert realized_by(STUMPS, rows, y_pm) == [STUMPS.index(CoordinateStump(0, t, 1))
-                                               for t in (0.5, 1.0)]  # x_0 in {0, 1}
+    assert realizable.realized_by(STUMPS, rows, y_pm) == [
+        STUMPS.index(CoordinateStump(0, t, 1)) for t in (0.5, 1.0)]  # x_0 in {0, 1}
     forget()
-    TaughtHalving(STUMPS + [target]).fit(sp.csr_matrix(rows[:2]), ["no", "yes"])
-    np.testing.assert_array_equal(target(rows), [-1, 1, -1])  # -0.0 and 0.0: the same row
+    TaughtHalving(STUMPS + [realizable.target]).fit(sp.csr_matrix(rows[:2]), ["no", "yes"])
+    # -0.0 and 0.0: the same row
+    np.testing.assert_array_equal(realizable.target(rows), [-1, 1, -1])
     assert len(TAUGHT) == 1

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from strategies import compiled_game, overflows
 
 from halfspaces.experts import CoordinateStump, HalvingClassifier, WeightedMajorityClassifier
 
@@ -29,11 +30,6 @@ def reference_weighted_majority(P, y, beta, u=None):
     return w, np.array(scores), np.array(mistakes), np.array(wrong_mass)
 
 
-def play(clf, P, y):
-    clf._prepare_online(np.array([-1.0, 1.0]), P.shape[1])
-    return clf._play(P, y)
-
-
 def noisy_experts(seed, n, N, noise):
     """N random experts; labels are expert 0's predictions with a fraction ``noise`` flipped."""
     rng = np.random.default_rng(seed)
@@ -45,7 +41,7 @@ def noisy_experts(seed, n, N, noise):
 def test_equals_the_numpy_reference_exactly():
     P, y = noisy_experts(0, 40, 9, 0.2)
     clf = WeightedMajorityClassifier("precomputed", beta=0.5)
-    scores = play(clf, P, y)
+    scores = compiled_game(clf, P, y)
     w, ref_scores, ref_mistakes, ref_wrong = reference_weighted_majority(P, y, 0.5)
     # beta = 1/2: every weight and every sum is a dyadic rational, so equality is exact.
     np.testing.assert_array_equal(scores, ref_scores)
@@ -61,7 +57,7 @@ def test_equals_the_numpy_reference_exactly():
 def test_matches_the_reference_for_other_beta(beta):
     P, y = noisy_experts(1, 60, 7, 0.3)
     clf = WeightedMajorityClassifier("precomputed", beta=beta)
-    scores = play(clf, P, y)
+    scores = compiled_game(clf, P, y)
     w, ref_scores, ref_mistakes, _ = reference_weighted_majority(P, y, beta)
     np.testing.assert_allclose(scores, ref_scores, rtol=1e-12, atol=1e-12)
     clear = np.abs(ref_scores) > 1e-9
@@ -120,7 +116,7 @@ def test_beta_zero_is_halving_on_realizable_data():
     y = P[:, 5].copy()
     wm = WeightedMajorityClassifier("precomputed", beta=0.0)
     halving = HalvingClassifier("precomputed")
-    np.testing.assert_array_equal(play(wm, P, y), play(halving, P, y))
+    np.testing.assert_array_equal(compiled_game(wm, P, y), compiled_game(halving, P, y))
     np.testing.assert_array_equal(wm.weights_ > 0, halving.version_space_)
 
 
@@ -184,11 +180,6 @@ STUMPS = [CoordinateStump(f, t, s) for f in (0, -1) for t in (-1.0, -0.5, 0.0, 0
 @parametrize_with_checks([WeightedMajorityClassifier(STUMPS, randomized=True, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
-# a Gram matrix, the kernels when run without the JIT).
-overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
 
 
 @overflows

@@ -10,7 +10,7 @@ from sklearn.datasets import make_classification, make_moons
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.svm import SVC
 
-from halfspaces import PegasosSVC
+from halfspaces import KernelPegasosSVC, PegasosSVC
 
 
 def _data(n=40, seed=0):
@@ -32,7 +32,8 @@ def test_linear_kernel_equals_primal(params, sparse):
     X, y = _data()
     Xf = sp.csr_matrix(X) if sparse else X
     primal = PegasosSVC(0.05, max_iter=4, random_state=3, **params).fit(Xf, y)
-    dual = PegasosSVC(0.05, max_iter=4, random_state=3, kernel="linear", **params).fit(Xf, y)
+    dual = KernelPegasosSVC(0.05, max_iter=4, random_state=3, kernel="linear",
+                            **params).fit(Xf, y)
     np.testing.assert_allclose(dual.decision_function(X), primal.decision_function(X),
                                rtol=1e-10, atol=1e-10)
     np.testing.assert_array_equal(dual.predict(X), primal.predict(X))
@@ -59,7 +60,7 @@ def test_alpha_counts_match_the_papers_algorithm():
     X, y01 = _data(n=30, seed=1)
     y = np.where(y01 == 1, 1.0, -1.0)
     lam, T = 0.1, 75
-    est = PegasosSVC(lam, n_iter=T, kernel="rbf", gamma=0.5, learning_rate="pegasos",
+    est = KernelPegasosSVC(lam, n_iter=T, kernel="rbf", gamma=0.5, learning_rate="pegasos",
                      projection=False, average=False, fit_intercept=False,
                      sampling="uniform", random_state=4).fit(X, y)
     order = np.random.RandomState(4).randint(0, 30, size=30 * 3)[:T]
@@ -85,7 +86,7 @@ def test_rbf_objective_close_to_exact_svc():
     coef = np.zeros(len(y))
     coef[exact.support_] = exact.dual_coef_[0]
     J_opt = _svm_J_kernel(K, coef, exact.intercept_[0], y, lam)
-    est = PegasosSVC(lam, max_iter=100, kernel="rbf", gamma=gamma, random_state=0,
+    est = KernelPegasosSVC(lam, max_iter=100, kernel="rbf", gamma=gamma, random_state=0,
                      record_objective=True).fit(X, y)
     coef = np.zeros(len(y))
     coef[est.support_] = est.dual_coef_[0]
@@ -99,7 +100,7 @@ def test_multiclass_kernel_one_vs_rest():
     X, y = make_classification(n_samples=60, n_features=5, n_informative=4, n_redundant=0,
                                n_classes=3,
                                random_state=0)
-    est = PegasosSVC(0.05, kernel="poly", degree=2, max_iter=5, random_state=0).fit(X, y)
+    est = KernelPegasosSVC(0.05, kernel="poly", degree=2, max_iter=5, random_state=0).fit(X, y)
     assert est.decision_function(X).shape == (60, 3)
     assert est.dual_coef_.shape == (3, est.support_.size)
     assert est.alpha_.shape == (3, 60)
@@ -108,30 +109,34 @@ def test_multiclass_kernel_one_vs_rest():
 
 def test_callable_kernel_equals_named_kernel():
     X, y = _data()
-    named = PegasosSVC(0.1, kernel="rbf", gamma=0.3, random_state=0).fit(X, y)
-    func = PegasosSVC(0.1, kernel=lambda A, B: rbf_kernel(A, B, gamma=0.3),
-                      random_state=0).fit(X, y)
+    named = KernelPegasosSVC(0.1, kernel="rbf", gamma=0.3, random_state=0).fit(X, y)
+    func = KernelPegasosSVC(0.1, kernel=lambda A, B: rbf_kernel(A, B, gamma=0.3),
+                            random_state=0).fit(X, y)
     np.testing.assert_allclose(func.decision_function(X), named.decision_function(X),
                                rtol=1e-12)
 
 
 def test_kernel_model_has_no_partial_fit():
-    est = PegasosSVC(kernel="rbf")
+    est = KernelPegasosSVC(kernel="rbf")
     assert not hasattr(est, "partial_fit")
     with pytest.raises(AttributeError, match="a kernel model keeps one coefficient"):
         est.partial_fit(*_data())
 
 
-def test_kernel_parameter_errors():
-    with pytest.raises(ValueError, match="'gamma' must be a float > 0"):
-        PegasosSVC(kernel="rbf", gamma=-1.0).fit(*_data())
+@pytest.mark.parametrize("params, match", [
+    ({"gamma": -1.0}, "'gamma' must be a float > 0"),
+    ({"kernel": "sigmoid"}, "'kernel' must be 'linear', 'poly', 'rbf' or a callable"),
+])
+def test_kernel_parameter_errors(params, match):
+    with pytest.raises(ValueError, match=match):
+        KernelPegasosSVC(**params).fit(*_data())
 
 
 def test_auto_intercept_decay_is_the_feature_density():
     X, y = _data(n=30, seed=2)
     X[:, :2] = 0.0  # half of the input entries are zero
     Xs = sp.csr_matrix(X)
-    linear = PegasosSVC(0.05, max_iter=1, kernel="linear").fit(Xs, y)
-    rbf = PegasosSVC(0.05, max_iter=1, kernel="rbf").fit(Xs, y)
+    linear = KernelPegasosSVC(0.05, max_iter=1, kernel="linear").fit(Xs, y)
+    rbf = KernelPegasosSVC(0.05, max_iter=1, kernel="rbf").fit(Xs, y)
     assert linear.intercept_decay_ == pytest.approx(np.mean(X != 0), rel=1e-12)
     assert rbf.intercept_decay_ == 1.0  # an RBF feature map is dense

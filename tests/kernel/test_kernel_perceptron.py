@@ -9,14 +9,19 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from strategies import (
+    XOR_X,
+    XOR_Y,
+    compiled_game,
+    fit_warns_without_a_clean_pass,
+    not_finite,
+    overflows,
+    stops_at_max_iter,
+)
 
 import halfspaces.kernel.kernel_perceptron as kp
 from halfspaces.kernel import KernelPerceptron
 from halfspaces.linear.perceptron import Perceptron
-
-# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
-# passes) warn with a ConvergenceWarning; the tests marked so expect it.
-stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def reference_dual_perceptron(K, y, epochs, fit_intercept):
@@ -44,12 +49,6 @@ def rbf(X, Z, gamma):
     return np.exp(-gamma * sq)
 
 
-def play_scores(learner, X, y_pm):
-    """Per-round scores of the online game through the compiled pass (before each update)."""
-    learner._prepare_online(np.array([-1, 1]), X.shape[1])
-    return learner._play(X, y_pm)
-
-
 # Small integer features: every dot product and sum is exact in float64, so the primal and the
 # dual perceptron see bit-identical scores, ties included (which then must count as mistakes).
 int_data = st.integers(2, 25).flatmap(
@@ -64,8 +63,8 @@ int_data = st.integers(2, 25).flatmap(
 @given(data=int_data, fit_intercept=st.booleans())
 def test_linear_kernel_makes_the_perceptrons_mistakes_round_by_round(data, fit_intercept):
     X, y = data
-    dual = play_scores(KernelPerceptron(kernel="linear", fit_intercept=fit_intercept), X, y)
-    primal = play_scores(Perceptron(fit_intercept=fit_intercept), X, y)
+    dual = compiled_game(KernelPerceptron(kernel="linear", fit_intercept=fit_intercept), X, y)
+    primal = compiled_game(Perceptron(fit_intercept=fit_intercept), X, y)
     np.testing.assert_array_equal(y * dual <= 0, y * primal <= 0)
     np.testing.assert_array_equal(dual, primal)
 
@@ -258,13 +257,8 @@ def test_sklearn_compatible(estimator, check):
 
 
 # -- numerical trouble and non-convergence ------------------------------------------------
-def not_finite(row):
-    return rf"^KernelPerceptron: the score became non-finite \(inf or nan\) at row {row}: "
-
-
-# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
-# a Gram matrix, the kernels when run without the JIT).
-overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
+def score_not_finite(row):
+    return not_finite("KernelPerceptron", "the score", row)
 
 
 @overflows
@@ -278,25 +272,16 @@ def test_an_overflowing_gram_value_stops_at_its_row():
     X = np.array([[1e120], [-1e120]] * 3)
     y = np.array([1, -1] * 3)
     params = {"kernel": "poly", "gamma": 1.0, "degree": 3}
-    with pytest.raises(NumericalError, match=not_finite(1)):
+    with pytest.raises(NumericalError, match=score_not_finite(1)):
         KernelPerceptron(**params).fit(X, y)
-    with pytest.raises(NumericalError, match=not_finite(1)):
+    with pytest.raises(NumericalError, match=score_not_finite(1)):
         KernelPerceptron(**params).partial_fit(X, y, classes=[-1, 1])
     clf = KernelPerceptron(**params).fit(np.array([[1.0], [-1.0]]), [1, -1])
-    with pytest.raises(NumericalError, match=not_finite(2)):
+    with pytest.raises(NumericalError, match=score_not_finite(2)):
         clf.decision_function(np.array([[1.0], [2.0], [1e120]]))
 
 
 def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
-    from sklearn.exceptions import ConvergenceWarning
-
-    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
-    y = np.array([1, 1, -1, -1])
-    per_epoch = reference_dual_perceptron(X @ X.T, y, 5, True)[2]
-    assert len(per_epoch) == 5 and per_epoch[-1] > 0
-    with pytest.warns(ConvergenceWarning,
-                      match=rf"^KernelPerceptron: fit stopped after max_iter=5 passes without"
-                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
-                            r" mistakes on 4 rows\)"):
-        clf = KernelPerceptron(kernel="linear", max_iter=5).fit(X, y)
-    assert not clf.converged_
+    per_epoch = reference_dual_perceptron(XOR_X @ XOR_X.T, XOR_Y, 5, True)[2]
+    assert len(per_epoch) == 5
+    fit_warns_without_a_clean_pass(KernelPerceptron(kernel="linear"), XOR_X, XOR_Y, per_epoch)

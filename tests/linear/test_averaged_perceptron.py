@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
+import strategies as shared
 from hypothesis import given, settings
-from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
+from strategies import MATRIX_FORMATS, as_format, dense64, make_noisy, pm
 
 from halfspaces.linear.averaged_perceptron import AveragedPerceptron
 from halfspaces.linear.perceptron import Perceptron
-
-# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
-# passes) warn with a ConvergenceWarning; the tests marked so expect it.
-stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def reference_averaged(X, y, fit_intercept, max_iter, w=None, b=0.0, sums=None,
@@ -41,26 +37,11 @@ def reference_averaged(X, y, fit_intercept, max_iter, w=None, b=0.0, sums=None,
     return sum_w / T, sum_b / T, (w, b), (sum_w, sum_b, T), per_epoch
 
 
-def make_noisy(n, d, seed):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    y = np.where(X @ rng.standard_normal(d) + 0.2 * rng.standard_normal(n) >= 0, 1, 0)
-    return X, y
-
-
-def pm(y, positive):
-    return np.where(y == positive, 1.0, -1.0)
-
-
-def dense64(X):
-    return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
-
-
 def close(a, b):
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-@stops_at_max_iter
+@shared.stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_fit_equals_the_naive_average(fmt, fit_intercept):
@@ -98,9 +79,9 @@ def test_average_runs_over_partial_fit_calls_and_converged_epochs():
     close(clf.intercept_[0], avg_b)
 
 
-@stops_at_max_iter
+@shared.stops_at_max_iter
 @settings(max_examples=30, deadline=None)
-@given(labelled_data(integer_valued=True))
+@given(shared.labelled_data(integer_valued=True))
 def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
     X, y = data
     clf = AveragedPerceptron(max_iter=3).fit(X, y)
@@ -113,7 +94,7 @@ def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
         close(clf.intercept_[k], avg_b)
 
 
-@stops_at_max_iter
+@shared.stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f32-i64"])
 def test_running_perceptron_is_the_perceptron(fmt):
     X0, y = make_noisy(200, 6, seed=8)
@@ -130,11 +111,10 @@ def test_running_perceptron_is_the_perceptron(fmt):
 def test_game_is_played_by_the_average_in_both_paths(fmt, fit_intercept):
     X0, y = make_noisy(50, 5, seed=4)
     X = as_format(X0, fmt)
-    slow_scores, slow_preds = play_one_by_one(AveragedPerceptron(fit_intercept=fit_intercept),
-                                           X, y, [0, 1])
+    slow_scores, slow_preds = shared.play_one_by_one(
+        AveragedPerceptron(fit_intercept=fit_intercept), X, y, [0, 1])
     fast = AveragedPerceptron(fit_intercept=fit_intercept)
-    fast._prepare_online([0, 1], X.shape[1])
-    fast_scores = fast._play(X, pm(y, 1))
+    fast_scores = shared.compiled_game(fast, X, pm(y, 1), classes=[0, 1])
     np.testing.assert_array_equal(fast_scores, slow_scores)  # bit for bit
     np.testing.assert_array_equal(np.where(fast_scores >= 0, 1, 0), slow_preds)
     # round t's score is the average of the weights after rounds 1..t-1 (0 at t = 1)
@@ -169,32 +149,11 @@ def test_bad_parameter_is_reported():
 
 
 # -- numerical trouble and non-convergence ------------------------------------------------
-def not_finite(what, row):
-    return (rf"^AveragedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: ")
+def averaged_not_finite(what, row):
+    return shared.not_finite("AveragedPerceptron", what, row)
 
 
-# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
-# a Gram matrix, the kernels when run without the JIT).
-overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
-
-
-@overflows
-@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
-def test_a_non_finite_running_score_stops_at_its_row(fmt):
-    # w = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
-    from halfspaces.exceptions import NumericalError
-    from halfspaces.online import play
-
-    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
-    y = np.array([1, -1] * 5)
-    for run in (lambda: AveragedPerceptron().fit(X, y),
-                lambda: AveragedPerceptron().partial_fit(X, y, classes=[-1, 1]),
-                lambda: play(AveragedPerceptron(), X, y)):
-        with pytest.raises(NumericalError, match=not_finite("the score", 1)):
-            run()
-
-
-@overflows
+@shared.overflows
 @pytest.mark.parametrize("fmt, trailing_rows", [("dense-f64", 0), ("csr-f64-i32", 3),
                                                 ("csr-f64-i64", 3)])
 def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailing_rows):
@@ -210,7 +169,7 @@ def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailin
     X0[20, 0] = 1e307
     X, y = as_format(X0, fmt), np.ones(len(X0))
     y[0] = -1  # two classes; row 0 is a tie either way
-    match = not_finite("the weights after the update", 20)
+    match = averaged_not_finite("the weights after the update", 20)
     for run in (lambda: AveragedPerceptron(fit_intercept=False).fit(X, y),
                 lambda: play(AveragedPerceptron(fit_intercept=False), X, y)):
         with pytest.raises(NumericalError, match=match) as info:
@@ -218,25 +177,17 @@ def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailin
         assert info.value.row == 20
 
 
-@overflows
+@shared.overflows
 def test_decision_function_names_the_row_whose_score_overflows():
     from halfspaces.exceptions import NumericalError
 
     clf = AveragedPerceptron().fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
-    with pytest.raises(NumericalError, match=not_finite("the score", 2)):
+    with pytest.raises(NumericalError, match=averaged_not_finite("the score", 2)):
         clf.decision_function(np.array([[1.0, 1.0], [0.0, 1.0], [1e308, 1e308]]))
 
 
 def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
-    from sklearn.exceptions import ConvergenceWarning
-
-    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
-    y = np.array([1, 1, -1, -1])
+    X, y = shared.XOR_X, shared.XOR_Y
     per_epoch = reference_averaged(X, y, True, 5)[-1]
-    assert len(per_epoch) == 5 and per_epoch[-1] > 0
-    with pytest.warns(ConvergenceWarning,
-                      match=rf"^AveragedPerceptron: fit stopped after max_iter=5 passes without"
-                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
-                            r" mistakes on 4 rows\)"):
-        clf = AveragedPerceptron(max_iter=5).fit(X, y)
-    assert not clf.converged_
+    assert len(per_epoch) == 5
+    shared.fit_warns_without_a_clean_pass(AveragedPerceptron(), X, y, per_epoch)

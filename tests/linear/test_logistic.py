@@ -120,6 +120,24 @@ def test_convergence_warning():
         LogisticRegression(max_iter=1, tol=1e-12).fit(X, y)
 
 
+def test_lbfgs_minimizes_a_quadratic_and_warns_at_max_iter():
+    # J(theta) = 1/2 theta^T A theta - c^T theta has its minimum at A^{-1} c
+    from sklearn.exceptions import ConvergenceWarning
+
+    from halfspaces.linear.logistic import lbfgs
+
+    A, c = np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([1.0, -1.0])
+
+    def fun(theta):
+        return 0.5 * theta @ A @ theta - c @ theta, A @ theta - c
+
+    res = lbfgs(fun, np.zeros(2), max_iter=100, tol=1e-12)
+    np.testing.assert_allclose(res.x, np.linalg.solve(A, c), rtol=1e-9)
+    with pytest.warns(ConvergenceWarning, match="stopped after max_iter=1 iterations before"
+                                                " the gradient fell below tol=1e-12"):
+        lbfgs(fun, np.zeros(2), max_iter=1, tol=1e-12)
+
+
 @pytest.mark.parametrize("params, message", [
     ({"C": 0.0}, "LogisticRegression: 'C' must be a float > 0 (inverse regularization"
                  " strength); got 0.0. Try C=1.0; smaller C regularizes more."),

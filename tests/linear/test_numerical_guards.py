@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import SVC, LogisticRegression, NumericalError, PegasosSVC
+from halfspaces import SVC, KernelPegasosSVC, LogisticRegression, NumericalError, PegasosSVC
 from halfspaces.cli import main
 from halfspaces.datasets import make_separable
 
@@ -27,7 +27,7 @@ CONSTANT = {"learning_rate": "constant", "eta0": 1e300, "sampling": "cyclic", "m
 
 
 @pytest.mark.parametrize("make", [lambda lam: PegasosSVC(lam=lam),
-                                  lambda lam: PegasosSVC(lam=lam, kernel="rbf"),
+                                  lambda lam: KernelPegasosSVC(lam=lam, kernel="rbf"),
                                   lambda lam: SVC(lam=lam),
                                   lambda lam: LogisticRegression(lam=lam)],
                          ids=["pegasos", "kernel_pegasos", "svc", "logistic"])
@@ -41,7 +41,7 @@ def test_lam_must_be_finite_and_positive(make, lam):
 @pytest.mark.parametrize("make, what", [
     (lambda: PegasosSVC(lam=5e-324), r"'lam' must be large enough that the steps 1/lam"),
     (lambda: PegasosSVC(lam=1e-320), r"'lam' must be large enough that the steps 1/lam"),
-    (lambda: PegasosSVC(lam=5e-324, kernel="rbf"), r"'lam' must be large enough"),
+    (lambda: KernelPegasosSVC(lam=5e-324, kernel="rbf"), r"'lam' must be large enough"),
     (lambda: SVC(lam=5e-324), r"'lam' must be large enough that C = 1/\(lam n\) is finite"
                               r" \(n = 40\)"),
     (lambda: LogisticRegression(C=5e-324), r"'C' must be large enough that lam = 1/\(C n\)"),
@@ -60,7 +60,7 @@ def test_constants_that_overflow_are_refused(make, what):
 @pytest.mark.parametrize("fit", [
     lambda X, y: PegasosSVC().fit(X, y),
     lambda X, y: PegasosSVC().partial_fit(X, y, classes=[-1, 1]),
-    lambda X, y: PegasosSVC(kernel="linear").fit(X, y),
+    lambda X, y: KernelPegasosSVC(kernel="linear").fit(X, y),
     lambda X, y: SVC(solver="dcd").fit(X, y),
     lambda X, y: SVC(solver="qp").fit(X, y),
     lambda X, y: SVC(kernel="rbf").fit(X, y),
@@ -89,7 +89,7 @@ def test_pegasos_stops_at_the_row_whose_score_overflows(make, row, fmt):
 
 def test_kernel_pegasos_stops_at_the_row_whose_score_overflows():
     with pytest.raises(NumericalError, match=r"PegasosSVC: the score .* at row 1:"):
-        PegasosSVC(kernel="linear", **CONSTANT).fit(OVERFLOW_X, OVERFLOW_Y)
+        KernelPegasosSVC(kernel="linear", **CONSTANT).fit(OVERFLOW_X, OVERFLOW_Y)
 
 
 @pytest.mark.parametrize("fmt", [np.asarray, sp.csr_matrix])
@@ -116,26 +116,26 @@ def test_kernel_pegasos_weights_that_overflow_on_the_last_row():
     # orthogonal to it (score 0), so only the end-of-pass check sees it
     Xk = np.array([[1e10, 0.0], [0.0, 1.0]])
     with pytest.raises(NumericalError, match=r"the weights at the end of the pass .* row 1"):
-        PegasosSVC(kernel="linear", **CONSTANT).fit(Xk, [1, -1])
+        KernelPegasosSVC(kernel="linear", **CONSTANT).fit(Xk, [1, -1])
 
 
 def test_dcd_stops_at_a_non_finite_score():
     # Finite data and C keep DCD's steps bounded (|G / Qbar_ii|, alpha <= C), so the guard is
-    # checked on the kernel directly: a weight that is already inf makes the score of the
-    # first row visited inf (G = y score - 1 = -inf, a step), and the run stops there with
-    # status 2 naming that row.
-    from halfspaces.solvers.dcd import _PARAMS, _STATE, _dcd_run
+    # checked on the compiled run directly: a weight that is already inf makes the score of
+    # the first row visited inf (G = y score - 1 = -inf, a step), and the run stops there
+    # with status SCORE_NOT_FINITE naming that row.
+    from halfspaces._primitives import SCORE_NOT_FINITE
+    from halfspaces.solvers.dcd import DCDArrays, DCDParams, DCDState, _dcd_run
 
     Xd, y = np.array([[1.0], [2.0]]), np.array([-1.0, -1.0])
-    state, params = np.zeros(1, dtype=_STATE), np.zeros(1, dtype=_PARAMS)
-    state[0]["n_active"], state[0]["PGmax_old"], state[0]["PGmin_old"] = 2, np.inf, -np.inf
-    params[0]["U"], params[0]["rho"], params[0]["tol"], params[0]["budget"] = 1.0, 1.0, 1e-4, 1e9
     active = np.array([1, 0], dtype=np.int64)
-    _dcd_run(True, Xd, np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), y,
-             np.array([1.0, 4.0]), np.empty(0), np.zeros(2), np.array([np.inf]), active,
-             state, params, np.zeros(1, dtype=np.uint64), 10)
-    assert state[0]["status"] == 2
-    assert state[0]["bad_row"] == active[0]  # the first row the shuffled pass visited
+    arrays = DCDArrays(y, np.array([1.0, 4.0]), np.empty(0), np.zeros(2), np.array([np.inf]),
+                       active, np.zeros(1, dtype=np.uint64))
+    params = DCDParams(1.0, 0.0, 1.0, 0.0, 0.0, 1e-4, 1e9, False, False, False)
+    state = DCDState(2, 0, 0, 0, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    _, trouble = _dcd_run(Xd, arrays, params, state, 10)
+    assert trouble.status == SCORE_NOT_FINITE
+    assert trouble.row == active[0]  # the first row the shuffled pass visited
 
 
 def test_cli_names_the_option(tmp_path, capsys):

@@ -297,7 +297,7 @@ def test_shuffle_draws_every_permutation_uniformly():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_row_stats_are_the_squared_row_norms_and_the_density(dtype):
-    from halfspaces.linear.pegasos import _row_stats
+    from halfspaces.linear._pegasos_base import row_stats as _row_stats
 
     rng = np.random.default_rng(0)
     dense = (rng.random((9, 7)) * (rng.random((9, 7)) < 0.4)).astype(dtype)
@@ -361,11 +361,19 @@ def test_lam_error_message():
     ({"intercept_decay": 0.0}, "'intercept_decay' must be a float > 0"),
     ({"intercept_decay": "fast"}, "'intercept_decay' must be a float > 0"),
     ({"sampling": "random"}, "'sampling' must be one of"),
-    ({"kernel": "sigmoid"}, "'kernel' must be 'linear', 'poly', 'rbf' or a callable"),
 ])
 def test_parameter_errors(params, match):
     with pytest.raises(ValueError, match=match):
         PegasosSVC(**params).fit(*_data())
+
+
+@pytest.mark.parametrize("learn", [lambda est, X, y: est.fit(X, y),
+                                   lambda est, X, y: est.partial_fit(X, y, classes=[0, 1])])
+def test_a_kernel_points_to_kernel_pegasos(learn):
+    msg = ("PegasosSVC: 'kernel' must be None (PegasosSVC is the linear, primal algorithm);"
+           " got 'rbf'. Use KernelPegasosSVC(kernel='rbf') for kernelized Pegasos.")
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        learn(PegasosSVC(kernel="rbf"), *_data())
 
 
 def test_partial_fit_needs_classes():
@@ -373,8 +381,8 @@ def test_partial_fit_needs_classes():
         PegasosSVC().partial_fit(*_data())
 
 
-# PegasosSVC(), the default, is checked in tests/test_common.py.
-@parametrize_with_checks([PegasosSVC(kernel="rbf"),
-                          PegasosSVC(learning_rate="pegasos", average=False, batch_size=4)])
+# PegasosSVC() and KernelPegasosSVC() (kernel="rbf"), the defaults, are checked in
+# tests/test_common.py.
+@parametrize_with_checks([PegasosSVC(learning_rate="pegasos", average=False, batch_size=4)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

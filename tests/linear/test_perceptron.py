@@ -17,17 +17,21 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 from strategies import (
     MATRIX_FORMATS,
     as_format,
+    compiled_game,
+    dense64,
+    fit_warns_without_a_clean_pass,
     labelled_data,
+    make_noisy,
     make_planted,
+    not_finite,
+    overflows,
     play_one_by_one,
+    pm,
     separable_through_origin,
+    stops_at_max_iter,
 )
 
 from halfspaces.linear.perceptron import Perceptron
-
-# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
-# passes) warn with a ConvergenceWarning; the tests marked so expect it.
-stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,14 +57,6 @@ def reference_fit(X, y, fit_intercept, max_iter, seed=None):
         if m == 0:
             break
     return w, b, per_epoch
-
-
-def dense64(X):
-    return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
-
-
-def pm(y, positive):
-    return np.where(y == positive, 1.0, -1.0)
 
 
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
@@ -122,13 +118,6 @@ def test_shuffled_fit_follows_random_state():
     np.testing.assert_array_equal(again.coef_, clf.coef_)
     assert Perceptron(shuffle=True, random_state=6, max_iter=7).fit(X, y).mistakes_per_epoch_ \
         != per_epoch
-
-
-def make_noisy(n, d, seed):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    y = np.where(X @ rng.standard_normal(d) + 0.2 * rng.standard_normal(n) >= 0, 1, 0)
-    return X, y
 
 
 @stops_at_max_iter
@@ -216,8 +205,7 @@ def test_compiled_game_equals_one_example_loop(fmt):
     X = as_format(X0, fmt)
     slow_scores, slow_preds = play_one_by_one(Perceptron(), X, y, [0, 1])
     fast = Perceptron()
-    fast._prepare_online([0, 1], X.shape[1])
-    fast_scores = fast._play(X, pm(y, 1))
+    fast_scores = compiled_game(fast, X, pm(y, 1), classes=[0, 1])
     np.testing.assert_array_equal(fast_scores, slow_scores)
     np.testing.assert_array_equal(np.where(fast_scores >= 0, 1, 0), slow_preds)
     slow = Perceptron().partial_fit(X, y, classes=[0, 1])
@@ -227,24 +215,23 @@ def test_compiled_game_equals_one_example_loop(fmt):
 
 @stops_at_max_iter
 @pytest.mark.parametrize("fmt", ["dense-f32", "dense-f64", "csr-f32-i64", "csr-f64-i32"])
-def test_input_reaches_the_kernel_without_a_converting_copy(fmt, monkeypatch):
+def test_input_reaches_the_compiled_pass_without_a_converting_copy(fmt, monkeypatch):
     import halfspaces.linear.perceptron as module
 
     seen = []
-    for name in ("_perceptron_epoch", "_perceptron_epoch_csr"):
-        kernel = getattr(module, name)
-        monkeypatch.setattr(module, name,
-                            lambda *a, _k=kernel: seen.append(a[:2]) or _k(*a))
+    epoch = module._perceptron_epoch
+    monkeypatch.setattr(module, "_perceptron_epoch", lambda *a: seen.append(a[0]) or epoch(*a))
     X0, y = make_noisy(50, 4, seed=1)
     X = as_format(X0, fmt)
     Perceptron(max_iter=3).fit(X, y)
     assert seen
-    for first, second in seen:
+    for rows in seen:
         if sp.issparse(X):
-            assert np.shares_memory(first, X.data) and first.dtype == X.data.dtype
-            assert np.shares_memory(second, X.indices) and second.dtype == X.indices.dtype
+            assert np.shares_memory(rows.data, X.data) and rows.data.dtype == X.data.dtype
+            assert np.shares_memory(rows.indices, X.indices)
+            assert rows.indices.dtype == X.indices.dtype
         else:
-            assert np.shares_memory(first, X) and first.dtype == X.dtype
+            assert np.shares_memory(rows, X) and rows.dtype == X.dtype
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -282,38 +269,22 @@ def test_benchmark_quick_mode_runs():
     assert "ratio" in result.stdout
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_vector_dense_dot_is_the_scalar_definition_bit_for_bit(dtype):
-    from halfspaces._primitives import dot_dense as _dot_dense
-    from halfspaces._primitives import dot_dense_scalar as _dot_dense_scalar
-
-    rng = np.random.default_rng(0)
-    for d in range(0, 42):
-        X = rng.standard_normal((3, d)).astype(dtype) * 10.0 ** rng.integers(-3, 4, (3, d))
-        w = rng.standard_normal(d)
-        for x in X:  # rows of a 2-D array, as the kernels see them
-            assert _dot_dense(w, x) == _dot_dense_scalar(w, x)
-
-
-
 # -- numerical trouble and non-convergence ------------------------------------------------
 # Row 0 is a tie, hence a mistake: w = (1e308, 1e308), b = 1. Row 1's score is then
 # -1e308 * 1e308 + 1e308 * 1e308 + 1 = -inf + inf = nan, and nan <= 0 is false: before the
 # check the pass counted no mistake there and fit reported convergence.
 OVERFLOW_X = np.array([[1e308, 1e308], [-1e308, 1e308]] * 50)
 OVERFLOW_Y = np.array([1, -1] * 50)
-SCORE_NOT_FINITE = r"^Perceptron: the score became non-finite \(inf or nan\) at row {}: "
+
+
+def score_not_finite(row):
+    return not_finite("Perceptron", "the score", row)
 
 
 def test_the_overflow_example_is_nan_in_float64():
     x0, x1 = OVERFLOW_X[0], OVERFLOW_X[1]
     with np.errstate(over="ignore", invalid="ignore"):
         assert np.isnan(x1[0] * x0[0] + x1[1] * x0[1] + 1.0)
-
-
-# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
-# a Gram matrix, the kernels when run without the JIT).
-overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
 
 
 @overflows
@@ -323,16 +294,16 @@ def test_a_non_finite_score_stops_fit_partial_fit_and_the_game_at_its_row(fmt):
     from halfspaces.online import play
 
     X = as_format(OVERFLOW_X, fmt)
-    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)) as info:
+    with pytest.raises(NumericalError, match=score_not_finite(1)) as info:
         Perceptron().fit(X, OVERFLOW_Y)
     assert info.value.row == 1
-    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+    with pytest.raises(NumericalError, match=score_not_finite(1)):
         Perceptron().partial_fit(X, OVERFLOW_Y, classes=[-1, 1])
-    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+    with pytest.raises(NumericalError, match=score_not_finite(1)):
         play(Perceptron(), X, OVERFLOW_Y)
     # shuffled, the pass meets the overflow at the second row it visits, whichever it is
     order = np.random.RandomState(3).permutation(len(OVERFLOW_Y))
-    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(order[1])):
+    with pytest.raises(NumericalError, match=score_not_finite(order[1])):
         Perceptron(shuffle=True, random_state=3).fit(X, OVERFLOW_Y)
 
 
@@ -345,28 +316,23 @@ def test_decision_function_names_the_row_whose_score_overflows(fmt):
     X = as_format(np.array([[1.0, 1.0], [1e308, 1e308], [1.0, 0.0]]), fmt)
     with np.errstate(over="ignore"):
         assert not np.isfinite(dense64(X) @ clf.coef_[0]).all()  # 2e308 + 2e308 = inf
-    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+    with pytest.raises(NumericalError, match=score_not_finite(1)):
         clf.decision_function(X)
-    with pytest.raises(NumericalError, match=SCORE_NOT_FINITE.format(1)):
+    with pytest.raises(NumericalError, match=score_not_finite(1)):
         clf.predict(X)
 
 
 def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
     X, y = make_noisy(60, 4, seed=2)  # noisy labels: no pass is free of mistakes
     _, _, per_epoch = reference_fit(X, pm(y, 1), True, 7)
-    assert len(per_epoch) == 7 and per_epoch[-1] > 0
-    match = (rf"^Perceptron: fit stopped after max_iter=7 passes without a pass free of"
-             rf" mistakes \(the last pass made {per_epoch[-1]} mistakes on 60 rows\), so"
-             r" converged_ is False")
-    with pytest.warns(ConvergenceWarning, match=match):
-        clf = Perceptron(max_iter=7).fit(X, y)
-    assert not clf.converged_ and clf.mistakes_per_epoch_ == per_epoch
+    assert len(per_epoch) == 7
+    clf = fit_warns_without_a_clean_pass(Perceptron(), X, y, per_epoch)
+    assert clf.mistakes_per_epoch_ == per_epoch
     # a small margin that 2 passes do not reach: separable, and still a warning
     sample = make_planted(40, 3, 1e-3, seed=0)
     _, _, per_epoch = reference_fit(sample.X, sample.y, False, 2)
-    assert per_epoch[-1] > 0
-    with pytest.warns(ConvergenceWarning, match=r"max_iter=2 passes"):
-        Perceptron(fit_intercept=False, max_iter=2).fit(sample.X, sample.y)
+    fit_warns_without_a_clean_pass(Perceptron(fit_intercept=False), sample.X, sample.y,
+                                   per_epoch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # converging: no warning
         clf = Perceptron(fit_intercept=False, max_iter=10_000).fit(sample.X, sample.y)

@@ -5,15 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import strategies as shared
 from hypothesis import given, settings
-from strategies import MATRIX_FORMATS, as_format, labelled_data, play_one_by_one
+from strategies import MATRIX_FORMATS, as_format, dense64, make_noisy, pm
 
 from halfspaces.linear.perceptron import Perceptron
 from halfspaces.linear.voted_perceptron import VotedPerceptron
-
-# Fits that stop at max_iter on purpose (the data is not separable, or the test caps the
-# passes) warn with a ConvergenceWarning; the tests marked so expect it.
-stops_at_max_iter = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def reference_voted(X, y, fit_intercept, max_iter, stop_when_clean=True):
@@ -40,27 +37,11 @@ def reference_vote(V, B, C, x):
     return float(sum(c * (1 if x @ v + b >= 0 else -1) for v, b, c in zip(V, B, C, strict=True)))
 
 
-def make_noisy(n, d, seed, integer=False):
-    rng = np.random.default_rng(seed)
-    X = rng.integers(-3, 4, size=(n, d)).astype(float) if integer else \
-        rng.standard_normal((n, d))
-    y = np.where(X @ rng.standard_normal(d) + rng.standard_normal(n) >= 0, 1, 0)
-    return X, y
-
-
-def pm(y, positive):
-    return np.where(y == positive, 1.0, -1.0)
-
-
-def dense64(X):
-    return X.toarray().astype(np.float64) if sp.issparse(X) else np.asarray(X, np.float64)
-
-
-@stops_at_max_iter
+@shared.stops_at_max_iter
 @pytest.mark.parametrize("fmt", sorted(MATRIX_FORMATS))
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_counts_and_votes_equal_the_paper(fmt, fit_intercept):
-    X0, y = make_noisy(70, 6, seed=1, integer=True)
+    X0, y = make_noisy(70, 6, seed=1, noise=1.0, integer=True)
     X0[np.random.default_rng(2).random(X0.shape) < 0.3] = 0.0
     X = as_format(X0, fmt)
     clf = VotedPerceptron(fit_intercept=fit_intercept, max_iter=3).fit(X, y)
@@ -77,7 +58,7 @@ def test_counts_and_votes_equal_the_paper(fmt, fit_intercept):
 
 
 def test_float_data_and_repeated_partial_fit():
-    X, y = make_noisy(120, 8, seed=5)
+    X, y = make_noisy(120, 8, seed=5, noise=1.0)
     clf = VotedPerceptron()
     for part in np.array_split(np.arange(120), 4):
         clf.partial_fit(X[part], y[part], classes=[0, 1])
@@ -88,9 +69,9 @@ def test_float_data_and_repeated_partial_fit():
                                   [reference_vote(V, B, C, x) for x in X_test])
 
 
-@stops_at_max_iter
+@shared.stops_at_max_iter
 @settings(max_examples=25, deadline=None)
-@given(labelled_data(integer_valued=True, max_samples=30))
+@given(shared.labelled_data(integer_valued=True, max_samples=30))
 def test_multiclass_is_one_vs_rest_of_the_paper(data):
     X, y = data
     clf = VotedPerceptron(max_iter=3).fit(X, y)
@@ -104,9 +85,9 @@ def test_multiclass_is_one_vs_rest_of_the_paper(data):
         np.testing.assert_array_equal(votes[:, k], [reference_vote(V, B, C, x) for x in X])
 
 
-@stops_at_max_iter
+@shared.stops_at_max_iter
 def test_running_perceptron_is_the_perceptron():
-    X, y = make_noisy(150, 5, seed=9)
+    X, y = make_noisy(150, 5, seed=9, noise=1.0)
     voted = VotedPerceptron(max_iter=4, shuffle=True, random_state=3).fit(X, y)
     ref = Perceptron(max_iter=4, shuffle=True, random_state=3).fit(X, y)
     np.testing.assert_array_equal(voted.current_coef_, ref.coef_)
@@ -117,14 +98,13 @@ def test_running_perceptron_is_the_perceptron():
 @pytest.mark.parametrize("fmt", ["dense-f64", "dense-f32", "csr-f64-i32", "csr-f32-i64"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_game_is_played_by_the_vote_in_both_paths(fmt, fit_intercept):
-    X0, y = make_noisy(45, 4, seed=2)
+    X0, y = make_noisy(45, 4, seed=2, noise=1.0)
     X0[np.random.default_rng(1).random(X0.shape) < 0.25] = 0.0
     X = as_format(X0, fmt)
-    slow_scores, slow_preds = play_one_by_one(VotedPerceptron(fit_intercept=fit_intercept), X,
-                                              y, [0, 1])
+    slow_scores, slow_preds = shared.play_one_by_one(
+        VotedPerceptron(fit_intercept=fit_intercept), X, y, [0, 1])
     fast = VotedPerceptron(fit_intercept=fit_intercept)
-    fast._prepare_online([0, 1], X.shape[1])
-    fast_scores = fast._play(X, pm(y, 1))
+    fast_scores = shared.compiled_game(fast, X, pm(y, 1), classes=[0, 1])
     np.testing.assert_array_equal(fast_scores, slow_scores)
     np.testing.assert_array_equal(np.where(fast_scores >= 0, 1, 0), slow_preds)
     Xd, yd = dense64(X), pm(y, 1)
@@ -139,7 +119,7 @@ def test_game_is_played_by_the_vote_in_both_paths(fmt, fit_intercept):
 
 
 def test_a_second_game_continues_the_first():
-    X, y = make_noisy(60, 3, seed=4)
+    X, y = make_noisy(60, 3, seed=4, noise=1.0)
     one = VotedPerceptron()
     one._prepare_online([0, 1], 3)
     first = one._play(X[:30], pm(y[:30], 1))
@@ -150,7 +130,7 @@ def test_a_second_game_continues_the_first():
     np.testing.assert_array_equal(one.vote_counts_, whole.vote_counts_)
 
 
-@stops_at_max_iter
+@shared.stops_at_max_iter
 def test_sparse_storage_is_the_mistake_rows_not_dense_vectors():
     rng = np.random.default_rng(0)
     n, d = 300, 1_000_000
@@ -173,50 +153,23 @@ def test_bad_parameter_is_reported():
 
 
 # -- numerical trouble and non-convergence ------------------------------------------------
-def not_finite(what, row):
-    return rf"^VotedPerceptron: {what} became non-finite \(inf or nan\) at row {row}: "
+def voted_not_finite(what, row):
+    return shared.not_finite("VotedPerceptron", what, row)
 
 
-# The tests below overflow on purpose; NumPy warns as it does (scikit-learn's sum of X,
-# a Gram matrix, the kernels when run without the JIT).
-overflows = pytest.mark.filterwarnings("ignore:(overflow|invalid value) encountered:RuntimeWarning")
-
-
-@overflows
-@pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i32"])
-def test_a_non_finite_score_stops_fit_and_the_game_at_its_row(fmt):
-    # v_2 = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
-    from halfspaces.exceptions import NumericalError
-    from halfspaces.online import play
-
-    X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
-    y = np.array([1, -1] * 5)
-    for run in (lambda: VotedPerceptron().fit(X, y), lambda: play(VotedPerceptron(), X, y)):
-        with pytest.raises(NumericalError, match=not_finite("the score", 1)):
-            run()
-
-
-@overflows
+@shared.overflows
 @pytest.mark.parametrize("fmt", ["dense-f64", "csr-f64-i64"])
 def test_a_vote_on_a_non_finite_score_is_refused(fmt):
     # the vectors are 0, (2, 2): on (1e308, 1e308) the second scores 4e308 = inf
     from halfspaces.exceptions import NumericalError
 
     clf = VotedPerceptron(fit_intercept=False).fit(np.array([[2.0, 2.0], [-2.0, -2.0]]), [1, -1])
-    with pytest.raises(NumericalError, match=not_finite("the score of a voting vector", 1)):
+    with pytest.raises(NumericalError, match=voted_not_finite("the score of a voting vector", 1)):
         clf.decision_function(as_format(np.array([[1.0, 1.0], [1e308, 1e308]]), fmt))
 
 
 def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
-    from sklearn.exceptions import ConvergenceWarning
-
-    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])  # XOR
-    y = np.array([1, 1, -1, -1])
+    X, y = shared.XOR_X, shared.XOR_Y
     per_epoch = reference_voted(X, y, True, 5)[-1]
-    assert len(per_epoch) == 5 and per_epoch[-1] > 0
-    with pytest.warns(ConvergenceWarning,
-                      match=rf"^VotedPerceptron: fit stopped after max_iter=5 passes without"
-                            rf" a pass free of mistakes \(the last pass made {per_epoch[-1]}"
-                            r" mistakes on 4 rows\)"):
-        clf = VotedPerceptron(max_iter=5).fit(X, y)
-    assert not clf.converged_
+    assert len(per_epoch) == 5
+    shared.fit_warns_without_a_clean_pass(VotedPerceptron(), X, y, per_epoch)

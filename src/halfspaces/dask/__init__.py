@@ -61,7 +61,7 @@ OWNER = "halfspaces.dask.fit"
 OPTIONS: dict[str, dict[str, Any]] = {
     "online": {"n_passes": 1, "shuffle_blocks": False, "random_state": None},
     "ipm": {"max_iter": None, "mixing": "uniform", "shuffle": None, "random_state": None},
-    "cocoa": {"max_iter": None, "tol": 1e-5, "local_iters": 1, "intercept_scaling": 1.0,
+    "cocoa": {"max_iter": None, "tol": None, "local_iters": 1, "rho": None,
               "random_state": None},
     "lbfgs": {},
     "average": {"max_iter": None, "shuffle": None, "random_state": None},
@@ -151,12 +151,15 @@ def _options(estimator, method: str, given: dict) -> dict:
     if "mixing" in opts:
         check_choice(OWNER, "mixing", opts["mixing"], ("uniform", "mistakes"))
     if method == "cocoa":
+        if opts["tol"] is None:  # SVC's DCD stops at a duality gap of 0.01 tol P
+            opts["tol"] = 0.01 * estimator.tol
         check_scalar(OWNER, "tol", opts["tol"], low=0, low_inclusive=False,
                      meaning="relative duality gap at which CoCoA+ stops",
-                     hint="Try tol=1e-5.")
-        check_scalar(OWNER, "intercept_scaling", opts["intercept_scaling"], low=0,
-                     low_inclusive=False, meaning="value of the constant feature that"
-                     " carries the offset")
+                     hint="Try tol=1e-6.")
+        if opts["rho"] is not None:
+            check_scalar(OWNER, "rho", opts["rho"], low=0, low_inclusive=False,
+                         meaning="step of the proximal-point method on the offset",
+                         hint="Leave rho=None (half the top eigenvalue of X^T X / n).")
     for flag in ("shuffle", "shuffle_blocks"):
         if opts.get(flag) is not None:
             check_scalar(OWNER, flag, opts[flag], kind=(bool, np.bool_))
@@ -184,6 +187,25 @@ def _client(client):
             f"{OWNER}: no dask.distributed Client is running. Start one first, e.g."
             " `from dask.distributed import Client; client = Client()` (a LocalCluster on"
             " this machine) or Client('scheduler-address:8786'), or pass client=.") from exc
+
+
+def _feature_names(estimator, X, y, method: str):
+    """The feature names to record, as scikit-learn records a pandas DataFrame's columns:
+    a Dask DataFrame's columns other than the label ``y`` when they are all strings, or
+    those of an estimator that the online pass continues; None otherwise."""
+    from ._data import is_dask_frame
+
+    names = None
+    if is_dask_frame(X) and isinstance(y, str):
+        columns = [c for c in X.columns if c != y]
+        if all(isinstance(c, str) for c in columns):
+            names = np.asarray(columns, dtype=object)
+    kept = getattr(estimator, "feature_names_in_", None) if method == "online" else None
+    if kept is not None and names is not None and not np.array_equal(kept, names):
+        raise ValueError(f"{OWNER}: the DataFrame's feature columns {list(names)[:8]} differ"
+                         f" from those {type(estimator).__name__} was fitted with"
+                         f" {list(kept)[:8]}; pass the same columns in the same order.")
+    return names if names is not None else kept
 
 
 def _classes(estimator, shards, classes, method: str):
@@ -235,10 +257,13 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         - ``ipm``: ``max_iter`` (epochs; the estimator's); ``mixing="uniform"`` or
           ``"mistakes"``; ``shuffle`` (rows of each shard in a seeded random order each
           epoch; the estimator's); ``random_state``.
-        - ``cocoa``: ``max_iter`` (rounds; the estimator's); ``tol=1e-5``, the relative
-          duality gap at which to stop; ``local_iters=1``, coordinate passes over the
-          shard per round; ``intercept_scaling=1.0``, the constant feature that carries
-          the (regularized) offset; ``random_state``.
+        - ``cocoa``: ``max_iter`` (rounds; the estimator's); ``tol``, the relative
+          duality gap at which to stop (default ``0.01 * estimator.tol``, 1e-6 for
+          ``SVC()``: the certificate of single-machine ``SVC``); ``local_iters=1``,
+          coordinate passes over the shard per round; ``rho``, the step of the
+          proximal-point method that makes the offset exact (any ``rho > 0`` gives the
+          same optimum; default half the largest eigenvalue of ``X^T X / n``,
+          estimated on the workers); ``random_state``.
         - ``lbfgs``: none (``max_iter`` and ``tol`` are the estimator's, as in ``fit``).
         - ``average``: ``max_iter`` (epochs; the estimator's); ``shuffle`` (default: the
           estimator's ``sampling`` is not "cyclic"); ``random_state``.
@@ -275,8 +300,8 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         check_choice(OWNER, "method", method, ("auto", *OPTIONS))
     method = _auto_method(estimator) if method == "auto" else method
     _check_method(estimator, method)
-    if hasattr(estimator, "_check_params") and method != "online":
-        estimator._check_params()
+    if hasattr(estimator, "_validate_params") and method != "online":
+        estimator._validate_params()
     opts = _options(estimator, method, options)
     check_scalar(OWNER, "retries", retries, kind=numbers.Integral, low=0)
     client = _client(client)
@@ -284,6 +309,7 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
     from ._data import load_shards
     from ._run import Run
 
+    names = _feature_names(estimator, X, y, method)
     run = Run(client, None, method, retries=int(retries), verbose=bool(verbose),
               callback=callback)
     try:
@@ -295,6 +321,8 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
             run.close()
     if method != "online":
         fitted.n_features_in_ = run.shards.n_features
+    if names is not None:
+        fitted.feature_names_in_ = names
     vars(estimator).clear()  # fit in place, as scikit-learn's fit does
     vars(estimator).update(vars(fitted))
     return estimator
@@ -316,19 +344,33 @@ def _fit_ipm(run, estimator, classes, opts):
                                          max_iter=int(opts["max_iter"]),
                                          mixing=opts["mixing"], shuffle=bool(shuffle),
                                          seed=_seed(opts["random_state"]))
+    if not converged:  # as the single-machine fit warns
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+
+        last = int(history["mistakes"][-1].sum())
+        warnings.warn(f"{OWNER}: iterative parameter mixing stopped after max_iter="
+                      f"{opts['max_iter']} epochs without an epoch free of mistakes (the last"
+                      f" made {last} mistakes on {run.shards.n_samples} rows), so converged_"
+                      " is False: the data may not be linearly separable, or its margin is"
+                      " too small for that many epochs. Increase max_iter if it is"
+                      " separable.", ConvergenceWarning, stacklevel=3)
     return assemble(states, classes, history, converged)
 
 
 def _fit_cocoa(run, estimator, classes, opts):
     from sklearn.base import clone
 
-    from ._cocoa import fit_cocoa
+    from ._cocoa import default_rho, fit_cocoa
 
-    n, d = run.shards.n_samples, run.shards.n_features
+    n = run.shards.n_samples
     C = float(estimator.C) if estimator.lam is None else 1.0 / (float(estimator.lam) * n)
-    bias = float(opts["intercept_scaling"]) if estimator.fit_intercept else 0.0
-    W, history, converged, objective, gap = fit_cocoa(
-        run, classes, C=C, loss=estimator.loss, bias=bias, max_iter=int(opts["max_iter"]),
+    rho = 0.0
+    if estimator.fit_intercept:
+        rho = default_rho(run) if opts["rho"] is None else float(opts["rho"])
+    coef, offset, history, converged, objective, gap = fit_cocoa(
+        run, classes, C=C, loss=estimator.loss, rho=rho, max_iter=int(opts["max_iter"]),
         tol=float(opts["tol"]), local_iters=int(opts["local_iters"]),
         seed=_seed(opts["random_state"]))
     if not converged:
@@ -342,10 +384,11 @@ def _fit_cocoa(run, estimator, classes, opts):
                       " local_iters.", ConvergenceWarning, stacklevel=3)
     fitted = clone(estimator)
     fitted.classes_, fitted.C_, fitted.solver_ = classes, C, "cocoa+"
-    fitted.coef_, fitted.intercept_ = W[:, :d].copy(), bias * W[:, d]
+    fitted.coef_ = coef.copy()
+    fitted.intercept_ = offset.copy()
     norms = np.linalg.norm(fitted.coef_, axis=1)
     margins = np.where(norms > 0, 1.0 / np.maximum(norms, np.finfo(float).tiny), np.inf)
-    one = W.shape[0] == 1
+    one = coef.shape[0] == 1
     fitted.margin_ = float(margins[0]) if one else margins
     fitted.objective_ = float(objective[0]) if one else objective
     fitted.duality_gap_ = float(gap[0]) if one else gap
@@ -377,7 +420,9 @@ def _pegasos_schedule(run, estimator) -> tuple[float, float]:
     if isinstance(eta0, str):  # "auto", and "calibrate" as "auto" (see fit's Notes)
         mean_sq = run.shards.mean_sq_norm
         eta0 = 0.5 / mean_sq if mean_sq > 0 else 1.0
-    return float(eta0), float(estimator._resolve_intercept_decay(run.shards.density))
+    from ..linear.pegasos import intercept_decay
+
+    return float(eta0), intercept_decay(estimator.intercept_decay, run.shards.density)
 
 
 def _fit_average(run, estimator, classes, opts):

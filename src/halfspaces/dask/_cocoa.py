@@ -1,24 +1,27 @@
 """CoCoA+ for the linear SVM (Ma, Smith, Jaggi, Jordan, Richtarik, Takac 2015).
 
 The dual coordinates ``alpha_[k]`` of shard ``k``'s rows live on its worker for the whole
-fit (they are data-sized); only ``w = sum_i alpha_i y_i x~_i`` (``d + 1`` numbers) and
-scalars travel. Round ``r``, with ``S`` shards and ``sigma' = S`` (the safe choice for
-adding, gamma = 1):
+fit (they are data-sized); only ``w = sum_i alpha_i y_i x~_i`` (``d + 1`` numbers per
+problem) and scalars travel. Round ``r``, with ``S`` shards and ``sigma' = S`` (the safe
+choice for adding, gamma = 1):
 
 1. the client puts ``w`` on the cluster;
-2. on each shard: the shard's share of the primal and dual objectives at ``(w, alpha)``,
-   then ``local_iters`` passes of dual coordinate descent on the local subproblem
-   (:func:`halfspaces.solvers.cocoa.cocoa_local_solve`); ``alpha_[k] += delta_alpha_[k]``
-   stays on the worker, ``delta_w_k`` is sent on;
-3. the tree sum gives ``sum_k delta_w_k`` and the objective shares; the client adds
-   ``w <- w + sum_k delta_w_k`` and knows the duality gap of the iterate that entered the
-   round,
+2. on each shard: the shard's :class:`~halfspaces.solvers.cocoa.ShardTerms` at
+   ``(w, alpha)`` (six scalars), then ``local_iters`` passes of dual coordinate descent on
+   the local subproblem (:func:`halfspaces.solvers.cocoa.cocoa_local_solve`);
+   ``alpha_[k] += delta_alpha_[k]`` stays on the worker, ``delta_w_k`` is sent on;
+3. the tree sum gives ``sum_k delta_w_k`` and the terms; the client adds
+   ``w <- w + sum_k delta_w_k`` and certifies the iterate that entered the round
+   (:func:`~halfspaces.solvers.cocoa.certify`): the primal objective ``P`` and a lower
+   bound ``D`` of the optimum, so ``P - D >= P - P*``. It stops when ``P - D <= tol P``.
 
-       P(w) = 1/2 ||w||^2 + C sum_i loss(y_i w.x~_i),
-       D(alpha) = sum_i alpha_i - 1/2 ||w||^2 - D_ii/2 sum_i alpha_i^2,
-       gap = P - D >= P(w) - P(w*) >= 0,
-
-   and stops when ``gap <= tol P`` (then ``w`` is within a relative ``tol`` of the optimum).
+**The offset** is the exact, unregularized offset of :class:`~halfspaces.SVC`, by the
+proximal-point method of :mod:`halfspaces.solvers.cocoa`: each round solves the SVM with
+the constant feature ``sqrt(rho)`` and the fixed offset ``nu`` (one per problem, written
+into the round's tasks), and the client moves ``nu`` to the current offset when the
+proximal subproblem is solved well enough (:func:`~halfspaces.solvers.cocoa.move_centre`).
+It costs no extra communication: ``nu`` is one scalar per problem and the certificate's
+terms are scalars.
 
 **Failures.** ``alpha_[k]`` of round ``r`` is the result of a task whose inputs are the
 shard, ``alpha_[k]`` of round ``r - 1`` and the model of round ``r - 1`` (written into the
@@ -26,14 +29,6 @@ task or put on the cluster), so a worker lost mid-fit is recovered by recomputin
 chain from the shard's source, and the fit ends with the same ``w``. The price is that the
 scheduler keeps every round's model for as long as the fit runs: ``rounds x K (d + 1)``
 floats.
-
-**The offset** is a constant feature of value ``intercept_scaling`` (see
-:mod:`halfspaces.solvers.cocoa`): CoCoA+ solves the SVM with the offset *regularized*,
-``1/2 (||w||^2 + (b / intercept_scaling)^2) + C sum loss`` -- the problem of LIBLINEAR and
-scikit-learn's ``LinearSVC`` -- not ``SVC``'s unregularized offset, whose dual constraint
-``sum_i alpha_i y_i = 0`` ties every shard's coordinates together. Its optimum is that of
-``SVC(fit_intercept=False)`` on ``X`` with a column of ``intercept_scaling`` appended; with
-``fit_intercept=False`` the two problems are the same.
 """
 
 from __future__ import annotations
@@ -42,7 +37,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..solvers.cocoa import cocoa_local_solve, hinge_terms
+from ..solvers.cocoa import (
+    ShardTerms,
+    certify,
+    cocoa_local_solve,
+    move_centre,
+    row_sq_norms,
+    shard_terms,
+    top_second_moment,
+)
+
+#: The default proximal step rho, per largest eigenvalue of X^T X / n (see fit_cocoa).
+RHO_PER_TOP_MOMENT = 0.5
 
 
 @dataclass(frozen=True)
@@ -51,64 +57,95 @@ class RoundParams:
     C: float
     loss: str
     sigma: float
-    bias: float
+    bias: float  # sqrt(rho), 0 without offset
+    nu: tuple  # the proximal centre of each problem's offset
     local_iters: int
     seed: int
     round: int
 
 
 def cocoa_round(shard, previous, w, params: RoundParams, *, j: int) -> dict:
-    """Task: the objective shares at ``(w, alpha)`` and the local update of every problem.
+    """Task: the certificate's terms at ``(w, alpha)`` and the local update of every problem.
 
-    ``previous`` is this shard's result of the last round (its ``alpha``), or None.
+    ``previous`` is this shard's result of the last round (its ``alpha`` and the rows'
+    ``||x_i||^2``, computed in the first round), or None.
     """
     X, y = shard
     K, n = len(params.positives), y.shape[0]
-    alpha = np.zeros((K, n)) if previous is None else previous["alpha"]
+    if previous is None:
+        alpha, sq_norms = np.zeros((K, n)), row_sq_norms(X)
+    else:
+        alpha, sq_norms = previous["alpha"], previous["sq_norms"]
     new_alpha = alpha.copy()
-    dw, loss, asum, asq = np.zeros_like(w), np.zeros(K), np.zeros(K), np.zeros(K)
+    dw, terms = np.zeros_like(w), np.zeros((len(ShardTerms._fields), K))
     rng = np.random.default_rng([params.seed, params.round, j])
     for k, positive in enumerate(params.positives):
         y_k = np.where(y == positive, 1.0, -1.0)
-        loss[k], asum[k], asq[k] = hinge_terms(X, y_k, alpha[k], w[k], loss=params.loss,
-                                               bias=params.bias)
+        terms[:, k] = shard_terms(X, y_k, alpha[k], w[k], loss=params.loss,
+                                  bias=params.bias, nu=params.nu[k])
         update = cocoa_local_solve(X, y_k, alpha[k], w[k], C=params.C, loss=params.loss,
-                                   sigma=params.sigma, bias=params.bias,
-                                   n_passes=params.local_iters, rng=rng)
+                                   sigma=params.sigma, bias=params.bias, nu=params.nu[k],
+                                   n_passes=params.local_iters, rng=rng,
+                                   sq_norms=sq_norms)
         new_alpha[k] += update.delta_alpha
         dw[k] = update.delta_w
-    return {"alpha": new_alpha, "update": {"dw": dw, "loss": loss, "asum": asum, "asq": asq}}
+    return {"alpha": new_alpha, "sq_norms": sq_norms, "update": {"dw": dw, "terms": terms}}
 
 
-def fit_cocoa(run, classes, *, C: float, loss: str, bias: float, max_iter: int, tol: float,
+def second_moment(shard, *, j: int) -> dict:
+    """Task: this shard's rows times its estimate of the top eigenvalue of X^T X / n."""
+    X, _ = shard
+    return {"moment": X.shape[0] * top_second_moment(X)}
+
+
+def default_rho(run) -> float:
+    """Half the top eigenvalue of ``X^T X / n`` (the row-weighted mean of the shards'
+    estimates; one round). The offset's direction then weighs in the dual about as much as
+    the data's stiffest direction: a larger ``rho`` slows each CoCoA+ round's progress, a
+    smaller one needs more proximal steps."""
+    total = run.map_reduce(second_moment, step="rho", r=0)["moment"]
+    top = total / run.shards.n_samples
+    return RHO_PER_TOP_MOMENT * top if top > 0 else 1.0  # all rows zero: any rho
+
+
+def fit_cocoa(run, classes, *, C: float, loss: str, rho: float, max_iter: int, tol: float,
               local_iters: int, seed: int):
-    """Run CoCoA+; returns ``(W (K, d + 1), history, converged, objective, gap)``."""
+    """Run CoCoA+ (``rho = 0``: no offset); returns ``(coef (K, d), offsets (K,), history,
+    converged, objective, gap)`` of the last certified iterate."""
     positives = (classes[1],) if classes.size == 2 else tuple(classes)
     K, m, d = len(positives), run.n_shards, run.shards.n_features
-    Dii = 0.0 if loss == "hinge" else 1.0 / (2.0 * C)
-    W = np.zeros((K, d + 1))
+    bias, radius = float(np.sqrt(rho)), run.shards.radius
+    W, nu, step = np.zeros((K, d + 1)), np.zeros(K), np.zeros(K)
     results = [None] * m
-    gaps, objectives = [], []
+    gaps, objectives, offsets = [], [], []
     converged = False
     for r in range(max_iter):
-        params = RoundParams(positives, C, loss, float(m), bias, local_iters, seed, r)
+        params = RoundParams(positives, C, loss, float(m), bias, tuple(nu.tolist()),
+                             local_iters, seed, r)
         model = run.put(W, "model", r)
         results = run.map(cocoa_round, model, params, step="local", r=r, states=results)
         total = run.gather(run.reduce(run.pick(results, "update", "update", r), "sum", r))
-        sq = (W * W).sum(axis=1)
-        primal = 0.5 * sq + C * total["loss"]
-        dual = total["asum"] - 0.5 * sq - 0.5 * Dii * total["asq"]
-        gap = np.maximum(primal - dual, 0.0)
+        cert = certify(ShardTerms(*total["terms"]), W, nu, C=C, loss=loss, bias=bias,
+                       radius=radius)
+        gap = np.maximum(cert.primal - cert.dual, 0.0)
+        b = nu + bias * W[:, d]
         gaps.append(gap)
-        objectives.append(primal)
-        relative = float(np.max(gap / np.maximum(primal, np.finfo(float).tiny)))
+        objectives.append(cert.primal)
+        offsets.append(b)
+        relative = float(np.max(gap / np.maximum(cert.primal, np.finfo(float).tiny)))
+        line = (f"round {r + 1}: primal {cert.primal.sum():.10g}, duality gap"
+                f" {gap.sum():.4g} (relative {relative:.3g})")
+        if bias and K == 1:
+            line += f", offset {b[0]:.6g}"
         run.report({"method": "cocoa", "round": r + 1, "duality_gap": gap,
-                    "objective": primal, "relative_gap": relative},
-                   f"round {r + 1}: primal {primal.sum():.10g}, duality gap {gap.sum():.4g}"
-                   f" (relative {relative:.3g})")
+                    "objective": cert.primal, "relative_gap": relative, "offset": b}, line)
+        certified = W[:, :d], b
         if relative <= tol:  # the iterate that entered this round is good enough
             converged = True
             break
         W = W + total["dw"]
-    history = {"duality_gap": np.array(gaps), "objective": np.array(objectives)}
-    return W, history, converged, objectives[-1], gaps[-1]
+        if bias:
+            nu, step = move_centre(nu, W, cert, bias, step)
+    history = {"duality_gap": np.array(gaps), "objective": np.array(objectives),
+               "offset": np.array(offsets)}
+    return (*certified, history, converged, objectives[-1], gaps[-1])

@@ -249,7 +249,7 @@ def _delayed_shards(X: Any, y: Any, tag: str) -> tuple[list, bool]:
         task = dask.delayed(prepare_block, pure=True)
         return [task(xb, yb, j, dask_key_name=(key, j))
                 for j, (xb, yb) in enumerate(zip(xs, ys, strict=True))], False
-    if _is_dask_frame(X):
+    if is_dask_frame(X):
         if not isinstance(y, str) or y not in X.columns:
             raise ValueError(f"{OWNER}: with a Dask DataFrame, y must name its label column"
                              f" (one of {list(X.columns)[:8]}); got {y!r}.")
@@ -264,7 +264,7 @@ def _delayed_shards(X: Any, y: Any, tag: str) -> tuple[list, bool]:
     )
 
 
-def _is_dask_frame(X: Any) -> bool:
+def is_dask_frame(X: Any) -> bool:
     try:
         import dask.dataframe as dd
     except ImportError:  # dask installed without its dataframe extra

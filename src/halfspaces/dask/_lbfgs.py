@@ -15,11 +15,9 @@ every evaluation is the single-machine one, so the fit is the single-machine ``f
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..linear.logistic import _objective_and_grad
+from ..linear.logistic import _objective_and_grad, lbfgs
 
 
 def logistic_terms(shard, theta, positive, fit_intercept: bool, n_total: int, *, j: int):
@@ -34,9 +32,6 @@ def logistic_terms(shard, theta, positive, fit_intercept: bool, n_total: int, *,
 def fit_lbfgs(run, estimator, classes, *, lam: float):
     """Minimize J per one-vs-rest problem; returns ``(coef, intercept, objectives, n_iter,
     history)``."""
-    from scipy.optimize import minimize
-    from sklearn.exceptions import ConvergenceWarning
-
     positives = (classes[1],) if classes.size == 2 else tuple(classes)
     d, n = run.shards.n_features, run.shards.n_samples
     fit_b = bool(estimator.fit_intercept)
@@ -62,14 +57,8 @@ def fit_lbfgs(run, estimator, classes, *, lam: float):
                        f" max |grad| = {np.abs(grad).max():.3g}")
             return value, grad
 
-        res = minimize(objective, np.zeros(d + fit_b), jac=True, method="L-BFGS-B",
-                       options={"maxiter": int(estimator.max_iter), "gtol": float(estimator.tol),
-                                "ftol": 64 * np.finfo(float).eps, "maxls": 50})
-        if res.status == 1:
-            warnings.warn(
-                f"LogisticRegression: L-BFGS-B stopped after max_iter={estimator.max_iter}"
-                f" iterations before the gradient fell below tol={estimator.tol}. Increase"
-                " max_iter or scale the features.", ConvergenceWarning, stacklevel=3)
+        res = lbfgs(objective, np.zeros(d + fit_b), max_iter=estimator.max_iter,
+                    tol=estimator.tol, stacklevel=3)
         coef[k] = res.x[:d]
         intercept[k] = res.x[d] if fit_b else 0.0
         objectives.append(float(res.fun))

@@ -39,22 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-# The state layout of PegasosSVC, to start its partial_fit from a given predictor.
-from ..linear.pegasos import _A, _B, _SQNORM
-
-
-def hold(est, W, B, t: int):
-    """``est`` (a PegasosSVC after ``partial_fit``) now holds ``(W, B)`` as its last
-    iterate after ``t`` steps, with an empty average."""
-    est._v[...] = W
-    est._u[...] = 0.0
-    est._st[...] = 0.0
-    est._st[:, _A] = 1.0
-    est._st[:, _SQNORM] = (W * W).sum(axis=1)
-    est._st[:, _B] = B
-    est.coef_, est.intercept_ = np.array(W, dtype=np.float64), np.array(B, dtype=np.float64)
-    est.t_ = int(t)
-    return est
+# ``est`` (a PegasosSVC after ``partial_fit``) holds ``(W, B)`` as its last iterate after
+# ``t`` steps, with an empty average: hold(est, W, B, t).
+from ..linear.pegasos import set_iterate as hold
 
 
 # -- parameter averaging per epoch --------------------------------------------------------------

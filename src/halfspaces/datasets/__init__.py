@@ -5,6 +5,9 @@ from __future__ import annotations
 from .._lazy import attach
 
 _PUBLIC = {
+    "load": ".loader",
+    "Dataset": ".loader",
+    "detect_format": ".loader",
     "make_separable": ".generators",
     "load_heart_scale": ".bundled",
     "load_a9a": ".bundled",

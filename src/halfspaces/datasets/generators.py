@@ -29,7 +29,10 @@ _CHUNK = 1 << 16  # rows generated per vectorised block for sparse data (bounds 
 def _orthogonal_part(rng, u_rows, sq_norm, length):
     """Random vectors orthogonal to each row of ``u_rows`` with the given lengths."""
     g = rng.standard_normal(u_rows.shape)
-    g -= (np.einsum("ij,ij->i", g, u_rows) / sq_norm)[:, None] * u_rows
+    # Project twice ("twice is enough", Kahan/Parlett): a draw nearly parallel to u loses
+    # orthogonality to cancellation in one projection, and with it the planted row norms.
+    for _ in range(2):
+        g -= (np.einsum("ij,ij->i", g, u_rows) / sq_norm)[:, None] * u_rows
     g_norm = np.sqrt(np.einsum("ij,ij->i", g, g))
     # A zero orthogonal part (one feature, or a measure-zero draw) just stays zero.
     scale = np.divide(length, g_norm, out=np.zeros_like(length), where=g_norm > 0)

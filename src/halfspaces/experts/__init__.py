@@ -8,5 +8,7 @@ _PUBLIC = {
     "HalvingClassifier": ".halving",
     "WeightedMajorityClassifier": ".weighted_majority",
     "CoordinateStump": "._hypotheses",
+    "make_hypotheses": ".hypothesis_classes",
+    "Hypotheses": ".hypothesis_classes",
 }
 __getattr__, __dir__, __all__ = attach(__name__, _PUBLIC)

@@ -27,9 +27,10 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.extmath import safe_sparse_dot
 
-from .._labels import check_classes, encode_pm
+from .._file_specs import Array, Est
 from .._online import OnlineClassifier
-from .._validation import param_error, validate_X_y
+from .._specs import NONE, ByRule, Choice, Float, ListOf, OneOf
+from .._validation import param_error
 from ..exceptions import NumericalError
 
 _BLOCK_BYTES = 32 * 2**20
@@ -205,6 +206,24 @@ def check_hypotheses(owner: str, hypotheses: Any, offsets: Any) -> HypothesisCla
     return HypothesisClass(owner, "halfspaces", W=np.ascontiguousarray(W), offsets=b)
 
 
+#: ``hypotheses`` and ``offsets``: checked together by ``check_hypotheses``; a model file
+#: holds data (halfspaces, stumps or "precomputed"), never callables.
+HYPOTHESES = ByRule("an array, a list of callables or 'precomputed'", OneOf(
+    Choice("precomputed"),
+    Array(("float", "int", "bool"), ("n_hypotheses", "n_features"), finite=True),
+    ListOf(Est("CoordinateStump"), kinds=("list", "tuple"), min_len=1),
+    ListOf(ListOf(Float(), kinds=("list", "tuple"), min_len=1), kinds=("list", "tuple"),
+           min_len=1)))
+HYPOTHESIS_OFFSETS = ByRule("None or one offset per hypothesis", OneOf(
+    NONE, Array(("float", "int"), ("n_hypotheses",), finite=True),
+    ListOf(Float(), kinds=("list", "tuple"))))
+
+
+def _hypotheses_and_offsets(estimator) -> None:
+    """The rule of HYPOTHESES and HYPOTHESIS_OFFSETS."""
+    estimator._hypothesis_class()
+
+
 class ExpertsClassifier(OnlineClassifier):
     """Shell shared by Halving and Weighted Majority (binary labels, one pass per ``fit``).
 
@@ -212,12 +231,10 @@ class ExpertsClassifier(OnlineClassifier):
     and ``_vote(P) -> scores in [-1, 1]``.
     """
 
+    _parameter_rules = (_hypotheses_and_offsets,)
+
     def _hypothesis_class(self) -> HypothesisClass:
         return check_hypotheses(type(self).__name__, self.hypotheses, self.offsets)
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        self._hypothesis_class()
 
     def _start(self, X, classes: NDArray) -> None:
         if classes.size != 2:
@@ -243,13 +260,8 @@ class ExpertsClassifier(OnlineClassifier):
         One pass is all these algorithms make: each round is predicted, then learned, and
         ``n_mistakes_`` counts the pass's mistakes.
         """
-        self._check_params()
-        X, y = validate_X_y(self, X, y, reset=True)
-        self._start(X, check_classes(type(self).__name__, y, None))
-        mistakes = self._run_pass(X, encode_pm(y, self.classes_), np.arange(X.shape[0]))
-        self.mistakes_per_epoch_.append(mistakes)
-        self.n_mistakes_ += mistakes
-        self.n_iter_ = 1
+        X, y_pm = self._prepare_fit(X, y)
+        self._fit_epoch(X, y_pm, np.arange(X.shape[0]))
         return self
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:

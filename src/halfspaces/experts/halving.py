@@ -17,8 +17,9 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from .._online import keep_params
 from ..exceptions import NotRealizableError
-from ._hypotheses import ExpertsClassifier
+from ._hypotheses import HYPOTHESES, HYPOTHESIS_OFFSETS, ExpertsClassifier
 
 
 @njit(cache=True)
@@ -121,9 +122,10 @@ class HalvingClassifier(ExpertsClassifier):
     [1]
     """
 
+    _parameter_constraints = {"hypotheses": HYPOTHESES, "offsets": HYPOTHESIS_OFFSETS}
+
     def __init__(self, hypotheses, offsets=None):
-        self.hypotheses = hypotheses
-        self.offsets = offsets
+        keep_params(self, locals())
 
     def _init_experts(self, n_hypotheses: int) -> None:
         self.version_space_ = np.ones(n_hypotheses, dtype=bool)

@@ -17,15 +17,16 @@ Experts h_1..h_N, labels in {-1,+1}, weights w_{1,i} = 1, 0 <= beta < 1 (beta = 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 
-from .._validation import check_scalar, param_error
-from ._hypotheses import ExpertsClassifier
+from .._online import keep_params
+from .._specs import NONE, POSITIVE, Bool, Float, OneOf, Seed
+from .._validation import param_error
+from ._hypotheses import HYPOTHESES, HYPOTHESIS_OFFSETS, ExpertsClassifier
 
 # Powers beta^k are tabulated up to this k (or up to the first that underflows to 0).
 _TABLE_SIZE = 2**16
@@ -43,26 +44,20 @@ def _powers(beta, size):
 
 
 @njit(cache=True)
-def _weighted_majority_pass(P, y, expert_mistakes, beta, table, u, randomized, scores,
-                            wrong_mass):
-    """One pass over the rows of P; updates ``expert_mistakes`` in place; returns mistakes.
+def _weighted_majority_pass(P, y, expert_mistakes, beta, table, positive, total):
+    """One pass over the rounds t (rows of P): the vote, then the update; updates
+    ``expert_mistakes`` (the m_i) in place.
 
     P : int8[n, N] in {-1,+1}; y : float64[n] in {-1,+1}; expert_mistakes : int64[N];
-    table : float64[K], table[k] = beta**k (from ``_powers``); u : float64[n] uniform draws
-    in [0, 1) (used only when ``randomized``); scores, wrong_mass : float64[n] receive the
-    vote margin and the weight fraction on the wrong label (the probability of a randomized
-    mistake), before each update.
+    table : float64[K], table[k] = beta**k (from ``_powers``). positive, total : float64[n]
+    receive W_t^+ and W_t before round t's update, in units of the heaviest weight.
     """
     N = P.shape[1]
     K = table.shape[0]
     underflows = table[K - 1] == 0.0
-    n_mistakes = 0
     for t in range(P.shape[0]):
-        m_min = expert_mistakes[0]
-        for i in range(1, N):
-            m_min = min(m_min, expert_mistakes[i])
-        total = 0.0
-        positive = 0.0
+        m_min = expert_mistakes.min()
+        W = W_plus = 0.0
         for i in range(N):
             # w_i / max_j w_j = beta^(m_i - m_min): no underflow of every weight at once
             k = expert_mistakes[i] - m_min
@@ -72,22 +67,22 @@ def _weighted_majority_pass(P, y, expert_mistakes, beta, table, u, randomized, s
                 w = 0.0
             else:
                 w = beta**k
-            total += w
+            W += w
             if P[t, i] > 0:
-                positive += w
-        score = (2.0 * positive - total) / total
-        scores[t] = score
-        wrong_mass[t] = (total - positive) / total if y[t] > 0 else positive / total
-        if randomized:
-            y_hat = 1.0 if u[t] < positive / total else -1.0
-            if y_hat != y[t]:
-                n_mistakes += 1
-        elif y[t] * score <= 0.0:  # mistake (a tie counts)
-            n_mistakes += 1
+                W_plus += w
+        positive[t], total[t] = W_plus, W
         for i in range(N):
             if P[t, i] != y[t]:
                 expert_mistakes[i] += 1  # w_i <- beta w_i
-    return n_mistakes
+
+
+def _beta_or_eta(estimator) -> None:
+    """``eta`` is ``beta = exp(-eta)`` in Hedge's words: give one of them."""
+    if estimator.eta is not None and estimator.beta != 0.5:
+        beta = estimator.beta
+        raise param_error(type(estimator).__name__, "beta", "left at its default 0.5 when eta"
+                          " is given", beta, f"beta = exp(-eta); pass only one of them, e.g."
+                          f" eta={-math.log(beta) if beta > 0 else 'None'}.")
 
 
 class WeightedMajorityClassifier(ExpertsClassifier):
@@ -161,32 +156,19 @@ class WeightedMajorityClassifier(ExpertsClassifier):
     True
     """
 
+    _parameter_constraints = {
+        "hypotheses": HYPOTHESES,
+        "beta": Float(low=0, high=1, high_open=True).about(
+            "weight multiplier on an expert's mistake", "Try beta=0.5."),
+        "randomized": Bool(),
+        "eta": OneOf(POSITIVE, NONE).about("Hedge learning rate, beta = exp(-eta)",
+                                           "Try eta=0.5."),
+        "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS}
+    _parameter_rules = ExpertsClassifier._parameter_rules + (_beta_or_eta,)
+
     def __init__(self, hypotheses, beta: float = 0.5, randomized: bool = False, eta=None,
                  random_state=None, offsets=None):
-        self.hypotheses = hypotheses
-        self.beta = beta
-        self.randomized = randomized
-        self.eta = eta
-        self.random_state = random_state
-        self.offsets = offsets
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = type(self).__name__
-        check_scalar(name, "beta", self.beta, low=0.0, high=1.0, high_inclusive=False,
-                     meaning="weight multiplier on an expert's mistake",
-                     hint="Try beta=0.5.")
-        check_scalar(name, "randomized", self.randomized, kind=(bool, np.bool_))
-        check_scalar(name, "eta", self.eta, low=0.0, low_inclusive=False, allow_none=True,
-                     meaning="Hedge learning rate, beta = exp(-eta)", hint="Try eta=0.5.")
-        if self.eta is not None and self.beta != 0.5:
-            raise param_error(name, "beta", "left at its default 0.5 when eta is given",
-                              self.beta, f"beta = exp(-eta); pass only one of them, e.g."
-                              f" eta={-math.log(self.beta) if self.beta > 0 else 'None'}.")
-        if not isinstance(self.random_state, (type(None), numbers.Integral,
-                                              np.random.RandomState)):
-            raise param_error(name, "random_state", "None, an int or a RandomState",
-                              self.random_state)
+        keep_params(self, locals())
 
     # A cache recomputed on demand, not model state.
     _persist_exclude = ("_powers",)
@@ -209,16 +191,21 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         self.weights_ = rel / rel.sum()
 
     def _learn_block(self, P, y, scores, start: int, mistakes_before: int) -> int:
-        u = self._rng.random(P.shape[0]) if self.randomized else np.empty(0)
-        wrong = np.empty(P.shape[0], dtype=np.float64)
+        u = self._rng.random(P.shape[0]) if self.randomized else None
         table = getattr(self, "_powers", None)
         if table is None:
             table = self._powers = _powers(self.beta_, _TABLE_SIZE)
-        mistakes = _weighted_majority_pass(P, y, self.expert_mistakes_, self.beta_, table, u,
-                                           bool(self.randomized), scores, wrong)
+        positive, total = np.empty(P.shape[0]), np.empty(P.shape[0])
+        _weighted_majority_pass(P, y, self.expert_mistakes_, self.beta_, table, positive, total)
+        scores[:] = (2.0 * positive - total) / total
+        if self.randomized:  # +1 with probability W^+ / W
+            mistakes = np.count_nonzero(np.where(u < positive / total, 1.0, -1.0) != y)
+        else:
+            mistakes = np.count_nonzero(y * scores <= 0.0)  # a tie counts
+        wrong = np.where(y > 0, (total - positive) / total, positive / total)
         self.expected_mistakes_ += float(wrong.sum())
         self._set_weights()
-        return mistakes
+        return int(mistakes)
 
     def _vote(self, P) -> NDArray[np.float64]:
         return P @ self.weights_

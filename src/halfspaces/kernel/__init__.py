@@ -6,5 +6,6 @@ from .._lazy import attach
 
 _PUBLIC = {
     "KernelPerceptron": ".kernel_perceptron",
+    "KernelPegasosSVC": ".kernel_pegasos",
 }
 __getattr__, __dir__, __all__ = attach(__name__, _PUBLIC)

@@ -1,4 +1,4 @@
-"""Kernelized Pegasos (Shalev-Shwartz et al. 2011, section 4), run by ``PegasosSVC(kernel=...)``.
+"""Kernelized Pegasos (Shalev-Shwartz et al. 2011, section 4): :class:`KernelPegasosSVC`.
 
 The weight vector lives in the span of the training points, w = a sum_j v_j phi(x_j), and
 every inner product is read from the Gram matrix K[i, j] = k(x_i, x_j):
@@ -7,7 +7,7 @@ every inner product is read from the Gram matrix K[i, j] = k(x_i, x_j):
     violator i       : v_i <- v_i + eta_t y_i / (k a),  alpha_i <- alpha_i + 1
     ||w||^2 update   : + a^2 (2 c (K v)_i + c^2 K[i, i])  with c the change of v_i
 
-so the shrink, the projection and the averaging are the primal ones (see
+so the shrink, the projection and the averaging are the primal ones (the step pieces of
 :mod:`halfspaces.linear.pegasos`). With ``learning_rate="pegasos"``, ``projection=False``,
 ``average=False`` and ``batch_size=1`` this is the paper's Figure 3: after T steps
 w = 1/(lam T) sum_j alpha_j y_j phi(x_j), alpha_j counting the steps where example j violated
@@ -18,203 +18,295 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._labels import check_classes, encode_pm
+from .._base import ParamsMixin, SaveMixin
+from .._labels import check_classes, decode_scores, encode_pm
+from .._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
+    check_pass,
+    row_dot,
+)
 from .._validation import validate_X, validate_X_y
 from ..exceptions import NumericalError
-from ..kernels import gram, resolve_gamma
-from ..linear.pegasos import (
-    _A,
-    _B,
-    _FIT_B,
-    _LAM,
-    _RENORM_BELOW,
-    _S,
-    _SQNORM,
-    _end_step,
-    _predictor,
-    _row_stats,
-    _step_size,
-    _suffix_skip,
+from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
+from ..linear._pegasos_base import (
+    PEGASOS_PARAMS,
+    PegasosOptions,
+    PegasosState,
+    PegasosVectors,
+    fresh_state,
+    intercept_decay,
+    predictor,
+    row_stats,
+    step_size,
+    suffix_skip,
 )
+from ..linear.pegasos import RENORM_BELOW, end_step, moved, next_step, shrink
 from ..losses import hinge
 
 
 @njit(cache=True)
-def _renormalize_dual(K, v, u, st):
-    """Fold a into v as the primal ``_fold`` does; ||w||^2 = v' K v recomputed."""
+def _fold_dual(K, w, st):
+    """Renormalise as the primal pass does (v <- a v, u <- u - S v); ||w||^2 = v' K v."""
+    v, u = w.v, w.u
     n = v.shape[0]
     if u.shape[0] > 0:
         for j in range(n):
-            u[j] -= st[_S] * v[j]
+            u[j] -= st.S * v[j]
     for j in range(n):
-        v[j] *= st[_A]
+        v[j] *= st.a
     sq = 0.0
     for i in range(n):
         if v[i] != 0.0:
             for j in range(n):
                 sq += v[i] * K[i, j] * v[j]
-    st[_A] = 1.0
-    st[_S] = 0.0
-    st[_SQNORM] = sq
+    return PegasosState(st.t, 1.0, sq, st.b, 0.0, st.bsum, st.csum)
 
 
 @njit(cache=True)
-def _kernel_pegasos_epoch(K, y, v, u, st, order, t, k, hp, scores, alpha):
+def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
-    K : float64[n, n] C-contiguous Gram matrix; v, u : float64[n] dual coefficients and
-    averaging sums (u empty without averaging); st, hp : as in the primal kernel;
-    alpha : int64[n] violation counts. Returns ``(mistakes, bad)``: the mistakes (y score <= 0
-    before the step) and -1, or the row whose score was inf or nan (the pass stops there).
+    K : float64[n, n] C-contiguous; w : PegasosVectors over the n training points; alpha :
+    int64[n] violation counts; the rest as the primal passes (the same state and result).
     """
-    n = K.shape[0]
-    m = order.shape[0]
-    lam = hp[_LAM]
-    averaging = u.shape[0] > 0
-    violators = np.empty(k, dtype=np.int64)
-    mistakes, bad = 0, -1
+    m, k = order.shape[0], p.batch_size
+    violators = np.empty(k, dtype=order.dtype)
+    mistakes = 0
     for lo in range(0, m, k):
         hi = min(lo + k, m)
-        t += 1
+        st = next_step(st)
         n_viol = 0
-        for p in range(lo, hi):
-            i = order[p]
-            dot = 0.0
-            for j in range(n):
-                dot += K[i, j] * v[j]
-            score = st[_A] * dot + st[_B]
+        for q in range(lo, hi):
+            i = order[q]
+            score = st.a * row_dot(K, i, w.v) + st.b
             if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
-                bad = i
-                break
+                return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
             scores[i] = score
             if y[i] * score <= 0.0:  # a tie counts as a mistake
                 mistakes += 1
             if y[i] * score < 1.0:
                 violators[n_viol] = i
                 n_viol += 1
-        if bad >= 0:
-            break
-        eta = _step_size(hp, t)
-        shrink = 1.0 - eta * lam
-        st[_A] *= shrink
-        st[_SQNORM] *= shrink * shrink
-        if abs(st[_A]) < _RENORM_BELOW:
-            _renormalize_dual(K, v, u, st)
+        eta = step_size(p.rate, st.t)
+        st = shrink(st, 1.0 - eta * p.lam)
+        if abs(st.a) < RENORM_BELOW:
+            st = _fold_dual(K, w, st)
         step = eta / (hi - lo)
         for r in range(n_viol):
             i = violators[r]
-            c = step * y[i] / st[_A]
-            kv = 0.0
-            for j in range(n):
-                kv += K[i, j] * v[j]
-            st[_SQNORM] += st[_A] * st[_A] * (2.0 * c * kv + c * c * K[i, i])
-            v[i] += c
-            if averaging:
-                u[i] += st[_S] * c
+            c = step * y[i] / st.a  # w += step y_i phi(x_i)  is  v_i += c
+            dsq = st.a * st.a * (2.0 * c * row_dot(K, i, w.v) + c * c * K[i, i])
+            w.v[i] += c
+            if w.u.shape[0] > 0:
+                w.u[i] += st.S * c
             alpha[i] += 1
-            st[_B] += hp[_FIT_B] * step * y[i]
-        _end_step(hp, st, t)
-    return mistakes, bad
+            st = moved(st, dsq, p.b_rate * step * y[i])
+        st = end_step(st, p)
+    return st, PassResult(mistakes, FINITE, -1)
 
 
-def _kernel_params(est, X) -> dict:
-    gamma = resolve_gamma(est.gamma, X) if est.kernel in ("poly", "rbf") else float("nan")
-    return {"kernel": est.kernel, "gamma": gamma, "degree": int(est.degree),
-            "coef0": float(est.coef0)}
+class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+    """Kernel SVM trained by kernelized Pegasos: ``w = sum_j beta_j phi(x_j)``.
+
+    The steps of :class:`~halfspaces.PegasosSVC` in the dual: it stores the ``n x n`` Gram
+    matrix, so it is meant for small ``n``, and is fitted in one call (no ``partial_fit``,
+    no ``warm_start``).
+
+    Parameters
+    ----------
+    lam : float, default=1e-4
+    kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
+        ``k(x, z)`` as scikit-learn's SVC names it; a callable maps ``(X, Z)`` to the Gram
+        matrix.
+    gamma : float, "scale" or "auto", default="scale"
+        Width of the "rbf" and "poly" kernels (as scikit-learn's SVC), in ``gamma_``.
+    degree : int, default=3
+    coef0 : float, default=0.0
+    max_iter, n_iter, batch_size, learning_rate, t0, projection, fit_intercept, average,
+    sampling, random_state, tol, record_objective
+        As :class:`~halfspaces.PegasosSVC`.
+    eta0 : float, "auto" or "calibrate", default="auto"
+        As PegasosSVC, with ``"auto"`` (and ``"calibrate"``) ``1 / (2 mean k(x, x))``.
+    intercept_decay : float or "auto", default="auto"
+        As PegasosSVC; "auto" is the density of ``X`` for the linear kernel and 1 for the
+        others (their feature maps are dense).
+
+    Raises
+    ------
+    NumericalError
+        When a kernel value, a score or the weights of a pass become inf or nan.
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_ : the expansion
+        ``w_k = sum_j dual_coef_[k, j] phi(support_vectors_[j])``.
+    alpha_ : ndarray of int64, shape (n_models, n_samples)
+        ``alpha_[k, i]`` counts the steps in which example ``i`` violated the margin (the
+        paper's alpha).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    gamma_ : float, the resolved kernel width (nan for the linear kernel)
+    classes_, t_, eta0_, intercept_decay_, n_iter_, n_mistakes_, mistakes_per_epoch_,
+    objective_history_ : as PegasosSVC.
+
+    References
+    ----------
+    Shalev-Shwartz, Singer, Srebro, Cotter (2011), "Pegasos: primal estimated sub-gradient
+    solver for SVM", Math. Programming 127(1), section 4.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(n_samples=100, noise=0.1, random_state=0)
+    >>> clf = KernelPegasosSVC(lam=0.01, gamma=2.0, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    """
+
+    _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS}
+
+    def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
+                 coef0: float = 0.0, max_iter: int = 10, n_iter: int | None = None,
+                 batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
+                 t0="auto", projection: bool = True, fit_intercept: bool = True,
+                 intercept_decay="auto", average="suffix", sampling: str = "permutation",
+                 random_state=None, tol: float | None = None, record_objective: bool = False):
+        self.lam = lam
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.max_iter = max_iter
+        self.n_iter = n_iter
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.t0 = t0
+        self.projection = projection
+        self.fit_intercept = fit_intercept
+        self.intercept_decay = intercept_decay
+        self.average = average
+        self.sampling = sampling
+        self.random_state = random_state
+        self.tol = tol
+        self.record_objective = record_objective
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @property
+    def partial_fit(self):
+        """Not available: a kernel model is fitted in one call."""
+        raise AttributeError(
+            "KernelPegasosSVC.partial_fit: a kernel model keeps one coefficient per training"
+            " example and is fitted in one call. Use fit, or PegasosSVC (the linear model)"
+            " for streams.")
+
+    def _gram(self, X, Z) -> NDArray[np.float64]:
+        return gram(X, Z, kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree),
+                    coef0=float(self.coef0))
+
+    def _schedule(self, X, K: NDArray) -> None:
+        """``eta0_`` (1 / (2 mean k(x, x)) for "auto"), ``intercept_decay_``, the suffix."""
+        if isinstance(self.eta0, str):  # no sample calibration here
+            mean_diag = float(np.mean(np.diag(K)))
+            self.eta0_ = 0.5 / mean_diag if mean_diag > 0 else 1.0
+        else:
+            self.eta0_ = float(self.eta0)
+        # "auto" is the density of the features: X's for the linear kernel, 1 for the others
+        # (their feature maps are dense).
+        linear = not callable(self.kernel) and self.kernel == "linear"
+        resolve = linear or not isinstance(self.intercept_decay, str)
+        self.intercept_decay_ = (intercept_decay(self.intercept_decay, row_stats(X)[1])
+                                 if resolve else 1.0)
+        self._suffix_start = float(suffix_skip(self._total_steps(K.shape[0])))
+
+    def _pass(self, K, y: NDArray, order: NDArray, p, problem: tuple, alpha: NDArray):
+        """One pass of one binary problem ``(w, state)``; returns ``(state, mistakes)``."""
+        w, st = problem
+        scores = np.empty(K.shape[0])
+        st, result = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha)
+        mistakes = check_pass("KernelPegasosSVC", result)
+        if not (np.isfinite(st[1:]).all() and np.isfinite(w.v).all()
+                and np.isfinite(w.u).all()):  # once per pass: O(n) against its O(n^2)
+            check_pass("KernelPegasosSVC", PassResult(mistakes, WEIGHTS_NOT_FINITE, order[-1]))
+        return st, mistakes
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run ``max_iter`` epochs (or ``n_iter`` steps) of kernelized Pegasos on ``(X, y)``."""
+        self._validate_params()
+        X, y = validate_X_y(self, X, y, reset=True)
+        self.classes_ = check_classes("KernelPegasosSVC", y, None)
+        y_pm = encode_pm(y, self.classes_)
+        ys = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+        linear = not callable(self.kernel) and self.kernel == "linear"
+        self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
+            K = self._gram(X, X)
+        bad = np.flatnonzero(~np.isfinite(K).all(axis=1))
+        if bad.size:
+            raise NumericalError("KernelPegasosSVC", int(bad[0]), "the kernel k(x_i, x_j)")
+        self._schedule(X, K)
+        p = self._params(self.eta0_)
+        n, width = K.shape[0], K.shape[0] if self._averaging else 0
+        problems = [(PegasosVectors(np.zeros(n), np.zeros(width)), fresh_state()) for _ in ys]
+        alpha = np.zeros((len(ys), n), dtype=np.int64)
+        self.__dict__.pop("objective_history_", None)
+        self.t_, self.n_iter_, self.n_mistakes_, self.mistakes_per_epoch_ = 0, 0, 0, []
+
+        def run_pass(order):
+            order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
+            mistakes = 0
+            for k, y_k in enumerate(ys):
+                st, made = self._pass(K, y_k, order, p, problems[k], alpha[k])
+                problems[k] = (problems[k][0], st)
+                mistakes += made
+            self.t_ += -(-order.size // int(self.batch_size))
+            return mistakes
+
+        def objectives():
+            models = [predictor(w, st, self._averaging) for w, st in problems]
+            return np.array([hinge(y_k * (K @ beta + b)).mean()
+                             + 0.5 * self.lam * float(beta @ K @ beta)
+                             for y_k, (beta, b) in zip(ys, models, strict=True)])
+
+        self._run_epochs(self._orders(check_random_state(self.random_state), n), run_pass,
+                         objectives)
+        self._set_model(X, problems, alpha)
+        return self
+
+    def _set_model(self, X, problems: list, alpha: NDArray) -> None:
+        models = [predictor(w, st, self._averaging) for w, st in problems]
+        beta = np.array([w for w, _ in models])
+        self.support_ = np.flatnonzero(np.any(beta != 0.0, axis=0))
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = np.ascontiguousarray(beta[:, self.support_])
+        self.intercept_ = np.array([b for _, b in models], dtype=np.float64)
+        self.alpha_ = alpha
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Scores ``sum_j dual_coef_[k, j] k(sv_j, x) + b_k``: ``(n,)`` for two classes,
+        ``(n, n_classes)`` for one-vs-rest."""
+        check_is_fitted(self, "dual_coef_")
+        X = validate_X(self, X, reset=False)
+        if self.support_.size == 0:
+            scores = np.zeros((X.shape[0], self.dual_coef_.shape[0])) + self.intercept_
+        else:
+            scores = self._gram(X, self.support_vectors_) @ self.dual_coef_.T + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """Labels: ``classes_[1]`` when the score is ``>= 0`` (binary), argmax (OvR)."""
+        return decode_scores(self.decision_function(X), self.classes_)
 
 
-def fit_kernel_pegasos(est, X, y):
-    """``PegasosSVC.fit`` for a kernel model (always starts afresh: no warm start)."""
-    X, y = validate_X_y(est, X, y, reset=True)
-    est.classes_ = check_classes("PegasosSVC", y, None)
-    y_pm = encode_pm(y, est.classes_)
-    ys = est._y_rows(y_pm)
-    params = _kernel_params(est, X)
-    est.gamma_ = params["gamma"]
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
-        K = gram(X, X, **params)
-    bad = np.flatnonzero(~np.isfinite(K).all(axis=1))
-    if bad.size:
-        raise NumericalError("PegasosSVC", int(bad[0]), "the kernel k(x_i, x_j)")
-    n, n_models = X.shape[0], len(ys)
-    averaging = est._averaging
-    v = np.zeros((n_models, n))
-    u = np.zeros((n_models, n if averaging else 0))
-    st = np.zeros((n_models, 6))
-    st[:, _A] = 1.0
-    alpha = np.zeros((n_models, n), dtype=np.int64)
-    if isinstance(est.eta0, str):  # "auto": no sample calibration here; 1 / (2 mean k(x, x))
-        mean_diag = float(np.mean(np.diag(K)))
-        est.eta0_ = 0.5 / mean_diag if mean_diag > 0 else 1.0
-    else:
-        est.eta0_ = float(est.eta0)
-    # "auto" is the density of the features: X's for the linear kernel, 1 for the others
-    # (their feature maps are dense).
-    resolve = est.kernel == "linear" or not isinstance(est.intercept_decay, str)
-    est.intercept_decay_ = est._resolve_intercept_decay(_row_stats(X)[1]) if resolve else 1.0
-    est._suffix_start = float(_suffix_skip(est._total_steps(n)))
-    hp = est._hyper(est.eta0_)
-    for attr in ("coef_", "_v", "_u", "_st", "objective_history_"):
-        if hasattr(est, attr):
-            delattr(est, attr)
-    est.t_, est.n_iter_, est.n_mistakes_, est.mistakes_per_epoch_ = 0, 0, 0, []
-    rng = check_random_state(est.random_state)
-    track = est.record_objective or est.tol is not None
-    history, best = [], np.inf
-    k_batch = int(est.batch_size)
-    for order in est._orders(rng, n):
-        scores = np.empty(n)
-        mistakes = 0
-        for k in range(n_models):
-            made, bad = _kernel_pegasos_epoch(K, ys[k], v[k], u[k], st[k], order, est.t_,
-                                              k_batch, hp, scores, alpha[k])
-            if bad >= 0:
-                raise NumericalError("PegasosSVC", int(bad), "the score")
-            if not (np.isfinite(st[k]).all() and np.isfinite(v[k]).all()
-                    and np.isfinite(u[k]).all()):  # once per pass: O(n) against its O(n^2)
-                raise NumericalError("PegasosSVC", int(order[-1]),
-                                     "the weights at the end of the pass (last row)")
-            mistakes += made
-        est.t_ += -(-order.size // k_batch)
-        est.mistakes_per_epoch_.append(mistakes)
-        est.n_mistakes_ += mistakes
-        est.n_iter_ += 1
-        if track:
-            beta, b = _predictor(v, u, st, averaging)
-            f = K @ beta.T + b
-            J = np.array([hinge(ys[k] * f[:, k]).mean()
-                          + 0.5 * est.lam * float(beta[k] @ K @ beta[k])
-                          for k in range(n_models)])
-            history.append(J[0] if J.size == 1 else J)
-            if est.tol is not None and J.sum() > best - est.tol * abs(best):
-                break
-            best = min(best, float(J.sum()))
-    beta, b = _predictor(v, u, st, averaging)
-    est.support_ = np.flatnonzero(np.any(beta != 0.0, axis=0))
-    est.support_vectors_ = X[est.support_]
-    est.dual_coef_ = np.ascontiguousarray(beta[:, est.support_])
-    est.intercept_ = b
-    est.alpha_ = alpha
-    if track:
-        est.objective_history_ = np.array(history)
-    return est
-
-
-def kernel_decision(est, X) -> NDArray[np.float64]:
-    """Scores ``sum_j dual_coef_[k, j] k(sv_j, x) + b_k`` of a fitted kernel model."""
-    check_is_fitted(est, "dual_coef_")
-    X = validate_X(est, X, reset=False)
-    if est.support_.size == 0:
-        scores = np.zeros((X.shape[0], est.dual_coef_.shape[0])) + est.intercept_
-    else:
-        params = {"kernel": est.kernel, "gamma": est.gamma_, "degree": int(est.degree),
-                  "coef0": float(est.coef0)}
-        scores = gram(X, est.support_vectors_, **params) @ est.dual_coef_.T + est.intercept_
-    return scores.ravel() if scores.shape[1] == 1 else scores
-
-
-__all__ = ["fit_kernel_pegasos", "kernel_decision"]
+__all__ = ["KernelPegasosSVC"]

@@ -13,55 +13,77 @@ y_t of the mistakes: it makes the same mistakes in the same order.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import OnlineClassifier
-from .._validation import check_scalar
+from .._online import EPOCHS, OnlineClassifier, keep_params
+from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass
+from .._specs import Bool, Seed
 from ..exceptions import NumericalError
-from ..kernels import check_kernel_params, gram, resolve_gamma
+from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
+from ..linear.perceptron import BatchPerceptronMixin
 
 # Most bytes of Gram values held at once (fit's full Gram, or one block of rows).
 _GRAM_BYTES = 256 * 2**20
 
 
+class DualState(NamedTuple):
+    """One binary problem's expansion: coef[i] = alpha_i y_i for each slot i, the slots with
+    alpha_i > 0 in the order they joined (support[:n_support[0]]), and b[0]."""
+
+    coef: np.ndarray
+    support: np.ndarray
+    n_support: np.ndarray
+    b: np.ndarray
+
+
 @njit(cache=True)
-def _kernel_perceptron_pass(K, rows, slots, y, coef, support, n_support, b, fit_intercept,
-                            scores):
-    """One pass over the points j = 0..len(rows)-1; updates coef, support and b in place.
+def _kernel_perceptron_pass(K, rows, slots, y, s, fit_intercept, scores):
+    """One pass over the points j = 0..len(rows)-1; updates the DualState s in place.
 
     K : float64[*, m], C-contiguous; row ``rows[j]`` holds k(x_j, x_i) for every slot i.
-    slots : int64[n], the slot i of point j (where its alpha_j y_j is stored).
-    y : float64[n] in {-1,+1}; coef : float64[m], coef[i] = alpha_i y_i;
-    support : int64[m], the slots with alpha_i > 0 in the order they joined, n_support[0]
-    of them; b : float64[1]; scores : float64[n] receives f(x_j) before its update.
-    Returns (mistakes, bad): ``bad`` is the first j whose score f(x_j) is inf or nan (a Gram
-    value overflowed; the pass stops there), else -1. The alphas are counts and cannot
-    overflow.
+    slots : int64[n], the slot of point j (where its alpha_j y_j is kept); y : float64[n] in
+    {-1,+1}; scores[j] receives f(x_j) before its update. Returns a PassResult whose row
+    is the first j whose score is inf or nan (a Gram value overflowed; the pass stops
+    there). The alphas are counts and cannot overflow.
     """
-    n_mistakes = 0
+    mistakes = 0
     for j in range(rows.shape[0]):
-        r = rows[j]
-        score = b[0]
-        for p in range(n_support[0]):
-            i = support[p]
-            score += coef[i] * K[r, i]
+        score = s.b[0]
+        for p in range(s.n_support[0]):  # f(x_j) = sum_{i in S} alpha_i y_i k(x_i, x_j) + b
+            i = s.support[p]
+            score += s.coef[i] * K[rows[j], i]
         scores[j] = score
         if not math.isfinite(score):
-            return n_mistakes, j
+            return PassResult(mistakes, SCORE_NOT_FINITE, j)
         if y[j] * score <= 0.0:  # mistake (a tie counts)
-            s = slots[j]
-            if coef[s] == 0.0:  # x_j joins the support set
-                support[n_support[0]] = s
-                n_support[0] += 1
-            coef[s] += y[j]  # alpha_j <- alpha_j + 1
+            i = slots[j]
+            if s.coef[i] == 0.0:  # x_j joins the support set
+                s.support[s.n_support[0]] = i
+                s.n_support[0] += 1
+            s.coef[i] += y[j]  # alpha_j <- alpha_j + 1
             if fit_intercept:
-                b[0] += y[j]  # b <- b + y_j
-            n_mistakes += 1
-    return n_mistakes, -1
+                s.b[0] += y[j]  # b <- b + y_j
+            mistakes += 1
+    return PassResult(mistakes, FINITE, -1)
+
+
+@dataclass
+class _TrainingRows:
+    """fit's expansion, one row per binary problem, whose slots are the training rows (a row
+    that errs again raises its alpha_i), and the n x n Gram matrix once computed."""
+
+    X: Any
+    coef: NDArray[np.float64]
+    support: NDArray[np.int64]
+    n_support: NDArray[np.int64]
+    K: NDArray[np.float64] | None = None
 
 
 def _rows_per_block(n: int, width: int) -> int:
@@ -78,7 +100,7 @@ def _append_rows(A, B):
     return np.vstack([A, B])
 
 
-class KernelPerceptron(OnlineClassifier):
+class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     """The kernel perceptron: mistake-driven updates of a dual expansion over support vectors.
 
     Parameters
@@ -157,24 +179,13 @@ class KernelPerceptron(OnlineClassifier):
     True
     """
 
+    _parameter_constraints = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
+                              "shuffle": Bool(), "random_state": Seed()}
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
                  random_state=None):
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = type(self).__name__
-        check_kernel_params(name, self.kernel, self.gamma, self.degree, self.coef0)
-        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_scalar(name, "shuffle", self.shuffle, kind=(bool, np.bool_))
+        keep_params(self, locals())
 
     # -- Gram blocks -------------------------------------------------------------------------
     def _gram(self, A, B) -> NDArray[np.float64]:
@@ -201,85 +212,76 @@ class KernelPerceptron(OnlineClassifier):
         self.alpha_ = np.zeros((n_models, 0), dtype=np.int64)
         self.intercept_ = np.zeros(n_models)
         self.n_rows_seen_ = 0
-        if getattr(self, "_fitting", False):
-            n = X.shape[0]
-            self._X_fit = X
-            self._coef_fit = np.zeros((n_models, n))
-            self._support_fit = np.zeros((n_models, n), dtype=np.int64)
-            self._n_support_fit = np.zeros((n_models, 1), dtype=np.int64)
-            self._K_fit = None
 
-    def fit(self, X, y):
-        """Run passes until one makes no mistake (or ``max_iter``), from alpha = 0, b = 0."""
-        self._fitting = True
+    @contextmanager
+    def _fit_scope(self, X):
+        """fit's passes index the support set by training row; at the end the support-vector
+        form is stored, and the Gram matrix is dropped (it is not part of the model)."""
+        n, m = X.shape[0], self._n_models
+        self._training = _TrainingRows(X, np.zeros((m, n)), np.zeros((m, n), dtype=np.int64),
+                                       np.zeros((m, 1), dtype=np.int64))
         try:
-            super().fit(X, y)
+            yield
             self._store_fit()
-        finally:  # fit's scratch state (and the Gram matrix) is not part of the model
-            for name in ("_fitting", "_X_fit", "_coef_fit", "_support_fit", "_n_support_fit",
-                         "_K_fit"):
-                self.__dict__.pop(name, None)
-        return self
+        finally:
+            del self._training
 
     def _store_fit(self) -> None:
-        """Turn fit's per-training-row state into the support-vector form."""
-        coef = self._coef_fit
+        """Turn fit's per-training-row expansion into the support-vector form."""
+        X, coef = self._training.X, self._training.coef
         rows = np.flatnonzero(np.any(coef != 0.0, axis=0)).astype(np.int64)
         self.support_ = rows
-        X = self._X_fit
         self.support_vectors_ = X[rows] if sp.issparse(X) else np.array(X[rows], np.float64)
         self.dual_coef_ = np.ascontiguousarray(coef[:, rows])
         self.alpha_ = np.abs(self.dual_coef_).astype(np.int64)
         self.n_rows_seen_ = X.shape[0]
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
-        if getattr(self, "_fitting", False):
+        if hasattr(self, "_training"):
             return self._fit_pass(k, X, y, order, scores)
-        if self.dual_coef_.shape[0] != 1:  # pragma: no cover - only the binary game calls this
-            raise RuntimeError("KernelPerceptron._pass: one-vs-rest goes through _run_pass.")
-        mistakes = self._grow_pass(X, y[None, :], order, scores)
-        return mistakes
+        return self._grow_pass(X, y[None, :], order, scores)  # the binary game
 
     def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
-        if getattr(self, "_fitting", False):
+        if hasattr(self, "_training"):
             return super()._run_pass(X, y_pm, order)
+        # partial_fit: every problem in one pass, as they share the support vectors
         Y = y_pm[None, :] if y_pm.ndim == 1 else y_pm
         mistakes = self._grow_pass(X, Y, order, np.empty(X.shape[0]))
         self.t_ += order.size
         return mistakes
 
-    def _check_score(self, rows: NDArray, bad: int) -> None:
-        """Raise NumericalError when the kernel pass stopped at ``rows[bad]`` (bad >= 0)."""
-        if bad >= 0:
-            raise NumericalError(type(self).__name__, int(rows[bad]), "the score")
+    def _checked(self, result, rows: NDArray) -> int:
+        """The mistakes of a compiled pass over the points ``rows`` (NumericalError naming the
+        row of ``rows`` where it stopped, if it did)."""
+        if result.status != FINITE:
+            result = result._replace(row=int(rows[result.row]))
+        return check_pass(type(self).__name__, result)
 
-    def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
-        """A pass of fit: slots are the training rows, over the cached Gram or its blocks."""
-        n = X.shape[0]
-        coef, support = self._coef_fit[k], self._support_fit[k]
-        n_support, b = self._n_support_fit[k], self.intercept_[k : k + 1]
-        fit_b = bool(self.fit_intercept)
-        order = order.astype(np.int64)
-        if self._K_fit is None and 8 * n * n <= _GRAM_BYTES:
-            self._K_fit = self._gram(X, X)
-        if self._K_fit is not None:
-            block_scores = np.empty(n)
-            mistakes, bad = _kernel_perceptron_pass(self._K_fit, order, order, y[order], coef,
-                                                    support, n_support, b, fit_b, block_scores)
-            self._check_score(order, bad)
-            scores[order] = block_scores
-            return mistakes
-        mistakes = 0
+    def _fit_blocks(self, X, order: NDArray):
+        """For a pass of fit over X[order]: (Gram rows, the row of each point in them, the
+        points), from the cached n x n Gram matrix when it fits in ``_GRAM_BYTES``, else
+        from blocks k(X[rows], X)."""
+        training, n = self._training, X.shape[0]
+        if training.K is None and 8 * n * n <= _GRAM_BYTES:
+            training.K = self._gram(X, X)
+        if training.K is not None:
+            yield training.K, order, order
+            return
         step = _rows_per_block(n, n)
         for start in range(0, n, step):
             rows = order[start : start + step]
-            K = self._gram(X[rows], X)
+            yield self._gram(X[rows], X), np.arange(rows.size), rows
+
+    def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        """A pass of fit: the slots are the training rows."""
+        t = self._training
+        state = DualState(t.coef[k], t.support[k], t.n_support[k], self.intercept_[k : k + 1])
+        mistakes = 0
+        for K, gram_rows, rows in self._fit_blocks(X, order.astype(np.int64)):
             block_scores = np.empty(rows.size)
-            block_mistakes, bad = _kernel_perceptron_pass(
-                K, np.arange(rows.size), rows, y[rows], coef, support, n_support, b, fit_b,
-                block_scores)
-            self._check_score(rows, bad)
-            mistakes += block_mistakes
+            result = _kernel_perceptron_pass(K, gram_rows, rows, y[rows], state,
+                                             bool(self.fit_intercept), block_scores)
+            mistakes += self._checked(result, rows)
             scores[rows] = block_scores
         return mistakes
 
@@ -308,12 +310,12 @@ class KernelPerceptron(OnlineClassifier):
                 support = np.zeros(m + step, dtype=np.int64)
                 old = np.flatnonzero(self.dual_coef_[k])
                 support[: old.size] = old
-                n_support = np.array([old.size], dtype=np.int64)
-                block_mistakes, bad = _kernel_perceptron_pass(
+                state = DualState(coef, support, np.array([old.size], dtype=np.int64),
+                                  self.intercept_[k : k + 1])
+                result = _kernel_perceptron_pass(
                     K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
-                    coef, support, n_support, self.intercept_[k : k + 1], fit_b, block_scores)
-                self._check_score(rows, bad)
-                mistakes += block_mistakes
+                    state, fit_b, block_scores)
+                mistakes += self._checked(result, rows)
                 new_coef[k] = coef[m:]
             scores[rows] = block_scores
             joined = np.flatnonzero(np.any(new_coef != 0.0, axis=0))

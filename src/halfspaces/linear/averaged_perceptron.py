@@ -12,206 +12,98 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, UPDATE_NOT_FINITE, check_finite
-from .._primitives import dot_csr, dot_dense, prefetch_dense_row
-from .perceptron import _PREFETCH_ROWS, Perceptron, linear_scores
-
-# Overflow. The running perceptron's w cannot overflow unseen: its score is checked, and
-# _perceptron_epoch explains why that suffices. But no score reads u, and c y_t x_t grows
-# with the round c, so u is checked: in a dense pass once at its end (a u_j once inf stays
-# inf, so the last update is one after which u is not finite), in a CSR pass at each update
-# on the entries written (a row touches only its own; an end-of-pass check would cost O(d)
-# per learn_one).
-
-
-@njit(cache=True)
-def _finite(v):
-    """Whether every entry of the vector v is finite."""
-    for j in range(v.shape[0]):
-        if not math.isfinite(v[j]):
-            return False
-    return True
+from .._primitives import (
+    FINITE,
+    PREFETCH_ROWS,
+    SCORE_NOT_FINITE,
+    UPDATE_NOT_FINITE,
+    Difference,
+    PassResult,
+    n_rows,
+    prefetch_wanted,
+    row_axpy_pair,
+    row_dot,
+    row_prefetch,
+)
+from .perceptron import Perceptron
 
 
-@njit(cache=True)
-def _update_csr(w, u, y_t, cy, data, indices, start, end):
-    """w <- w + y_t x_t and u <- u + c y_t x_t for the CSR row x_t = (data, indices)[start:end];
-    returns whether the entries of u written are finite (they were before, so an overflow
-    gives inf, never nan).
+class AveragedState(NamedTuple):
+    """One binary problem's state: the running perceptron's w, and the counter trick's u;
+    b = [b, beta]."""
+
+    w: np.ndarray
+    u: np.ndarray
+    b: np.ndarray
+
+
+@njit(cache=True, inline="always")  # inlined: a call per mistake slowed the CSR pass
+def _update(X, t, y_t, s, fit_intercept, c):
+    """A mistake at round c + 1 on row t: w <- w + y_t x_t, u <- u + c y_t x_t (and b, beta).
+
+    Returns whether the entries of u it wrote are finite: no score reads u, and c y_t x_t
+    grows with the round c, so u can overflow unseen. (The perceptron's epoch says why w
+    cannot.)
     """
-    largest = 0.0
-    for p in range(np.uint64(start), np.uint64(end)):
-        j = np.uint64(indices[p])
-        w[j] += y_t * data[p]
-        u_j = u[j] + cy * data[p]
-        u[j] = u_j
-        largest = max(largest, abs(u_j))
-    return math.isfinite(largest)
+    cy = c * y_t
+    if fit_intercept:
+        s.b[0] += y_t  # b <- b + y_t
+        s.b[1] += cy  # beta <- beta + c y_t
+    return row_axpy_pair(X, t, y_t, s.w, cy, s.u)  # w <- w + y_t x_t,  u <- u + c y_t x_t
 
 
 @njit(cache=True)
-def _averaged_epoch(X, y, w, u, b, fit_intercept, c, order, scores):
-    """One pass over rows X[order]; updates w, u, b = [b, beta] in place.
+def _averaged_epoch(X, y, s, fit_intercept, c, order, scores):
+    """One pass over rows X[order] from round c + 1 on; updates the AveragedState s in place.
 
-    X : float64 or float32[n, d], C-contiguous; w, u : float64[d]; c : float, rounds before
-    this pass. ``scores[t]`` receives the running perceptron's score of row t. Returns
-    (mistakes, status, row) as ``_perceptron_epoch`` does.
+    X : dense float32/float64[n, d] or CSR rows (``_primitives.as_rows``); c : float, the
+    rounds before this pass. ``scores[t]`` receives the running perceptron's score of row
+    t. Returns a PassResult.
     """
-    n_mistakes = 0
-    last = -1  # the row of the last update
-    d = X.shape[1]
-    n = order.shape[0]
-    for i in range(n):
-        if i + _PREFETCH_ROWS < n:
-            prefetch_dense_row(X, order[i + _PREFETCH_ROWS])
+    mistakes = 0
+    for i in range(order.shape[0]):
+        if prefetch_wanted(order, i):  # shuffled rows: ask the cache for a row ahead
+            row_prefetch(X, order[i + PREFETCH_ROWS])
         t = order[i]
-        x_t, y_t = X[t], y[t]
-        score = dot_dense(w, x_t) + b[0]
+        score = row_dot(X, t, s.w) + s.b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
-            return n_mistakes, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:  # mistake (a tie counts)
-            cy = c * y_t
-            for j in range(d):
-                w[j] += y_t * x_t[j]  # w <- w + y_t x_t
-                u[j] += cy * x_t[j]  # u <- u + c y_t x_t
-            if fit_intercept:
-                b[0] += y_t
-                b[1] += cy
-            n_mistakes += 1
-            last = t
+            return PassResult(mistakes, SCORE_NOT_FINITE, t)
+        if y[t] * score <= 0.0:  # the running perceptron's mistake (a tie counts)
+            mistakes += 1
+            if not _update(X, t, y[t], s, fit_intercept, c):
+                return PassResult(mistakes, UPDATE_NOT_FINITE, t)
         c += 1.0
-    if last >= 0 and not _finite(u):  # see "Overflow" above
-        return n_mistakes, UPDATE_NOT_FINITE, last
-    return n_mistakes, FINITE, -1
+    return PassResult(mistakes, FINITE, -1)
 
 
 @njit(cache=True)
-def _averaged_epoch_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, order, scores):
-    """The same pass for CSR input; O(nnz) per pass. Each update checks the u it writes."""
-    n_mistakes = 0
-    for t in order:
-        start, end, y_t = indptr[t], indptr[t + 1], y[t]
-        score = dot_csr(w, data, indices, start, end) + b[0]
-        scores[t] = score
-        if not math.isfinite(score):  # inf or nan
-            return n_mistakes, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:  # mistake (a tie counts)
-            cy = c * y_t
-            if not _update_csr(w, u, y_t, cy, data, indices, start, end):
-                return n_mistakes + 1, UPDATE_NOT_FINITE, t
-            if fit_intercept:
-                b[0] += y_t
-                b[1] += cy
-            n_mistakes += 1
-        c += 1.0
-    return n_mistakes, FINITE, -1
-
-
-@njit(cache=True)
-def _dot_dense_avg(w, u, inv_c, x):
-    """<w - u inv_c, x>, summed exactly as ``dot_dense`` sums the materialised average."""
-    d = x.shape[0]
-    m = d - d % 8
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    for j in range(0, m, 8):
-        s0 += (w[j] - u[j] * inv_c) * x[j]
-        s1 += (w[j + 1] - u[j + 1] * inv_c) * x[j + 1]
-        s2 += (w[j + 2] - u[j + 2] * inv_c) * x[j + 2]
-        s3 += (w[j + 3] - u[j + 3] * inv_c) * x[j + 3]
-        s4 += (w[j + 4] - u[j + 4] * inv_c) * x[j + 4]
-        s5 += (w[j + 5] - u[j + 5] * inv_c) * x[j + 5]
-        s6 += (w[j + 6] - u[j + 6] * inv_c) * x[j + 6]
-        s7 += (w[j + 7] - u[j + 7] * inv_c) * x[j + 7]
-    for j in range(m, d):
-        s0 += (w[j] - u[j] * inv_c) * x[j]
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-
-
-@njit(cache=True)
-def _dot_csr_avg(w, u, inv_c, data, indices, start, end):
-    """<w - u inv_c, x> for a CSR row, summed exactly as ``dot_csr``."""
-    start, end = np.uint64(start), np.uint64(end)  # unsigned positions, as in dot_csr
-    one, two, three, four = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
-    m = end - (end - start) % four
-    s0 = s1 = s2 = s3 = 0.0
-    for p in range(start, m, four):
-        j0, j1 = np.uint64(indices[p]), np.uint64(indices[p + one])
-        j2, j3 = np.uint64(indices[p + two]), np.uint64(indices[p + three])
-        s0 += (w[j0] - u[j0] * inv_c) * data[p]
-        s1 += (w[j1] - u[j1] * inv_c) * data[p + one]
-        s2 += (w[j2] - u[j2] * inv_c) * data[p + two]
-        s3 += (w[j3] - u[j3] * inv_c) * data[p + three]
-    for p in range(m, end):
-        s0 += (w[np.uint64(indices[p])] - u[np.uint64(indices[p])] * inv_c) * data[p]
-    return (s0 + s1) + (s2 + s3)
-
-
-@njit(cache=True)
-def _averaged_play(X, y, w, u, b, fit_intercept, c, scores):
+def _averaged_play(X, y, s, fit_intercept, c, scores):
     """The online game in order: scores[t] is the *averaged* predictor's score before round
-    t (what ``score_one`` returns), the update is the running perceptron's. Returns
-    (mistakes, status, row) as ``_averaged_epoch`` does; both scores are checked."""
-    n_mistakes = 0
-    last = -1
-    d = X.shape[1]
-    for t in range(X.shape[0]):
-        x_t, y_t = X[t], y[t]
+    t (what ``score_one`` returns), the update is the running perceptron's. Returns a
+    PassResult as ``_averaged_epoch`` does; both scores are checked."""
+    mistakes = 0
+    for t in range(n_rows(X)):
+        score = row_dot(X, t, s.w) + s.b[0]
         if c == 0.0:  # no round yet: the average is the starting point w_1 = 0
-            scores[t] = dot_dense(w, x_t) + b[0]
-        else:
+            scores[t] = score
+        else:  # <w - u/c, x_t> + b - beta/c, the average as coef_ materialises it
             inv_c = 1.0 / c
-            scores[t] = _dot_dense_avg(w, u, inv_c, x_t) + (b[0] - b[1] * inv_c)
-        score = dot_dense(w, x_t) + b[0]
+            scores[t] = row_dot(X, t, Difference(s.w, s.u, inv_c)) + (s.b[0] - s.b[1] * inv_c)
         if not (math.isfinite(score) and math.isfinite(scores[t])):
-            return n_mistakes, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:
-            cy = c * y_t
-            for j in range(d):
-                w[j] += y_t * x_t[j]
-                u[j] += cy * x_t[j]
-            if fit_intercept:
-                b[0] += y_t
-                b[1] += cy
-            n_mistakes += 1
-            last = t
+            return PassResult(mistakes, SCORE_NOT_FINITE, t)
+        if y[t] * score <= 0.0:
+            mistakes += 1
+            if not _update(X, t, y[t], s, fit_intercept, c):
+                return PassResult(mistakes, UPDATE_NOT_FINITE, t)
         c += 1.0
-    if last >= 0 and not _finite(u):
-        return n_mistakes, UPDATE_NOT_FINITE, last
-    return n_mistakes, FINITE, -1
-
-
-@njit(cache=True)
-def _averaged_play_csr(data, indices, indptr, y, w, u, b, fit_intercept, c, scores):
-    """``_averaged_play`` for CSR input."""
-    n_mistakes = 0
-    for t in range(indptr.shape[0] - 1):
-        start, end, y_t = indptr[t], indptr[t + 1], y[t]
-        if c == 0.0:
-            scores[t] = dot_csr(w, data, indices, start, end) + b[0]
-        else:
-            inv_c = 1.0 / c
-            scores[t] = (_dot_csr_avg(w, u, inv_c, data, indices, start, end)
-                         + (b[0] - b[1] * inv_c))
-        score = dot_csr(w, data, indices, start, end) + b[0]
-        if not (math.isfinite(score) and math.isfinite(scores[t])):
-            return n_mistakes, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:
-            cy = c * y_t
-            if not _update_csr(w, u, y_t, cy, data, indices, start, end):
-                return n_mistakes + 1, UPDATE_NOT_FINITE, t
-            if fit_intercept:
-                b[0] += y_t
-                b[1] += cy
-            n_mistakes += 1
-        c += 1.0
-    return n_mistakes, FINITE, -1
+    return PassResult(mistakes, FINITE, -1)
 
 
 class AveragedPerceptron(Perceptron):
@@ -296,7 +188,7 @@ class AveragedPerceptron(Perceptron):
         self.weighted_intercept_sum_ = np.zeros(n_models, dtype=np.float64)
 
     def _average(self, k: int, c: float) -> None:
-        """Materialise coef_[k], intercept_[k] after c rounds (same ops as the play kernel)."""
+        """Materialise coef_[k], intercept_[k] after c rounds (the play pass's arithmetic)."""
         if c == 0:
             self.coef_[k] = self.current_coef_[k]
             self.intercept_[k] = self.current_intercept_[k]
@@ -305,43 +197,25 @@ class AveragedPerceptron(Perceptron):
         self.coef_[k] = self.current_coef_[k] - self.weighted_coef_sum_[k] * inv_c
         self.intercept_[k] = self.current_intercept_[k] - self.weighted_intercept_sum_[k] * inv_c
 
-    def _state(self, k: int):
+    def _state(self, k: int) -> AveragedState:
         b = np.array([self.current_intercept_[k], self.weighted_intercept_sum_[k]])
-        return self.current_coef_[k], self.weighted_coef_sum_[k], b
+        return AveragedState(self.current_coef_[k], self.weighted_coef_sum_[k], b)
 
-    def _store(self, k: int, b: NDArray, c: float) -> None:
-        self.current_intercept_[k], self.weighted_intercept_sum_[k] = b
+    def _store(self, k: int, s: AveragedState, c: float) -> None:
+        self.current_intercept_[k], self.weighted_intercept_sum_[k] = s.b
         self._average(k, c)
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
-        w, u, b = self._state(k)
-        c = float(self.t_)  # every binary problem sees every row: t_ counts its rounds
-        fit_b = bool(self.fit_intercept)
-        if sp.issparse(X):
-            mistakes, status, row = _averaged_epoch_csr(X.data, X.indices, X.indptr, y, w, u,
-                                                        b, fit_b, c, order, scores)
-        else:
-            mistakes, status, row = _averaged_epoch(X, y, w, u, b, fit_b, c, order, scores)
-        check_finite(type(self).__name__, status, row)
-        self._store(k, b, c + order.size)
+        s, c = self._state(k), float(self.t_)  # every problem sees every row: t_ counts rounds
+        mistakes = self._compiled(_averaged_epoch, X, y, s, bool(self.fit_intercept), c, order,
+                                  scores)
+        self._store(k, s, c + order.size)
         return mistakes
 
-    def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+    def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:
         """The game in one compiled pass; scores are the averaged predictor's (see Notes)."""
-        scores = np.empty(X.shape[0], dtype=np.float64)
-        w, u, b = self._state(0)
-        c = float(self.t_)
-        fit_b = bool(self.fit_intercept)
-        if sp.issparse(X):
-            mistakes, status, row = _averaged_play_csr(X.data, X.indices, X.indptr, y_pm, w, u,
-                                                       b, fit_b, c, scores)
-        else:
-            mistakes, status, row = _averaged_play(X, y_pm, w, u, b, fit_b, c, scores)
-        check_finite(type(self).__name__, status, row)
-        self._store(0, b, c + X.shape[0])
-        self.t_ += X.shape[0]
-        self.n_mistakes_ += mistakes
-        return scores
-
-    def _decision(self, X) -> NDArray[np.float64]:
-        return linear_scores(X, self.coef_, self.intercept_, type(self).__name__)
+        s, c = self._state(0), float(self.t_)
+        mistakes = self._compiled(_averaged_play, X, y_pm, s, bool(self.fit_intercept), c,
+                                  scores)
+        self._store(0, s, c + X.shape[0])
+        return mistakes

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
@@ -32,9 +32,19 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
 from .._labels import check_classes, encode_pm
-from .._online import OnlineClassifier
-from .._validation import check_choice, check_row_norms, check_scalar, param_error, validate_X_y
-from ..exceptions import NumericalError
+from .._online import EPOCHS, OnlineClassifier
+from .._primitives import (
+    FINITE,
+    SCORE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
+    as_rows,
+    check_pass,
+    row_axpy,
+    row_dot,
+)
+from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
+from .._validation import check_row_norms, param_error, validate_X_y
 from ..losses import logistic_objective
 
 
@@ -47,68 +57,43 @@ def _neg_sigmoid_grad(margin):
     return 1.0 / (1.0 + math.exp(margin))
 
 
-@njit(cache=True)
-def _logistic_sgd_epoch(X, y, w, state, order, t, hp, scores):
-    """One pass of SGD on rows ``X[order]``; w (float64[d]) is updated in place.
+class SGDParams(NamedTuple):
+    """The hyper-parameters of an SGD pass."""
 
-    state : float64[2] = (b, unused); hp : float64[4] = (lam, eta0, fit_intercept, -);
-    scores : float64[n] receives each score before its update. Returns ``(mistakes, bad)``:
-    the mistakes and -1, or the row whose score was inf or nan (the pass stops there).
+    lam: float
+    eta0: float
+    fit_intercept: bool
+
+
+@njit(cache=True)
+def _logistic_sgd_pass(X, y, v, order, t, b, p, scores):
+    """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
+    ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
+    ``(1 - eta_t lam)`` is one multiplication of ``a`` and a step costs O(nnz(x_t)).
+
+    ``scores`` receives each score before its update. Returns ``(PassResult, b, a)``: the
+    pass stops at a row whose score is inf or nan (SCORE_NOT_FINITE).
     """
-    d = X.shape[1]
-    lam, eta0, fit_b = hp[0], hp[1], hp[2]
-    mistakes, bad = 0, -1
+    a, mistakes = 1.0, 0
     for i in order:
         t += 1
-        z = state[0]
-        for j in range(d):
-            z += w[j] * X[i, j]
+        z = a * row_dot(X, i, v) + b
         if not abs(z) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
-            bad = i
-            break
+            return PassResult(mistakes, SCORE_NOT_FINITE, i), b, a
         scores[i] = z
         if y[i] * z <= 0.0:
             mistakes += 1
         g = -y[i] * _neg_sigmoid_grad(y[i] * z)
-        eta = eta0 / (1.0 + lam * eta0 * t)
-        shrink = 1.0 - eta * lam
-        for j in range(d):
-            w[j] = shrink * w[j] - eta * g * X[i, j]
-        if fit_b != 0.0:
-            state[0] -= eta * g
-    return mistakes, bad
-
-
-@njit(cache=True)
-def _logistic_sgd_epoch_csr(data, indices, indptr, y, v, state, order, t, hp, scores):
-    """The same pass for CSR input with w = a v (state = (b, a)): O(nnz) per step."""
-    lam, eta0, fit_b = hp[0], hp[1], hp[2]
-    mistakes, bad = 0, -1
-    for i in order:
-        t += 1
-        dot = 0.0
-        for q in range(indptr[i], indptr[i + 1]):
-            dot += v[indices[q]] * data[q]
-        z = state[1] * dot + state[0]
-        if not abs(z) < np.inf:  # inf or nan
-            bad = i
-            break
-        scores[i] = z
-        if y[i] * z <= 0.0:
-            mistakes += 1
-        g = -y[i] * _neg_sigmoid_grad(y[i] * z)
-        eta = eta0 / (1.0 + lam * eta0 * t)
-        state[1] *= 1.0 - eta * lam
-        if abs(state[1]) < 1e-9:  # fold the scale into v (w = a v unchanged)
+        eta = p.eta0 / (1.0 + p.lam * p.eta0 * t)
+        a *= 1.0 - eta * p.lam
+        if abs(a) < 1e-9:  # fold the scale into v (w = a v unchanged)
             for j in range(v.shape[0]):
-                v[j] *= state[1]
-            state[1] = 1.0
-        c = eta * g / state[1]
-        for q in range(indptr[i], indptr[i + 1]):
-            v[indices[q]] -= c * data[q]
-        if fit_b != 0.0:
-            state[0] -= eta * g
-    return mistakes, bad
+                v[j] *= a
+            a = 1.0
+        row_axpy(X, i, -eta * g / a, v)  # w <- w - eta_t g_t x_t
+        if p.fit_intercept:
+            b -= eta * g
+    return PassResult(mistakes, FINITE, -1), b, a
 
 
 @njit(cache=True)
@@ -134,7 +119,7 @@ def _loss_and_coef(z, y, g):
 def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool):
     """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept).
 
-    Two mat-vecs (scipy's sparse kernels or BLAS) and one compiled pass over the margins.
+    Two mat-vecs (scipy's sparse routines or BLAS) and one compiled pass over the margins.
     """
     d = X.shape[1]
     n = y.shape[0]
@@ -148,6 +133,21 @@ def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept
     if fit_intercept:
         grad[d] = g.sum() / n
     return total / n + 0.5 * lam * float(w @ w), grad
+
+
+def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 2):
+    """``scipy.optimize.minimize``'s result of L-BFGS-B on ``fun(theta) -> (J, grad J)`` from
+    ``theta0``, stopped by ``max |grad| <= tol`` or ``max_iter`` iterations (then a
+    ConvergenceWarning, ``stacklevel`` counted from the caller of this function)."""
+    res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
+                   options={"maxiter": int(max_iter), "gtol": float(tol),
+                            "ftol": 64 * np.finfo(float).eps, "maxls": 50})
+    if res.status == 1:
+        warnings.warn(
+            f"LogisticRegression: L-BFGS-B stopped after max_iter={max_iter} iterations"
+            f" before the gradient fell below tol={tol}. Increase max_iter or scale the"
+            " features.", ConvergenceWarning, stacklevel=stacklevel + 1)
+    return res
 
 
 class LogisticRegression(OnlineClassifier):
@@ -221,6 +221,18 @@ class LogisticRegression(OnlineClassifier):
     array([1., 1.])
     """
 
+    _parameter_constraints = {
+        # C = inf is lam = 0: no minimizer at all on separable data
+        "C": POSITIVE.about("inverse regularization strength",
+                            "Try C=1.0; smaller C regularizes more."),
+        "lam": OneOf(POSITIVE, NONE).about(
+            "lambda of the lam-form objective",
+            "Try a small positive value such as 1e-4, or leave it None to use C."),
+        "fit_intercept": Bool(), "max_iter": EPOCHS,
+        "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
+        "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
+        "warm_start": Bool()}
+
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
                  eta0="auto", warm_start: bool = False):
@@ -232,31 +244,6 @@ class LogisticRegression(OnlineClassifier):
         self.solver = solver
         self.eta0 = eta0
         self.warm_start = warm_start
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = "LogisticRegression"
-        check_scalar(name, "C", self.C, low=0, low_inclusive=False,
-                     meaning="inverse regularization strength",
-                     hint="Try C=1.0; smaller C regularizes more.")
-        if np.isinf(self.C):  # lam = 0: no minimizer at all on separable data
-            raise param_error(name, "C", "a finite float > 0", self.C,
-                              "Try C=1.0; smaller C regularizes more.")
-        check_scalar(name, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
-                     meaning="lambda of the lam-form objective",
-                     hint="Try a small positive value such as 1e-4, or leave it None to use C.")
-        if self.lam is not None and np.isinf(self.lam):
-            raise param_error(name, "lam", "a finite float > 0 or None", self.lam,
-                              "Try a small positive value such as 1e-4, or leave it None to"
-                              " use C.")
-        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_scalar(name, "warm_start", self.warm_start, kind=(bool, np.bool_))
-        check_scalar(name, "tol", self.tol, low=0, low_inclusive=False,
-                     meaning="gradient tolerance")
-        check_choice(name, "solver", self.solver, ("lbfgs",))
-        if not (isinstance(self.eta0, str) and self.eta0 == "auto"):
-            check_scalar(name, "eta0", self.eta0, low=0, low_inclusive=False,
-                         meaning="first SGD step of partial_fit, or 'auto'")
 
     def _lam(self, n: int) -> float:
         if self.lam is not None:
@@ -284,25 +271,18 @@ class LogisticRegression(OnlineClassifier):
                 self.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
             else:
                 self.eta0_ = float(self.eta0)
-        hp = np.array([self._lam(self.t_ + order.size), self.eta0_,
-                       float(bool(self.fit_intercept)), 0.0])
+        p = SGDParams(self._lam(self.t_ + order.size), self.eta0_, bool(self.fit_intercept))
         w = self.coef_[k]
-        if sp.issparse(X):
-            state = np.array([self.intercept_[k], 1.0])
-            mistakes, bad = _logistic_sgd_epoch_csr(X.data, X.indices, X.indptr, y, w, state,
-                                                    order, self.t_, hp, scores)
-            w *= state[1]
-        else:
-            state = np.array([self.intercept_[k], 0.0])
-            mistakes, bad = _logistic_sgd_epoch(X, y, w, state, order, self.t_, hp, scores)
-        if bad >= 0:
-            raise NumericalError("LogisticRegression", int(bad), "the score <w, x_i> + b")
+        result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order, self.t_,
+                                          float(self.intercept_[k]), p, scores)
+        check_pass("LogisticRegression", result, "the score <w, x_i> + b")
+        w *= a
         # once per pass: a score checks only the weights of its row
-        if not (np.isfinite(state[0]) and np.isfinite(w @ w)):
-            raise NumericalError("LogisticRegression", int(order[-1]),
-                                 "the weights at the end of the pass (last row)")
-        self.intercept_[k] = state[0]
-        return mistakes
+        if not (np.isfinite(b) and np.isfinite(w @ w)):
+            check_pass("LogisticRegression",
+                       PassResult(result.mistakes, WEIGHTS_NOT_FINITE, int(order[-1])))
+        self.intercept_[k] = b
+        return result.mistakes
 
     def _decision(self, X) -> NDArray[np.float64]:
         scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
@@ -311,7 +291,7 @@ class LogisticRegression(OnlineClassifier):
     # -- batch fit ---------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Minimize ``J`` with L-BFGS-B, one binary problem per class beyond two (OvR)."""
-        self._check_params()
+        self._validate_params()
         warm = bool(self.warm_start) and hasattr(self, "coef_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes("LogisticRegression", y, None)
@@ -325,15 +305,8 @@ class LogisticRegression(OnlineClassifier):
         objectives, n_iter = [], 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            res = minimize(_objective_and_grad, theta0, args=(X, y_k, lam, fit_b), jac=True,
-                           method="L-BFGS-B",
-                           options={"maxiter": int(self.max_iter), "gtol": float(self.tol),
-                                    "ftol": 64 * np.finfo(float).eps, "maxls": 50})
-            if res.status == 1:
-                warnings.warn(
-                    f"LogisticRegression: L-BFGS-B stopped after max_iter={self.max_iter}"
-                    f" iterations before the gradient fell below tol={self.tol}. Increase"
-                    " max_iter or scale the features.", ConvergenceWarning, stacklevel=2)
+            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, X, y_k, lam, fit_b),
+                        theta0, max_iter=self.max_iter, tol=self.tol)
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
             objectives.append(logistic_objective(self.coef_[k], self.intercept_[k], X, y_k,

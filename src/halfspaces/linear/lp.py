@@ -9,8 +9,8 @@
 Any strictly separating (w, b) can be rescaled to meet the margin-1 constraints, so the LP is
 feasible exactly when the data is separable, and then its solution has zero training error
 (the ERM of the 0-1 loss over halfspaces). The LPs are solved by HiGHS
-(:mod:`halfspaces.solvers.lp`); there is no compiled kernel in this module because the
-solver is the kernel.
+(:mod:`halfspaces.solvers.lp`); there is no compiled pass in this module: the LP solver
+does the work.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import SaveMixin
+from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
-from .._validation import check_choice, check_scalar, validate_X, validate_X_y
+from .._specs import Bool, Choice
+from .._validation import validate_X, validate_X_y
 from ..exceptions import NotSeparableWarning
 from ..solvers.lp import (
     describe_rows,
@@ -40,7 +41,7 @@ _HINT = ("Use LPSeparator(on_infeasible='least_violation') to minimise the total
          " violation instead, or a soft-margin learner such as SVC or PegasosSVC.")
 
 
-class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
+class LPSeparator(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """A separating halfspace found by linear programming, or a proof that none exists.
 
     Parameters
@@ -128,15 +129,13 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
     [0 1 2 3] [0.25 0.25 0.25 0.25]
     """
 
+    _parameter_constraints = {"fit_intercept": Bool(),
+                              "on_infeasible": Choice("least_violation", "raise")}
+
     def __init__(self, *, fit_intercept: bool = True,
                  on_infeasible: str = "least_violation"):
         self.fit_intercept = fit_intercept
         self.on_infeasible = on_infeasible
-
-    def _check_params(self) -> None:
-        check_scalar("LPSeparator", "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_choice("LPSeparator", "on_infeasible", self.on_infeasible,
-                     ("least_violation", "raise"))
 
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Solve the separating LP of each binary problem (one-vs-rest for more classes).
@@ -153,7 +152,7 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
             With ``on_infeasible="least_violation"``, when some binary problem has no
             separator: it names the rows of its certificate (kept in ``certificates_``).
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("LPSeparator", y, None)
         y_pm = encode_pm(y, self.classes_)
@@ -165,12 +164,7 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
         separable = np.ones(len(problems), dtype=bool)
         alphas, unseparated = {}, []  # problem k -> its Farkas certificate; messages
         for k, y_k in enumerate(problems):
-            if len(problems) == 1:
-                problem = "the data"
-            else:
-                label = self.classes_[k]
-                label = label.item() if hasattr(label, "item") else label
-                problem = f"class {label!r} vs the rest"
+            problem = self._problem_name(k, len(problems))
             if self.on_infeasible == "raise":
                 coef[k], intercept[k] = separate_or_certify(
                     X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=_HINT)
@@ -196,6 +190,14 @@ class LPSeparator(SaveMixin, ClassifierMixin, BaseEstimator):
                 " NotSeparableError instead, or use a soft-margin learner such as SVC."),
                 stacklevel=2)
         return self
+
+    def _problem_name(self, k: int, n_problems: int) -> str:
+        """How the messages name binary problem ``k``."""
+        if n_problems == 1:
+            return "the data"
+        label = self.classes_[k]
+        label = label.item() if hasattr(label, "item") else label
+        return f"class {label!r} vs the rest"
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Scores ``<w, x> + b``: ``(n,)`` for two classes, ``(n, n_classes)`` for OvR."""

@@ -4,108 +4,91 @@
     Update     w_{t+1} = w_t + y_t x_t,   b_{t+1} = b_t + y_t   (b only with fit_intercept)
     Novikoff:  ||x_t|| <= R and y_t <u, x_t> >= gamma, ||u|| = 1  =>  mistakes <= (R/gamma)^2
 
-The dot products (``halfspaces._primitives``) are the only hot loop; see there for their
-summation order. A dense epoch also prefetches the rows ahead of the one it reads.
-
-Every score in this module and in the averaged/voted perceptrons is ``dot(w, x) + b``
-computed by these helpers, in ``fit``, ``partial_fit``, ``decision_function`` and the online
-game alike, so the score a learner reports for ``x_t`` is bit for bit the one its update
-rule tested.
+The batch perceptron (``fit``, shared by the averaged, voted and kernel perceptrons) repeats
+passes until one makes no mistake: on separable data it ends with a separator (ERM).
+Rows are read through ``halfspaces._primitives`` (dense or CSR input, one summation order).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from contextlib import nullcontext
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 
-from .._online import FINITE, SCORE_NOT_FINITE, OnlineClassifier, check_finite
-from .._primitives import dot_csr, dot_dense, prefetch_dense_row
-from .._validation import check_scalar
-from ..exceptions import NumericalError
-
-_PREFETCH_ROWS = 2  # how many rows ahead the dense epoch asks the cache for
+from .._online import EPOCHS, OnlineClassifier, keep_params
+from .._primitives import (
+    FINITE,
+    PREFETCH_ROWS,
+    SCORE_NOT_FINITE,
+    PassResult,
+    as_rows,
+    check_pass,
+    n_rows,
+    prefetch_wanted,
+    row_axpy,
+    row_dot,
+    row_prefetch,
+)
+from .._specs import Bool, Seed
 
 
 @njit(cache=True)
 def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
-    """One pass over rows X[order]; updates w (and b[0]) in place.
+    """One pass over the rows X[order]; updates w (and b[0]) in place; a PassResult.
 
-    X : float64 or float32[n_samples, n_features], C-contiguous; y : float64[n] in {-1,+1};
-    w : float64[n_features]; b : float64[1]; scores : float64[n] receives each row's score
-    before its update. Returns (mistakes, status, row): status is FINITE, or
-    SCORE_NOT_FINITE when row ``row``'s score is inf or nan (the pass stops there).
-
-    Only the score needs a check: if the update w_j + y_t x_tj overflowed, both |w_j| and
-    |x_tj| would exceed half the float spacing at the overflow limit (about 1e292), so their
-    product, a term of the score, would have overflowed first. (b only counts mistakes.)
+    X : float32/float64[n, d] C-contiguous, or CSR rows (``_primitives.as_rows``);
+    y : float64[n] in {-1,+1}; w : float64[d]; b : float64[1]; scores[t] receives row t's
+    score before its update, ``row_dot(X, t, w) + b`` as everywhere in the perceptron family,
+    so a learner's reported score is bit for bit the one its update rule tested.
     """
-    n_mistakes = 0
-    d = X.shape[1]
-    n = order.shape[0]
-    for i in range(n):
-        if i + _PREFETCH_ROWS < n:
-            prefetch_dense_row(X, order[i + _PREFETCH_ROWS])
+    mistakes = 0
+    for i in range(order.shape[0]):
+        if prefetch_wanted(order, i):  # shuffled rows: ask the cache for a row ahead
+            row_prefetch(X, order[i + PREFETCH_ROWS])
         t = order[i]
-        x_t, y_t = X[t], y[t]
-        score = dot_dense(w, x_t) + b[0]
+        y_t = y[t]
+        score = row_dot(X, t, w) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan: nan <= 0 is false, never a mistake
-            return n_mistakes, SCORE_NOT_FINITE, t
+            return PassResult(mistakes, SCORE_NOT_FINITE, t)
         if y_t * score <= 0.0:  # mistake (a tie counts: Novikoff's proof needs it)
-            for j in range(d):
-                w[j] += y_t * x_t[j]  # w <- w + y_t x_t
+            row_axpy(X, t, y_t, w)  # w <- w + y_t x_t
             if fit_intercept:
                 b[0] += y_t  # b <- b + y_t
-            n_mistakes += 1
-    return n_mistakes, FINITE, -1
+            mistakes += 1
+    # Only the score needs a check: if an update w_j + y_t x_tj overflowed, |w_j| and |x_tj|
+    # would both exceed half the float spacing at the overflow limit (about 1e292), so their
+    # product, a term of a score, would have overflowed first. (b only counts mistakes.)
+    return PassResult(mistakes, FINITE, -1)
 
 
-@njit(cache=True)
-def _perceptron_epoch_csr(data, indices, indptr, y, w, b, fit_intercept, order, scores):
-    """The same pass for CSR input (data, indices, indptr as given); O(nnz) per pass."""
-    n_mistakes = 0
-    for t in order:
-        start, end, y_t = indptr[t], indptr[t + 1], y[t]
-        score = dot_csr(w, data, indices, start, end) + b[0]
-        scores[t] = score
-        if not math.isfinite(score):  # inf or nan
-            return n_mistakes, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:  # mistake (a tie counts)
-            for p in range(np.uint64(start), np.uint64(end)):  # see dot_csr
-                w[np.uint64(indices[p])] += y_t * data[p]  # w <- w + y_t x_t
-            if fit_intercept:
-                b[0] += y_t
-            n_mistakes += 1
-    return n_mistakes, FINITE, -1
+def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
+                    order: NDArray, scores: NDArray, owner: str = "Perceptron") -> int:
+    """One perceptron pass over validated ``X`` (dense or CSR), state updated in place.
+
+    Returns the mistakes; raises NumericalError (naming ``owner``) when a score is not
+    finite.
+    """
+    return check_pass(owner, _perceptron_epoch(as_rows(X), y, w, b, fit_intercept, order,
+                                               scores))
 
 
 @njit(cache=True)
 def _linear_scores(X, W, B, out):
-    """out[i, k] = <W[k], X[i]> + B[k] for dense X, summed exactly as in the epochs.
-
-    Returns the first row whose score is inf or nan (it stops there), or -1.
-    """
-    for i in range(X.shape[0]):
+    """out[i, k] = <W[k], x_i> + B[k], summed exactly as in the epochs; a PassResult that
+    stops at the first row whose score is inf or nan."""
+    for i in range(n_rows(X)):
         for k in range(W.shape[0]):
-            out[i, k] = score = dot_dense(W[k], X[i]) + B[k]
+            out[i, k] = score = row_dot(X, i, W[k]) + B[k]
             if not math.isfinite(score):
-                return i
-    return -1
-
-
-@njit(cache=True)
-def _linear_scores_csr(data, indices, indptr, W, B, out):
-    """``_linear_scores`` for CSR X."""
-    for i in range(indptr.shape[0] - 1):
-        for k in range(W.shape[0]):
-            out[i, k] = score = dot_csr(W[k], data, indices, indptr[i], indptr[i + 1]) + B[k]
-            if not math.isfinite(score):
-                return i
-    return -1
+                return PassResult(0, SCORE_NOT_FINITE, i)
+    return PassResult(0, FINITE, -1)
 
 
 def linear_scores(X, coef: NDArray, intercept: NDArray, owner: str) -> NDArray[np.float64]:
@@ -116,32 +99,50 @@ def linear_scores(X, coef: NDArray, intercept: NDArray, owner: str) -> NDArray[n
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     intercept = np.ascontiguousarray(intercept, dtype=np.float64)
     out = np.empty((X.shape[0], coef.shape[0]), dtype=np.float64)
-    if sp.issparse(X):
-        row = _linear_scores_csr(X.data, X.indices, X.indptr, coef, intercept, out)
-    else:
-        row = _linear_scores(X, coef, intercept, out)
-    if row >= 0:
-        raise NumericalError(owner, row, "the score")
+    check_pass(owner, _linear_scores(as_rows(X), coef, intercept, out))
     return out.ravel() if coef.shape[0] == 1 else out
 
 
-def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
-                    order: NDArray, scores: NDArray, owner: str = "Perceptron") -> int:
-    """Dispatch one perceptron pass to the dense or CSR kernel (state updated in place).
+class BatchPerceptronMixin:
+    """``fit`` as the batch perceptron, for an OnlineClassifier with ``fit_intercept``,
+    ``max_iter``, ``shuffle`` and ``random_state``: passes over the data until one makes no
+    mistake."""
 
-    Returns the mistakes; raises NumericalError (naming ``owner``) when a score is not
-    finite.
-    """
-    if sp.issparse(X):
-        mistakes, status, row = _perceptron_epoch_csr(X.data, X.indices, X.indptr, y, w, b,
-                                                      fit_intercept, order, scores)
-    else:
-        mistakes, status, row = _perceptron_epoch(X, y, w, b, fit_intercept, order, scores)
-    check_finite(owner, status, row)
-    return mistakes
+    def _fit_scope(self, X):
+        """A context for the passes of one ``fit`` (the kernel perceptron keeps its Gram
+        matrix there); none by default."""
+        return nullcontext()
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run passes over the data until one makes no mistake, or ``max_iter`` passes.
+
+        On linearly separable data this finds a separator (ERM in the realizable case):
+        ``converged_`` is then True. Otherwise (data that is not separable, or a margin
+        too small for ``max_iter`` passes) ``converged_`` is False and a
+        ``ConvergenceWarning`` says so. Shuffles each pass when ``shuffle=True``.
+        """
+        X, y_pm = self._prepare_fit(X, y)
+        rng = check_random_state(self.random_state)
+        n = X.shape[0]
+        self.converged_ = False
+        with self._fit_scope(X):
+            for _ in range(self.max_iter):
+                order = rng.permutation(n) if self.shuffle else np.arange(n)
+                mistakes = self._fit_epoch(X, y_pm, order)
+                if mistakes == 0:
+                    self.converged_ = True
+                    break
+        if not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"
+                f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
+                f" {n} rows), so converged_ is False: the data may not be linearly separable,"
+                " or its margin is too small for that many passes. Increase max_iter if it"
+                " is separable.", ConvergenceWarning, stacklevel=2)
+        return self
 
 
-class Perceptron(OnlineClassifier):
+class Perceptron(BatchPerceptronMixin, OnlineClassifier):
     """The perceptron: online mistake-driven updates, or cycled until the data is separated.
 
     Parameters
@@ -200,20 +201,12 @@ class Perceptron(OnlineClassifier):
     True
     """
 
+    _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
+                              "random_state": Seed(), "warm_start": Bool()}
+
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
                  random_state=None, warm_start: bool = False):
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-
-    def _check_params(self) -> None:
-        super()._check_params()
-        name = type(self).__name__
-        check_scalar(name, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_scalar(name, "shuffle", self.shuffle, kind=(bool, np.bool_))
-        check_scalar(name, "warm_start", self.warm_start, kind=(bool, np.bool_))
+        keep_params(self, locals())
 
     def _init_state(self, X, n_models: int) -> None:
         self.coef_ = np.zeros((n_models, X.shape[1]), dtype=np.float64)

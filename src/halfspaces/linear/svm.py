@@ -19,7 +19,6 @@ with the same unregularized offset.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -30,17 +29,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import SaveMixin
+from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
-from .._validation import (
-    check_choice,
-    check_row_norms,
-    check_scalar,
-    param_error,
-    validate_X,
-    validate_X_y,
-)
-from ..kernels import check_kernel_params, gram, resolve_gamma
+from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
+from .._validation import check_row_norms, param_error, validate_X, validate_X_y
+from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
 from ..solvers.lp import separate_or_certify
@@ -62,7 +55,28 @@ def _qp_fits(X) -> bool:
     return nnz + X.shape[1] ** 2 <= _QP_MAX_ENTRIES
 
 
-class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
+def _c_or_lam(svc) -> None:
+    """``C`` and ``lam`` are two forms of one constant: give one."""
+    if svc.lam is not None and svc.C != 1.0:
+        raise ValueError(
+            f"SVC: give either C or lam, not both; got C={svc.C!r} and lam={svc.lam!r}."
+            " C = 1/(lam n) is computed from lam at fit time; leave C at its default."
+        )
+
+
+def _dcd_needs_linear_finite(svc) -> None:
+    """Dual coordinate descent keeps theta explicitly and needs a finite C."""
+    if svc.solver == "dcd" and (callable(svc.kernel) or svc.kernel != "linear"):
+        raise param_error("SVC", "solver", "'qp' or 'auto' for a non-linear kernel", svc.solver,
+                          "Dual coordinate descent keeps theta explicitly, so it needs"
+                          " kernel='linear'.")
+    if svc.solver == "dcd" and np.isinf(svc.C):
+        raise param_error("SVC", "solver", "'qp' or 'auto' for the hard margin (C=inf)",
+                          svc.solver, "Dual coordinate descent needs a finite C; the QP solves"
+                          " the hard-margin SVM and certifies non-separable data.")
+
+
+class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Support vector classifier: the SVM quadratic program, solved exactly.
 
     Parameters
@@ -177,6 +191,19 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
     ([1], 'qp')
     """
 
+    _parameter_constraints = {
+        "C": Float(low=0, low_open=True, allow_inf=True).about(
+            "the SVM constant; np.inf for the hard margin",
+            "Try C=1.0, or lam=... for the lambda form."),
+        "lam": OneOf(POSITIVE, NONE).about("lambda of 1/n sum loss + lam/2 ||theta||^2",
+                                           "Try a small positive value such as 1e-4."),
+        **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),
+        "loss": Choice("hinge", "squared_hinge"),
+        "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
+        "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
+        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool()}
+    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
+
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
@@ -202,42 +229,6 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    # -- parameters ------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        owner = "SVC"
-        check_scalar(owner, "C", self.C, low=0, low_inclusive=False,
-                     meaning="the SVM constant; np.inf for the hard margin",
-                     hint="Try C=1.0, or lam=... for the lambda form.")
-        check_scalar(owner, "lam", self.lam, low=0, low_inclusive=False, allow_none=True,
-                     meaning="lambda of 1/n sum loss + lam/2 ||theta||^2",
-                     hint="Try a small positive value such as 1e-4.")
-        if self.lam is not None and np.isinf(self.lam):
-            raise param_error(owner, "lam", "a finite float > 0", self.lam)
-        if self.lam is not None and self.C != 1.0:
-            raise ValueError(
-                f"SVC: give either C or lam, not both; got C={self.C!r} and lam={self.lam!r}."
-                " C = 1/(lam n) is computed from lam at fit time; leave C at its default."
-            )
-        check_kernel_params(owner, self.kernel, self.gamma, self.degree, self.coef0)
-        check_choice(owner, "solver", self.solver, ("auto", "qp", "dcd"))
-        check_choice(owner, "loss", self.loss, ("hinge", "squared_hinge"))
-        check_scalar(owner, "fit_intercept", self.fit_intercept, kind=(bool, np.bool_))
-        check_scalar(owner, "tol", self.tol, low=0, low_inclusive=False,
-                     meaning="stopping tolerance", hint="Try tol=1e-4.")
-        check_scalar(owner, "max_iter", self.max_iter, kind=numbers.Integral, low=1,
-                     meaning="solver iterations", hint="Try max_iter=1000.")
-        check_scalar(owner, "shrinking", self.shrinking, kind=(bool, np.bool_))
-        if self.solver == "dcd" and (callable(self.kernel) or self.kernel != "linear"):
-            raise param_error(owner, "solver", "'qp' or 'auto' for a non-linear kernel",
-                              self.solver,
-                              "Dual coordinate descent keeps theta explicitly, so it needs"
-                              " kernel='linear'.")
-        if self.solver == "dcd" and np.isinf(self.C):
-            raise param_error(owner, "solver", "'qp' or 'auto' for the hard margin (C=inf)",
-                              self.solver,
-                              "Dual coordinate descent needs a finite C; the QP solves the"
-                              " hard-margin SVM and certifies non-separable data.")
-
     def _is_linear(self) -> bool:
         return not callable(self.kernel) and self.kernel == "linear"
 
@@ -253,7 +244,7 @@ class SVC(SaveMixin, ClassifierMixin, BaseEstimator):
     # -- fit -------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
         """Solve the SVM on ``(X, y)``; one-vs-rest with more than two classes."""
-        self._check_params()
+        self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("SVC", y, None)
         n = X.shape[0]

@@ -16,71 +16,73 @@ so one prediction costs O(nnz of the stored mistakes), what storing dense v_k wo
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._online import FINITE, SCORE_NOT_FINITE, check_finite
-from .._primitives import dot_csr, dot_dense
-from ..exceptions import NumericalError
+from .._primitives import (
+    CSR,
+    FINITE,
+    SCORE_NOT_FINITE,
+    PassResult,
+    n_rows,
+    row_as_dense,
+    row_axpy,
+    row_clear,
+    row_dot,
+    row_dot_in_order,
+)
 from .perceptron import Perceptron, perceptron_pass
 
 
-@njit(cache=True)
-def _vote(xw, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, c_lo):
-    """Vote of the vectors v_1..v_{M+1} made by stored mistakes lo..hi-1 on the dense x = xw.
+class Vectors(NamedTuple):
+    """The vectors v_1..v_{M+1} of every binary model, as stored: the mistake rows x_{m_k}
+    (CSR), their labels y_{m_k} and offset increments (y or 0), and the survival counts c_k.
+    Model k owns rows ptr[k]..ptr[k+1]-1 and counts ptr[k]+k..ptr[k+1]+k."""
 
-    ``counts[c_lo + i]`` is the count of v_{i+1}. Each vector votes, with its count, for
-    the label it predicts (+1 when its score is >= 0). Returns (vote, score of v_{M+1}
-    without b, b_{M+1}) so a caller can continue the prefix sum over further mistakes.
-    Once a score of the prefix sum is inf or nan, every later one is too: a caller checks
-    the last score to know that every vote was cast on a finite score.
+    rows: CSR
+    y: np.ndarray
+    b: np.ndarray
+    ptr: np.ndarray
+    counts: np.ndarray
+
+
+@njit(cache=True)
+def _vote(x, V, k):
+    """The vote sum_i c_i sign(<v_i, x> + b_i) of model k's vectors on the dense x (a vector
+    votes +1 on a score >= 0), by the prefix sum <v_{i+1}, x> = <v_i, x> + y_{m_i} <x_{m_i}, x>.
+
+    Returns (vote, <v_{M+1}, x>, b_{M+1}), so a caller can continue the prefix sum. Once a
+    score of the prefix sum is inf or nan every later one is too: a caller checks the last
+    to know that every vote was cast on a finite score.
     """
-    s = 0.0  # <v_1, x> = 0 and b_1 = 0: v_1 votes +1
-    b = 0.0
-    vote = counts[c_lo]
+    lo, hi = V.ptr[k], V.ptr[k + 1]
+    counts = V.counts[lo + k :]
+    s = b = 0.0
+    vote = counts[0]  # v_1 = 0 and b_1 = 0: v_1 votes +1
     for j in range(lo, hi):
-        g = 0.0
-        for p in range(m_indptr[j], m_indptr[j + 1]):
-            g += m_data[p] * xw[np.uint64(m_indices[p])]
-        s += m_y[j] * g  # <v_{k+1}, x> = <v_k, x> + y_{m_k} <x_{m_k}, x>
-        b += m_b[j]
-        c = counts[c_lo + 1 + (j - lo)]
+        s += V.y[j] * row_dot_in_order(V.rows, j, x)
+        b += V.b[j]
+        c = counts[1 + j - lo]
         vote += c if s + b >= 0.0 else -c
     return vote, s, b
 
 
 @njit(cache=True)
-def _vote_scores(X, m_data, m_indices, m_indptr, m_y, m_b, ptr, counts, out):
-    """out[i, k] = vote of binary model k on the dense row X[i]. Model k owns the stored
-    mistakes ptr[k]..ptr[k+1]-1 and the counts ptr[k]+k .. ptr[k+1]+k. Returns the first
-    row where a vector's score is inf or nan (it stops there), or -1."""
-    for i in range(X.shape[0]):
-        for k in range(ptr.shape[0] - 1):
-            out[i, k], s, _ = _vote(X[i], m_data, m_indices, m_indptr, m_y, m_b, ptr[k],
-                                    ptr[k + 1], counts, ptr[k] + k)
+def _vote_scores(X, V, work, out):
+    """out[i, k] = the vote of binary model k on row i of X (work: zeroed float64[d]); a
+    PassResult that stops at the first row where a vector's score is inf or nan."""
+    for i in range(n_rows(X)):
+        x = row_as_dense(X, i, work)
+        for k in range(V.ptr.shape[0] - 1):
+            out[i, k], s, _ = _vote(x, V, k)
             if not math.isfinite(s):
-                return i
-    return -1
-
-
-@njit(cache=True)
-def _vote_scores_csr(data, indices, indptr, m_data, m_indices, m_indptr, m_y, m_b, ptr,
-                     counts, work, out):
-    """``_vote_scores`` for CSR rows, each scattered into the zeroed work vector work[d]."""
-    for i in range(indptr.shape[0] - 1):
-        for p in range(indptr[i], indptr[i + 1]):
-            work[np.uint64(indices[p])] = data[p]
-        for k in range(ptr.shape[0] - 1):
-            out[i, k], s, _ = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, ptr[k],
-                                    ptr[k + 1], counts, ptr[k] + k)
-            if not math.isfinite(s):
-                return i
-        for p in range(indptr[i], indptr[i + 1]):
-            work[np.uint64(indices[p])] = 0.0
-    return -1
+                return PassResult(0, SCORE_NOT_FINITE, i)
+        row_clear(X, i, work)
+    return PassResult(0, FINITE, -1)
 
 
 @njit(cache=True)
@@ -100,86 +102,44 @@ def _count_survivals(y, scores, order, counts, mistake_rows):
 
 
 @njit(cache=True)
-def _voted_play(X, y, w, b, fit_intercept, m_data, m_indices, m_indptr, m_y, m_b, lo, hi,
-                counts, new_rows, scores):
-    """The game on dense X in order. scores[t] = the vote before round t (what score_one
-    returns); the update is the running perceptron's. counts[0..M] are the stored counts
-    (M = hi - lo), counts[M+1..] receive the new vectors'. The pass's own mistake rows are
-    read from X, non-zeros in order: the very sums their stored copies give. Returns
-    (m, status, row) as ``_perceptron_epoch`` does, which also says why the updates need no
-    check; the vote's scores are checked too."""
-    n_stored = hi - lo
+def _voted_play(X, y, w, b, fit_intercept, V, new_rows, scores):
+    """The game of a binary model in order: scores[t] = the vote before round t (what
+    ``score_one`` returns); the update is the running perceptron's (w, b).
+
+    V.counts has room after the stored counts for those of the vectors this game makes,
+    whose rows go to new_rows. Their rows are read from X, non-zeros in order: the very
+    sums their stored copies give later. Returns a PassResult (its mistakes: the new
+    vectors) as ``_perceptron_epoch`` does, which also says why w needs no check; the
+    vote's scores are checked too.
+    """
+    n_stored = V.ptr[1]
     m = 0
-    d = X.shape[1]
-    for t in range(X.shape[0]):
-        x_t, y_t = X[t], y[t]
-        vote, s, bk = _vote(x_t, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, 0)
-        for q in range(m):
+    work = np.zeros(w.shape[0])
+    for t in range(n_rows(X)):
+        x_t = row_as_dense(X, t, work)
+        vote, s, bk = _vote(x_t, V, 0)
+        for q in range(m):  # the vectors made in this game so far
             r = new_rows[q]
-            g = 0.0
-            for j in range(d):
-                if X[r, j] != 0.0:
-                    g += np.float64(X[r, j]) * x_t[j]
-            s += y[r] * g
+            s += y[r] * row_dot_in_order(X, r, x_t)
             if fit_intercept:
                 bk += y[r]
-            c = counts[n_stored + 1 + q]
+            c = V.counts[n_stored + 1 + q]
             vote += c if s + bk >= 0.0 else -c
+        row_clear(X, t, work)
         scores[t] = vote
-        score = dot_dense(w, x_t) + b[0]
+        score = row_dot(X, t, w) + b[0]
         if not (math.isfinite(score) and math.isfinite(s)):
-            return m, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:  # the running perceptron's mistake
-            for j in range(d):
-                w[j] += y_t * x_t[j]
+            return PassResult(m, SCORE_NOT_FINITE, t)
+        if y[t] * score <= 0.0:  # the running perceptron's mistake: a new vector
+            row_axpy(X, t, y[t], w)
             if fit_intercept:
-                b[0] += y_t
+                b[0] += y[t]
             new_rows[m] = t
             m += 1
-            counts[n_stored + m] = 1.0
+            V.counts[n_stored + m] = 1.0
         else:
-            counts[n_stored + m] += 1.0
-    return m, FINITE, -1
-
-
-@njit(cache=True)
-def _voted_play_csr(data, indices, indptr, y, w, b, fit_intercept, m_data, m_indices, m_indptr,
-                    m_y, m_b, lo, hi, counts, new_rows, work, scores):
-    """``_voted_play`` for CSR X (work: zeroed float64[d])."""
-    n_stored = hi - lo
-    m = 0
-    for t in range(indptr.shape[0] - 1):
-        start, end, y_t = indptr[t], indptr[t + 1], y[t]
-        for p in range(start, end):
-            work[np.uint64(indices[p])] = data[p]
-        vote, s, bk = _vote(work, m_data, m_indices, m_indptr, m_y, m_b, lo, hi, counts, 0)
-        for q in range(m):
-            r = new_rows[q]
-            g = 0.0
-            for p in range(indptr[r], indptr[r + 1]):
-                g += np.float64(data[p]) * work[np.uint64(indices[p])]
-            s += y[r] * g
-            if fit_intercept:
-                bk += y[r]
-            c = counts[n_stored + 1 + q]
-            vote += c if s + bk >= 0.0 else -c
-        for p in range(start, end):
-            work[np.uint64(indices[p])] = 0.0
-        scores[t] = vote
-        score = dot_csr(w, data, indices, start, end) + b[0]
-        if not (math.isfinite(score) and math.isfinite(s)):
-            return m, SCORE_NOT_FINITE, t
-        if y_t * score <= 0.0:
-            for p in range(start, end):
-                w[np.uint64(indices[p])] += y_t * data[p]
-            if fit_intercept:
-                b[0] += y_t
-            new_rows[m] = t
-            m += 1
-            counts[n_stored + m] = 1.0
-        else:
-            counts[n_stored + m] += 1.0
-    return m, FINITE, -1
+            V.counts[n_stored + m] += 1.0
+    return PassResult(m, FINITE, -1)
 
 
 class VotedPerceptron(Perceptron):
@@ -193,12 +153,9 @@ class VotedPerceptron(Perceptron):
     max_iter : int, default=100
         Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
         pass in which the running perceptron makes no mistake (``converged_`` is then True).
-    shuffle : bool, default=False
-        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
-    random_state : int, RandomState or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        Continue ``fit`` from the current vectors instead of starting from zero.
+    shuffle, random_state, warm_start
+        As for :class:`~halfspaces.linear.Perceptron` (``warm_start`` continues from the
+        current vectors).
 
     Attributes
     ----------
@@ -250,13 +207,12 @@ class VotedPerceptron(Perceptron):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
-    >>> y = np.array([1, 1, -1, -1])
-    >>> clf = VotedPerceptron(fit_intercept=False).partial_fit(X, y, classes=[-1, 1])
-    >>> clf.vote_counts_   # v_1 = 0, v_2 = [1, 0] (1 round), v_3 = [1, 1] (3 rounds)
-    array([0., 1., 3.])
-    >>> clf.decision_function(np.array([[1.0, -2.0], [2.0, 1.0]]))
-    array([-2.,  4.])
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    >>> clf = VotedPerceptron(fit_intercept=False).partial_fit(X, [1, 1, -1], classes=[-1, 1])
+    >>> clf.vote_counts_   # v_1 = 0, v_2 = [1, 0] (1 round), v_3 = [1, 1] (2 rounds)
+    array([0., 1., 2.])
+    >>> clf.decision_function(np.array([[1.0, -2.0], [2.0, 1.0]]))   # 0 + 1 - 2, 0 + 1 + 2
+    array([-1.,  3.])
     """
 
     def _init_state(self, X, n_models: int) -> None:
@@ -273,9 +229,10 @@ class VotedPerceptron(Perceptron):
         self.mistake_b_ = np.zeros(0, dtype=np.float64)
 
     # -- storage ---------------------------------------------------------------------------
-    def _mistake_arrays(self):
-        return (self.mistake_data_, self.mistake_indices_, self.mistake_indptr_,
-                self.mistake_y_, self.mistake_b_)
+    def _vectors(self, counts: NDArray | None = None) -> Vectors:
+        rows = CSR(self.mistake_data_, self.mistake_indices_, self.mistake_indptr_)
+        return Vectors(rows, self.mistake_y_, self.mistake_b_, self.mistake_ptr_,
+                       self.vote_counts_ if counts is None else counts)
 
     def _append(self, k: int, X, rows: NDArray, y: NDArray, counts: NDArray) -> None:
         """Give model k the vectors made by mistakes on X[rows]; ``counts`` (len(rows) + 1)
@@ -286,7 +243,7 @@ class VotedPerceptron(Perceptron):
             return
         if sp.issparse(X):
             R = X[rows]
-        else:  # keep the non-zeros in index order: the play kernel sums exactly those
+        else:  # keep the non-zeros in index order: the compiled play pass sums exactly those
             R = sp.csr_matrix(X[rows])
         b = y * (1.0 if self.fit_intercept else 0.0)
         c = self.vote_counts_
@@ -316,39 +273,20 @@ class VotedPerceptron(Perceptron):
         self._append(k, X, rows, y[rows], counts[: mistakes + 1])
         return mistakes
 
-    def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+    def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:
         """The game in one compiled pass; scores are the vote (see Notes)."""
-        n = X.shape[0]
-        scores = np.empty(n, dtype=np.float64)
-        lo, hi = int(self.mistake_ptr_[0]), int(self.mistake_ptr_[1])
-        counts = np.empty(hi - lo + 1 + n, dtype=np.float64)
-        counts[: hi - lo + 1] = self.vote_counts_[lo : hi + 1]
+        n, hi = X.shape[0], int(self.mistake_ptr_[1])  # binary: every stored mistake is k=0's
+        counts = np.empty(hi + 1 + n, dtype=np.float64)
+        counts[: hi + 1] = self.vote_counts_
         new_rows = np.empty(n, dtype=np.int64)
-        w, b = self.current_coef_[0], self.current_intercept_[0:1]
-        fit_b = bool(self.fit_intercept)
-        if sp.issparse(X):
-            work = np.zeros(X.shape[1], dtype=np.float64)
-            m, status, row = _voted_play_csr(X.data, X.indices, X.indptr, y_pm, w, b, fit_b,
-                                             *self._mistake_arrays(), lo, hi, counts, new_rows,
-                                             work, scores)
-        else:
-            m, status, row = _voted_play(X, y_pm, w, b, fit_b, *self._mistake_arrays(), lo, hi,
-                                         counts, new_rows, scores)
-        check_finite(type(self).__name__, status, row)
-        rows = new_rows[:m]
-        self._append(0, X, rows, y_pm[rows], counts[hi - lo : hi - lo + m + 1])
-        self.t_ += n
-        self.n_mistakes_ += m
-        return scores
+        m = self._compiled(_voted_play, X, y_pm, self.current_coef_[0],
+                           self.current_intercept_[:1], bool(self.fit_intercept),
+                           self._vectors(counts), new_rows, scores)
+        self._append(0, X, new_rows[:m], y_pm[new_rows[:m]], counts[hi : hi + m + 1])
+        return m
 
     def _decision(self, X) -> NDArray[np.float64]:
         out = np.empty((X.shape[0], self.mistake_ptr_.size - 1), dtype=np.float64)
-        arrays = (*self._mistake_arrays(), self.mistake_ptr_, self.vote_counts_)
-        if sp.issparse(X):
-            work = np.zeros(X.shape[1], dtype=np.float64)
-            row = _vote_scores_csr(X.data, X.indices, X.indptr, *arrays, work, out)
-        else:
-            row = _vote_scores(X, *arrays, out)
-        if row >= 0:
-            raise NumericalError(type(self).__name__, row, "the score of a voting vector")
+        self._compiled(_vote_scores, X, self._vectors(), np.zeros(X.shape[1]), out,
+                       what="the score of a voting vector")
         return out.ravel() if out.shape[1] == 1 else out

@@ -34,73 +34,102 @@ O(nnz(x_i)):
 With ``K = 1`` and ``sigma' = 1``, ``v = w + dw`` is the current ``w`` and the step is
 exactly the DCD step: one machine runs plain dual coordinate descent.
 
-**The offset.** A distributed dual method cannot keep ``sum_i alpha_i y_i = 0`` (it
-couples every machine's coordinates), so the offset is a constant feature of value
-``beta`` (``bias``; 0 means no offset): ``x~_i = (x_i, beta)``, and the last entry of ``w``
-is the weight ``w_0`` of that feature, the offset being ``b = beta w_0``. The objective then
-regularizes the offset, as LIBLINEAR does: ``1/2 (||w||^2 + (b/beta)^2)``.
+**The offset** (unregularized, as in :class:`~halfspaces.SVC`). With an offset the dual
+gains the constraint ``sum_i alpha_i y_i = 0``, which couples every machine's coordinates.
+It is handled as :mod:`halfspaces.solvers.dcd` does, by the proximal-point method on the
+offset (the method of multipliers on the constraint): around a centre ``nu``, solve
+
+    min_{w, b}  1/2 ||w||^2 + (b - nu)^2 / (2 rho) + C sum_i loss(y_i (w.x_i + b)),
+
+which is the SVM without offset on ``x~_i = (x_i, beta)``, ``beta = sqrt(rho)`` (``bias``),
+with the fixed offset ``nu`` added to every score: ``b = nu + beta w_0``, ``w_0`` the last
+entry of ``w = sum_i alpha_i y_i x~_i``, so ``b - nu = rho s`` with ``s = sum_i alpha_i y_i``.
+Its dual is the one above with ``alpha_i`` weighted by ``1 - y_i nu`` instead of 1, so the
+coordinate step is the step above with ``nu`` added to the score ``v.x~_i``. CoCoA+ runs
+on it; when it is solved well enough (see :func:`move_centre`) the centre moves to the
+current offset, ``nu <- b``, and CoCoA+ goes on from the same ``alpha`` (a warm start). Any
+``rho > 0`` gives the same optimum; ``nu`` converges to the optimal offset and ``s`` to 0.
+
+**The certificate.** ``alpha`` with ``s != 0`` is not dual feasible, so the dual objective
+``D(alpha) = sum_i alpha_i - 1/2 ||w(alpha)||^2 - D/2 sum_i alpha_i^2`` (``w(alpha)`` over the
+raw rows) is not a lower bound of the optimum ``P*``. Scaling the ``alpha_i`` of the larger
+class by ``t = (smaller class's sum) / (larger class's sum)`` makes them feasible
+(``0 <= t alpha_i <= U``, ``s = 0``), and for ``s > 0``, with ``w_+ = sum_{y_i = +1} alpha_i x_i``
+(the other class is symmetric),
+
+    w(a) = w - (1 - t) w_+,   (1 - t) ||w_+|| <= (1 - t) sum_{y_i = +1} alpha_i R = |s| R,
+    D(a) >= sum_i alpha_i - |s| - 1/2 (||w||^2 - 2 (1 - t) w.w_+ + s^2 R^2) - D/2 sum_i alpha_i^2,
+
+with ``R = max_i ||x_i||`` and ``w.w_+ = sum_{y_i = +1} alpha_i w.x_i`` a sum of scores: each
+machine sends a few scalars (:class:`ShardTerms`), no extra vector, and the client has a
+true lower bound of ``P*`` (weak duality), so ``P(w, b) - D(a) <= tol P(w, b)`` certifies the
+objective to ``tol``, relatively (:func:`certify`).
+
+**The step rho** trades the two loops: the constant feature ``sqrt(rho)`` adds the rank-one
+term ``rho (sum_i alpha_i y_i)^2 / 2`` to the dual, which slows CoCoA+'s rounds when it
+outweighs the data's own stiffest direction (the top eigenvalue ``lambda`` of ``X^T X / n``,
+:func:`top_second_moment`), while a small ``rho`` needs more proximal steps. The Dask
+backend's default, ``rho = lambda / 2``, is a compromise between the two; LIBLINEAR's
+regularized offset, the constant feature 1 (``rho = 1``), can be far above ``lambda`` on
+sparse data with unit rows. ``benchmarks/sim_scaling.py`` counts the rounds with and without
+the offset.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-__all__ = ["LocalUpdate", "cocoa_local_solve", "hinge_terms"]
+from .._primitives import as_rows, row_axpy, row_dot
+
+__all__ = ["Certificate", "LocalUpdate", "ShardTerms", "certify", "cocoa_local_solve",
+           "move_centre", "row_sq_norms", "shard_terms", "top_second_moment"]
+
+
+class LocalParams(NamedTuple):
+    """The constants of the local steps."""
+
+    U: float        # upper bound of alpha_i: C (hinge), inf (squared hinge)
+    Dii: float      # D: 0 (hinge), 1/(2C) (squared hinge)
+    sigma: float    # sigma'
+    bias: float     # beta, the value of the constant feature (0: no offset)
+    nu: float       # the fixed offset added to every score (the proximal centre)
+
+
+class LocalArrays(NamedTuple):
+    """y and Q_i (read); dalpha, v and dw (updated in place); v, dw have d + 1 entries, the
+    last one the constant feature's weight (used only when ``bias != 0``)."""
+
+    y: NDArray[np.float64]
+    QD: NDArray[np.float64]        # sigma' ||x~_i||^2 + D
+    alpha: NDArray[np.float64]
+    dalpha: NDArray[np.float64]
+    v: NDArray[np.float64]
+    dw: NDArray[np.float64]
 
 
 @njit(cache=True)
-def _local_pass(X, y, alpha, dalpha, v, dw, QD, U, Dii, sigma, bias, order):
-    """One pass of the local coordinate steps over rows ``X[order]`` (dense rows).
-
-    X : float[n, d], C-contiguous; y : float64[n] in {-1,+1}; alpha, dalpha : float64[n];
-    v, dw : float64[d + 1] (the last entry is the constant feature's weight, used only when
-    ``bias != 0``); QD : float64[n], ``sigma' ||x~_i||^2 + D``. Updates dalpha, v, dw in place.
-    """
-    d = X.shape[1]
+def _local_pass(X, a, p, order):
+    """One pass of the local coordinate steps over rows ``X[order]``: X is float[n, d]
+    C-contiguous, or the CSR tuple of ``_primitives.as_rows``; O(nnz(x_i)) per step."""
+    d = a.v.shape[0] - 1
+    v, dw = a.v[:d], a.dw[:d]
     for i in order:
-        a = alpha[i] + dalpha[i]
-        score = bias * v[d]
-        for j in range(d):
-            score += v[j] * X[i, j]
-        G = y[i] * score - 1.0 + Dii * a
-        new = min(max(a - G / QD[i], 0.0), U)
-        delta = new - a
+        ai = a.alpha[i] + a.dalpha[i]
+        G = a.y[i] * (row_dot(X, i, v) + p.nu + p.bias * a.v[d]) - 1.0 + p.Dii * ai
+        delta = min(max(ai - G / a.QD[i], 0.0), p.U) - ai
         if delta != 0.0:
-            dalpha[i] += delta
-            c = delta * y[i]
-            for j in range(d):
-                dw[j] += c * X[i, j]
-                v[j] += sigma * c * X[i, j]
-            dw[d] += c * bias
-            v[d] += sigma * c * bias
-
-
-@njit(cache=True)
-def _local_pass_csr(data, indices, indptr, y, alpha, dalpha, v, dw, QD, U, Dii, sigma, bias,
-                    order):
-    """The same pass for CSR rows ``(data, indices, indptr)``: O(nnz(x_i)) per step."""
-    d = v.shape[0] - 1
-    for i in order:
-        a = alpha[i] + dalpha[i]
-        score = bias * v[d]
-        for p in range(indptr[i], indptr[i + 1]):
-            score += v[indices[p]] * data[p]
-        G = y[i] * score - 1.0 + Dii * a
-        new = min(max(a - G / QD[i], 0.0), U)
-        delta = new - a
-        if delta != 0.0:
-            dalpha[i] += delta
-            c = delta * y[i]
-            for p in range(indptr[i], indptr[i + 1]):
-                dw[indices[p]] += c * data[p]
-                v[indices[p]] += sigma * c * data[p]
-            dw[d] += c * bias
-            v[d] += sigma * c * bias
+            a.dalpha[i] += delta
+            c = delta * a.y[i]
+            row_axpy(X, i, c, dw)  # dw <- dw + delta y_i x_i
+            row_axpy(X, i, p.sigma * c, v)  # v <- v + sigma' delta y_i x_i
+            a.dw[d] += c * p.bias
+            a.v[d] += p.sigma * c * p.bias
 
 
 @dataclass
@@ -111,7 +140,8 @@ class LocalUpdate:
     delta_w: NDArray[np.float64]
 
 
-def _sq_norms(X) -> NDArray[np.float64]:
+def row_sq_norms(X) -> NDArray[np.float64]:
+    """``||x_i||^2`` of every row of a dense or CSR ``X``."""
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
@@ -119,7 +149,8 @@ def _sq_norms(X) -> NDArray[np.float64]:
 
 def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
                       loss: str = "hinge", sigma: float = 1.0, bias: float = 0.0,
-                      n_passes: int = 1, rng: np.random.Generator) -> LocalUpdate:
+                      nu: float = 0.0, n_passes: int = 1, rng: np.random.Generator,
+                      sq_norms: NDArray | None = None) -> LocalUpdate:
     """Approximately solve the CoCoA+ local subproblem by ``n_passes`` coordinate passes.
 
     Parameters
@@ -138,9 +169,16 @@ def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
         ``sigma'``, the scaling of the quadratic term; ``K`` (the number of machines) is
         CoCoA+'s safe choice when the updates are added.
     bias : float
-        Value of the constant feature (0: no offset).
+        Value of the constant feature, ``sqrt(rho)`` (0: no offset).
+    nu : float
+        The centre of the proximal step on the offset, added to every score (0 without
+        offset).
     n_passes : int
         Passes over the rows, each in a fresh random order drawn from ``rng``.
+    rng : numpy.random.Generator
+    sq_norms : float64 array of shape (n,) or None
+        The rows' ``||x_i||^2`` (:func:`row_sq_norms`), kept by a caller that solves the
+        same rows every round; None computes them.
 
     Returns
     -------
@@ -151,31 +189,129 @@ def cocoa_local_solve(X, y: NDArray, alpha: NDArray, w: NDArray, *, C: float,
     y = np.ascontiguousarray(y, dtype=np.float64)
     alpha = np.ascontiguousarray(alpha, dtype=np.float64)
     # A zero row (and no bias) has Q = 0: guard the division as DCD does (alpha_i -> U).
-    QD = np.maximum(sigma * (_sq_norms(X) + bias * bias) + Dii, 1e-12)
+    sq_norms = row_sq_norms(X) if sq_norms is None else sq_norms
+    QD = np.maximum(sigma * (sq_norms + bias * bias) + Dii, 1e-12)
     dalpha = np.zeros_like(alpha)
     v = np.array(w, dtype=np.float64)
     dw = np.zeros_like(v)
+    arrays = LocalArrays(y, QD, alpha, dalpha, v, dw)
+    params = LocalParams(U, Dii, float(sigma), float(bias), float(nu))
     for _ in range(n_passes):
-        order = rng.permutation(y.shape[0])
-        if sp.issparse(X):
-            _local_pass_csr(X.data, X.indices, X.indptr, y, alpha, dalpha, v, dw, QD, U, Dii,
-                            float(sigma), float(bias), order)
-        else:
-            _local_pass(X, y, alpha, dalpha, v, dw, QD, U, Dii, float(sigma), float(bias),
-                        order)
+        _local_pass(as_rows(X), arrays, params, rng.permutation(y.shape[0]))
     return LocalUpdate(dalpha, dw)
 
 
-def hinge_terms(X, y: NDArray, alpha: NDArray, w: NDArray, *, loss: str = "hinge",
-                bias: float = 0.0) -> tuple[float, float, float]:
-    """This machine's share of the primal and dual objectives at ``(w, alpha)``.
+class ShardTerms(NamedTuple):
+    """One machine's sums at ``(w, alpha)``, over its rows (floats, or one per problem).
 
-    Returns ``(sum_i loss(y_i w.x~_i), sum_i alpha_i, sum_i alpha_i^2)``; with the shared
-    ``||w||^2`` these give the primal ``1/2 ||w||^2 + C sum loss`` and the dual
-    ``sum alpha - 1/2 ||w||^2 - D/2 sum alpha^2`` over all machines.
+    With the shared ``||w||^2`` they give the primal objective and a lower bound of the
+    optimum (:func:`certify`); they add up over machines.
+    """
+
+    loss: float  # sum_i loss(y_i (w.x_i + b))
+    alpha_pos: float  # sum of alpha_i over y_i = +1
+    alpha_neg: float  # sum of alpha_i over y_i = -1
+    wx_pos: float  # sum of alpha_i w.x_i over y_i = +1 (w without the constant feature)
+    wx_neg: float  # sum of alpha_i w.x_i over y_i = -1
+    alpha_sq: float  # sum of alpha_i^2
+
+
+def shard_terms(X, y: NDArray, alpha: NDArray, w: NDArray, *, loss: str = "hinge",
+                bias: float = 0.0, nu: float = 0.0) -> ShardTerms:
+    """This machine's :class:`ShardTerms` at ``(w, alpha)``: one mat-vec.
+
+    The score of row ``i`` is ``w.x_i + b`` with ``b = nu + bias w_0`` (``w_0 = w[-1]``).
     """
     d = X.shape[1]
-    z = y * (np.asarray(X @ w[:d]).ravel() + bias * w[d])
-    slack = np.maximum(0.0, 1.0 - z)
-    total = float(slack.sum()) if loss == "hinge" else float(slack @ slack)
-    return total, float(alpha.sum()), float(alpha @ alpha)
+    wx = np.asarray(X @ w[:d], dtype=np.float64).ravel()
+    slack = np.maximum(0.0, 1.0 - y * (wx + nu + bias * w[d]))
+    pos = y > 0
+    a_pos, a_neg = alpha[pos], alpha[~pos]
+    return ShardTerms(float(slack.sum() if loss == "hinge" else slack @ slack),
+                      float(a_pos.sum()), float(a_neg.sum()), float(a_pos @ wx[pos]),
+                      float(a_neg @ wx[~pos]), float(alpha @ alpha))
+
+
+@dataclass
+class Certificate:
+    """The primal objective, a lower bound of the optimum, and the proximal step's gap.
+
+    ``primal - dual >= primal - P* >= 0`` bounds the error of the objective. ``inner_gap``
+    is the duality gap of the proximal subproblem around ``nu`` (equal to ``primal - dual``
+    without offset). Floats, or arrays with one entry per problem.
+    """
+
+    primal: NDArray[np.float64]
+    dual: NDArray[np.float64]
+    inner_gap: NDArray[np.float64]
+
+
+def certify(terms: ShardTerms, w: NDArray, nu, *, C: float, loss: str, bias: float,
+            radius: float) -> Certificate:
+    """The :class:`Certificate` of ``(w, alpha)`` from the summed :class:`ShardTerms`.
+
+    ``w`` is ``(d + 1,)`` or ``(K, d + 1)`` (one row per problem, ``terms`` and ``nu`` then
+    hold ``K`` values); ``radius`` is ``R = max_i ||x_i||``, used only with an offset
+    (``bias > 0``). See the module docstring for the bound.
+    """
+    Dii = 0.0 if loss == "hinge" else 1.0 / (2.0 * C)
+    w = np.asarray(w, dtype=np.float64)
+    w_sq = np.einsum("...j,...j->...", w[..., :-1], w[..., :-1])
+    primal = 0.5 * w_sq + C * np.asarray(terms.loss)
+    asum = np.asarray(terms.alpha_pos) + np.asarray(terms.alpha_neg)
+    dual = asum - 0.5 * w_sq - 0.5 * Dii * np.asarray(terms.alpha_sq)  # D(alpha)
+    if bias == 0.0:
+        return Certificate(primal, dual, primal - dual)
+    s = np.asarray(terms.alpha_pos) - np.asarray(terms.alpha_neg)
+    w0 = w[..., -1]
+    inner_primal = primal + 0.5 * w0 * w0
+    inner_dual = dual - nu * s - 0.5 * w0 * w0
+    # scaling the larger class by t: (1 - t) w.w_class, with (1 - t) = |s| / (its alpha sum)
+    pos = s >= 0
+    larger = np.where(pos, terms.alpha_pos, terms.alpha_neg)
+    wx = np.where(pos, -np.asarray(terms.wx_pos), np.asarray(terms.wx_neg))
+    shift = np.abs(s) / np.where(larger > 0, larger, 1.0) * wx
+    feasible = dual - np.abs(s) - shift - 0.5 * s * s * radius * radius
+    return Certificate(primal, feasible, inner_primal - inner_dual)
+
+
+def top_second_moment(X, n_iter: int = 5) -> float:
+    """An estimate from below of ``max_{||v|| = 1} mean_i (v.x_i)^2``, the largest eigenvalue
+    of ``X^T X / n``: ``n_iter`` power iterations from the mean row (the top direction of
+    un-centred data), then the Rayleigh quotient. Two mat-vecs per iteration.
+    """
+    n = X.shape[0]
+    v = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+    if not v.any():
+        v = np.ones(X.shape[1])
+    top = 0.0
+    for _ in range(n_iter):
+        norm = float(np.sqrt(v @ v))
+        if n == 0 or norm == 0.0:  # X v = 0: the rows are orthogonal to v (or all zero)
+            break
+        u = np.asarray(X @ (v / norm), dtype=np.float64).ravel()
+        top = float(u @ u) / n
+        v = np.asarray(X.T @ u, dtype=np.float64).ravel()
+    return top
+
+
+def move_centre(nu, w: NDArray, certificate: Certificate, bias: float, last_step):
+    """The next proximal centre and the step that moved it: ``(nu, step)``.
+
+    The centre moves where the subproblem's gap is at most half the certified gap (solving
+    it further would not close the certificate), and stays elsewhere: an inexact proximal
+    point method that cannot stall, since on a solved subproblem the gap tends to 0 while
+    the certified gap of a non-optimal point does not. The plain step is ``nu <- b``, by
+    ``b - nu = bias w_0 = rho s``; as in :mod:`halfspaces.solvers.dcd` it is extrapolated
+    by ``1 / (1 - q)``, ``q`` the ratio of this plain step to the last one (``last_step``,
+    0 before the first), clipped to ``[0, 0.4]``: a relaxed proximal-point step (Eckstein
+    and Bertsekas 1992: relaxation factors in ``[1, 5/3]``, inside ``(0, 2)``), the secant
+    step when the steps shrink geometrically. ``step`` is the plain step where the centre
+    moved, ``last_step`` elsewhere.
+    """
+    c = certificate
+    step = bias * np.asarray(w)[..., -1]
+    ratio = np.divide(step, last_step, out=np.zeros_like(step), where=last_step != 0)
+    relaxed = step / (1.0 - np.clip(ratio, 0.0, 0.4))
+    move = c.inner_gap <= 0.5 * (c.primal - c.dual)
+    return np.where(move, nu + relaxed, nu), np.where(move, step, last_step)

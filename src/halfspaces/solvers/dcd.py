@@ -24,9 +24,9 @@ set, thousands of cheap outer iterations may be needed (LIBLINEAR counts these, 
 1000-iteration default stops early on a9a with ``C = 1/(1e-4 n)``; ours converges in 40 to
 80 epochs). The whole loop (permutations included, from a splitmix64 generator seeded by the
 caller's ``RandomState``) runs in one compiled call, since per-call overhead of tens of
-microseconds dominated the short passes; its state lives in two records (``_STATE``,
-``_PARAMS``), so the loop can stop after any outer iteration (``verbose``, the gap checks)
-and resume with identical iterates.
+microseconds dominated the short passes; its state is a :class:`DCDState` returned by each
+call, so the loop can stop after any outer iteration (``verbose``, the gap checks) and
+resume with identical iterates.
 
 **Non-finite numbers.** A score that is inf stops the run at its row (checked where a step
 would use it, so the epoch pays nothing measurable: a9a per-epoch CPU time with and without
@@ -141,175 +141,209 @@ features). ``SVC(solver="auto")`` then solves the QP instead when it fits in mem
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._primitives import splitmix64
+from .._primitives import (
+    CSR,
+    FINITE,
+    SCORE_NOT_FINITE,
+    WEIGHTS_NOT_FINITE,
+    PassResult,
+    check_pass,
+    row_axpy,
+    row_dot,
+    shuffle,
+)
 from .._validation import check_row_norms
-from ..exceptions import NumericalError
 
-__all__ = ["DCDResult", "dcd_svm", "feasible_dual", "primal_dual"]
+__all__ = ["DCDParams", "DCDResult", "DCDState", "dcd_svm", "feasible_dual", "primal_dual"]
 
-#: The state of a run, carried between kernel calls (one record).
-_STATE = np.dtype([
-    ("n_active", np.int64), ("n_outer", np.int64), ("visits", np.int64),
-    ("status", np.int64),  # 0 running, 1 converged to tol', 2 a non-finite score or weight
-    ("bad_row", np.int64),  # the row where status 2 was found
-    ("PGmax_old", np.float64), ("PGmin_old", np.float64),  # shrinking thresholds
-    ("b", np.float64), ("s", np.float64), ("wmu", np.float64),  # offset: b, sum a y, w.mu
-    ("beta", np.float64), ("c", np.float64),  # no offset: m.w and its proximal copy
-    ("r_prev", np.float64),  # the proximal residual (s, or c - beta) at the last update
-])
-#: The fixed parameters of a run (one record).
-_PARAMS = np.dtype([
-    ("U", np.float64), ("Dii", np.float64), ("rho", np.float64), ("M", np.float64),
-    ("e_max", np.float64), ("tol", np.float64), ("budget", np.float64),
-    ("shrinking", np.bool_), ("offset", np.bool_), ("split", np.bool_),
-])
 _GAP_PER_TOL = 0.01  # converged also needs P - D <= _GAP_PER_TOL * tol * P
 _FIRST_CHECK, _CHECK_GROWTH = 10, 1.5  # the gap is also checked at epochs 10, 15, 22, ...
 _SPLIT_BELOW = 1.0  # no offset: split off the mean direction when kappa is below this
+RUNNING, CONVERGED = 0, 1  # DCDState.status (CONVERGED: to tol')
+
+
+class DCDParams(NamedTuple):
+    """The fixed parameters of a run (``tol`` and ``budget`` change between calls)."""
+
+    U: float            # upper bound of alpha_i: C (hinge), inf (squared hinge)
+    Dii: float          # 0 (hinge), 1/(2C) (squared hinge)
+    rho: float          # offset: the weight of sum alpha y; no offset: kappa
+    M: float            # ||mu||^2
+    e_max: float        # max |e_i|
+    tol: float          # tol', the projected-gradient tolerance
+    budget: float       # the row visits at which this call stops
+    shrinking: bool
+    offset: bool        # fit_intercept: the method of multipliers on sum alpha_i y_i = 0
+    split: bool         # no offset: the mean direction m is split off
+
+
+class DCDState(NamedTuple):
+    """The state of a run between calls."""
+
+    n_active: int       # the first n_active entries of ``active`` are the active rows
+    n_outer: int        # outer iterations
+    visits: int         # row visits (epochs = visits / n)
+    status: int         # RUNNING, or CONVERGED to tol'
+    PGmax_old: float    # shrinking thresholds
+    PGmin_old: float
+    b: float            # offset: b, s = sum alpha_i y_i, w.mu
+    s: float
+    wmu: float
+    beta: float         # no offset: m.w and its proximal copy c
+    c: float
+    r_prev: float       # the proximal residual (s, or c - beta) at the last update
+
+
+class DCDArrays(NamedTuple):
+    """The arrays of a run: y, Qbar_ii, e_i (read); alpha, w, active, the generator
+    (updated in place)."""
+
+    y: NDArray[np.float64]        # in {-1, +1}
+    QD: NDArray[np.float64]       # Qbar_ii
+    e: NDArray[np.float64]        # mu.x_i (offset) or m.x_i (split); else empty
+    alpha: NDArray[np.float64]
+    w: NDArray[np.float64]        # sum_i alpha_i y_i x_i over the raw rows
+    active: NDArray[np.int64]     # a permutation of the rows, the active ones first
+    rng_state: NDArray[np.uint64]
 
 
 @njit(cache=True)
-def _dcd_run(dense, X, data, indices, indptr, y, QD, e, alpha, w, active, state, params,
-             rng_state, max_outer):
-    """Outer iterations of DCD until convergence, a non-finite score, the work budget, or
-    ``max_outer`` of them.
+def _projected_gradient(G, alpha_i, p, st):
+    """(PG, kept): the projected gradient of coordinate i, and False when the row is shrunk
+    (alpha_i = 0 with G > PGmax_old, or alpha_i = U with G < PGmin_old stays optimal)."""
+    if alpha_i == 0.0:
+        if G > st.PGmax_old:
+            return 0.0, False
+        return (G if G < 0.0 else 0.0), True
+    if alpha_i == p.U:
+        if G < st.PGmin_old:
+            return 0.0, False
+        return (G if G > 0.0 else 0.0), True
+    return G, True
 
-    dense : bool, rows from ``X`` (float[n, d], C-contiguous) if True, else from the CSR
-    arrays ``data, indices, indptr``; y : float64[n] in {-1,+1}; QD : float64[n], Qbar_ii;
-    e : float64[n], ``mu.x_i`` (offset) or ``m.x_i`` (no offset; empty when the mean direction
-    is not split off); alpha : float64[n]; w : float64[d], ``sum_i alpha_i y_i x_i`` over the
-    raw rows; active : int64[n], a permutation whose first ``n_active`` entries are the
-    active rows; state : one ``_STATE`` record, params : one ``_PARAMS`` record;
-    rng_state : uint64[1]. Everything is updated in place, so that calls can be chained.
+
+@njit(cache=True)
+def _dcd_pass(X, a, p, st):
+    """One outer iteration: the active rows in a random order, a coordinate step on each
+    whose projected gradient is not 0; shrunk rows collect behind the kept ones.
+
+    Returns (state, PGmax, PGmin, last, status): the extreme projected gradients of the kept
+    rows, the last row whose step changed w (-1: none), and FINITE or SCORE_NOT_FINITE: an
+    inf score stops the pass at its row (``last``) where a step would use it; a nan one
+    leaves PG = 0 or nan, no step (the weights it came from are checked at the end of the
+    call).
     """
-    d = w.shape[0]
-    n = alpha.shape[0]
-    st, prm = state[0], params[0]
-    U, Dii, rho, M, tol = prm["U"], prm["Dii"], prm["rho"], prm["M"], prm["tol"]
-    e_max, budget, shrinking = prm["e_max"], prm["budget"], prm["shrinking"]
-    offset, split = prm["offset"], prm["split"]
-    n_active, n_outer, visits, status = st["n_active"], st["n_outer"], st["visits"], st["status"]
-    PGmax_old, PGmin_old, r_prev = st["PGmax_old"], st["PGmin_old"], st["r_prev"]
-    b, s, wmu, beta, c = st["b"], st["s"], st["wmu"], st["beta"], st["c"]
-    last = -1  # the last row whose step changed w
+    n_active = st.n_active
+    shuffle(a.active[:n_active], a.rng_state)
+    b, s, wmu, beta, c = st.b, st.s, st.wmu, st.beta, st.c
+    PGmax, PGmin, n_kept, last = -np.inf, np.inf, 0, np.int64(-1)
+    for k in range(n_active):
+        i = np.uint64(a.active[k])  # unsigned: numba skips the negative-index test
+        score = row_dot(X, i, a.w)
+        if p.offset:  # (w - s mu).(x_i - mu) + b, the score of the centred row
+            score += b - wmu - s * (a.e[i] - p.M)
+        elif p.split:  # w.x_i with the m-component c of the proximal step for beta
+            score += (c - beta) * a.e[i]
+        G = a.y[i] * score - 1.0 + p.Dii * a.alpha[i]
+        PG, kept = _projected_gradient(G, a.alpha[i], p, st)
+        if not kept:
+            continue
+        a.active[k] = a.active[n_kept]
+        a.active[n_kept] = i
+        n_kept += 1
+        if PG > PGmax:
+            PGmax = PG
+        if PG < PGmin:
+            PGmin = PG
+        if PG > 1e-12 or PG < -1e-12:
+            if not abs(score) < np.inf:
+                return st, PGmax, PGmin, np.int64(i), SCORE_NOT_FINITE
+            old = a.alpha[i]
+            a.alpha[i] = min(max(old - G / a.QD[i], 0.0), p.U)
+            delta = (a.alpha[i] - old) * a.y[i]
+            row_axpy(X, i, delta, a.w)  # w <- w + (alpha_i - alpha_i_old) y_i x_i
+            if p.offset:
+                s += delta
+                wmu += delta * a.e[i]
+                b += p.rho * delta
+            elif p.split:
+                beta += delta * a.e[i]
+                c += p.rho * delta * a.e[i]
+            last = np.int64(i)
+    st = DCDState(n_kept, st.n_outer + 1, st.visits + n_active, st.status, st.PGmax_old,
+                  st.PGmin_old, b, s, wmu, beta, c, st.r_prev)
+    return st, PGmax, PGmin, last, FINITE
+
+
+@njit(cache=True)
+def _after_pass(st, p, PGmax, PGmin, n):
+    """The proximal update, convergence to tol' and the shrinking thresholds after an outer
+    iteration whose kept rows had projected gradients in [PGmin, PGmax]."""
+    gap = PGmax - PGmin
+    # the residual of the proximal step, and the largest score change its next step makes
+    resid = st.s if p.offset else st.c - st.beta
+    viol = p.rho * abs(resid) * (1.0 if p.offset else p.e_max)
+    b, c, r_prev, status, restart = st.b, st.c, st.r_prev, st.status, False
+    if viol > p.tol and not gap > max(p.tol, viol):
+        # Inexact proximal point: move the prox centre (nu, or c_k) as soon as the inner
+        # problem is solved to the accuracy of the current residual. Extrapolated step:
+        # if the last update shrank the residual by a factor q in (0, 1), the plain steps
+        # would shrink it geometrically; step 1 / (1 - q) times the plain one (the secant
+        # step for a residual linear in the centre), with q capped at 0.5.
+        q = min(max(resid / r_prev if r_prev != 0.0 else 0.0, 0.0), 0.5)
+        if p.offset:
+            b += p.rho * st.s / (1.0 - q)
+        else:
+            c += p.rho * (st.beta - c) / (1.0 - q)
+        r_prev, restart = resid, True
+    elif not gap > p.tol:  # also true when every row was shrunk (PGmax = -inf)
+        if st.n_active == n and viol <= p.tol:
+            status = CONVERGED
+        restart = True  # converged on the shrunk rows: check every row again
+    n_active, PGmax_old, PGmin_old = st.n_active, st.PGmax_old, st.PGmin_old
+    if restart:  # the shrunk rows sit behind the kept ones in active
+        n_active, PGmax_old, PGmin_old = n, np.inf, -np.inf
+    elif p.shrinking:
+        PGmax_old = PGmax if PGmax > 0.0 else np.inf
+        PGmin_old = PGmin if PGmin < 0.0 else -np.inf
+    return DCDState(n_active, st.n_outer, st.visits, status, PGmax_old, PGmin_old, b, st.s,
+                    st.wmu, st.beta, c, r_prev)
+
+
+@njit(cache=True)
+def _dcd_run(X, a, p, st, max_outer):
+    """Outer iterations until convergence to tol', a non-finite score, the work budget
+    ``p.budget`` or ``max_outer`` of them; returns the state and a ``PassResult`` (no
+    mistakes counted; SCORE_NOT_FINITE at the row whose score was inf, WEIGHTS_NOT_FINITE
+    at the last row that stepped). The arrays of ``a`` are updated in place, so that calls
+    can be chained.
+
+    X : float[n, d] C-contiguous, or the CSR tuple of _primitives.as_rows; a : DCDArrays;
+    p : DCDParams; st : DCDState.
+    """
+    last = np.int64(-1)
     for _ in range(max_outer):
-        if status != 0 or visits >= budget:
+        if st.status != RUNNING or st.visits >= p.budget:
             break
-        for k in range(n_active - 1):  # Fisher-Yates shuffle of the active rows
-            # a uniform integer in [0, n_active - k) from the top 32 bits (n < 2^32)
-            r = (splitmix64(rng_state) >> np.uint64(32)) * np.uint64(n_active - k)
-            j = k + np.int64(r >> np.uint64(32))
-            active[k], active[j] = active[j], active[k]
-        PGmax, PGmin = -np.inf, np.inf
-        n_kept = 0
-        for k in range(n_active):
-            i = np.uint64(active[k])  # unsigned: numba skips the negative-index test
-            score = 0.0
-            if dense:
-                for j in range(d):
-                    score += w[j] * X[i, j]
-            else:
-                start, stop = np.uint64(indptr[i]), np.uint64(indptr[i + np.uint64(1)])
-                for pos in range(start, stop):
-                    score += w[np.uint64(indices[pos])] * data[pos]
-            if offset:  # (w - s mu).(x_i - mu) + b, the score of the centred row
-                score += b - wmu - s * (e[i] - M)
-            elif split:  # w.x_i with the m-component c of the proximal step for beta
-                score += (c - beta) * e[i]
-            G = y[i] * score - 1.0 + Dii * alpha[i]
-            PG = 0.0
-            if alpha[i] == 0.0:
-                if G > PGmax_old:
-                    continue  # shrink: alpha_i = 0 stays optimal
-                if G < 0.0:
-                    PG = G
-            elif alpha[i] == U:
-                if G < PGmin_old:
-                    continue  # shrink: alpha_i = U stays optimal
-                if G > 0.0:
-                    PG = G
-            else:
-                PG = G
-            active[k] = active[n_kept]  # swap: shrunk rows collect behind the kept ones
-            active[n_kept] = i
-            n_kept += 1
-            if PG > PGmax:
-                PGmax = PG
-            if PG < PGmin:
-                PGmin = PG
-            if PG > 1e-12 or PG < -1e-12:
-                # An inf score would step here; checked only here (a nan one leaves PG = 0
-                # or nan, no step: the weights it came from are checked at the end).
-                if not abs(score) < np.inf:
-                    status, st["bad_row"] = 2, i
-                    break
-                old = alpha[i]
-                new = min(max(old - G / QD[i], 0.0), U)
-                alpha[i] = new
-                delta = (new - old) * y[i]
-                if dense:
-                    for j in range(d):
-                        w[j] += delta * X[i, j]
-                else:
-                    for pos in range(start, stop):
-                        w[np.uint64(indices[pos])] += delta * data[pos]
-                if offset:
-                    s += delta
-                    wmu += delta * e[i]
-                    b += rho * delta
-                elif split:
-                    beta += delta * e[i]
-                    c += rho * delta * e[i]
-                last = i
-        if status != 0:
-            break
-        visits += n_active
-        n_outer += 1
-        n_active = n_kept
-        gap = PGmax - PGmin
-        # the residual of the proximal step, and the largest score change its next step makes
-        resid = s if offset else c - beta
-        viol = rho * abs(resid) * (1.0 if offset else e_max)
-        restart = False
-        if viol > tol and not gap > max(tol, viol):
-            # Inexact proximal point: move the prox centre (nu, or c_k) as soon as the inner
-            # problem is solved to the accuracy of the current residual. Extrapolated step:
-            # if the last update shrank the residual by a factor q in (0, 1), the plain
-            # steps would shrink it geometrically; step 1 / (1 - q) times the plain one
-            # (the secant step for a residual linear in the centre), with q capped at 0.5.
-            q = resid / r_prev if r_prev != 0.0 else 0.0
-            q = min(max(q, 0.0), 0.5)
-            if offset:
-                b += rho * s / (1.0 - q)
-            else:
-                c += rho * (beta - c) / (1.0 - q)
-            r_prev = resid
-            restart = True
-        elif not gap > tol:  # also true when every row was shrunk (PGmax = -inf)
-            if n_active == n and viol <= tol:
-                status = 1
-            restart = True  # converged on the shrunk rows: check every row again
-        if restart:
-            n_active = n  # the shrunk rows sit behind the kept ones in active
-            PGmax_old, PGmin_old = np.inf, -np.inf
-        elif shrinking:
-            PGmax_old = PGmax if PGmax > 0.0 else np.inf
-            PGmin_old = PGmin if PGmin < 0.0 else -np.inf
-    if status == 0 or status == 1:  # the weights, once per call; they were finite before it,
-        # so a non-finite one comes from a step of this call: name the last row that stepped
-        for j in range(d):
-            if not abs(w[j]) < np.inf:
-                status, st["bad_row"] = 2, last
-                break
-    st["n_active"], st["n_outer"], st["visits"], st["status"] = n_active, n_outer, visits, status
-    st["PGmax_old"], st["PGmin_old"], st["r_prev"] = PGmax_old, PGmin_old, r_prev
-    st["b"], st["s"], st["wmu"], st["beta"], st["c"] = b, s, wmu, beta, c
+        st, PGmax, PGmin, stepped, status = _dcd_pass(X, a, p, st)
+        if status != FINITE:
+            return st, PassResult(0, status, stepped)
+        if stepped >= 0:
+            last = stepped
+        st = _after_pass(st, p, PGmax, PGmin, a.alpha.shape[0])
+    # the weights, once per call; they were finite before it, so a non-finite one comes
+    # from a step of this call: name the last row that stepped
+    for j in range(a.w.shape[0]):
+        if not abs(a.w[j]) < np.inf:
+            return st, PassResult(0, WEIGHTS_NOT_FINITE, last)
+    return st, PassResult(0, FINITE, np.int64(-1))
 
 
 @dataclass
@@ -369,6 +403,57 @@ def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: 
     return primal, dual, z
 
 
+def _curvatures(X, sq_norms: NDArray, fit_intercept: bool, Dii: float):
+    """``(QD, e, rho, mu, m)`` of the problem that is solved (see the module docstring): with
+    an offset the centred rows, ``e_i = mu.x_i`` and rho; without one the unit mean direction
+    ``m`` split off when it is stiff (``e_i = m.x_i``, kappa as rho; else ``m`` is None)."""
+    n = X.shape[0]
+    if sp.issparse(X):
+        mu = np.asarray(X.sum(axis=0, dtype=np.float64)).ravel() / max(n, 1)
+    else:
+        mu = X.mean(axis=0, dtype=np.float64)
+    M = float(mu @ mu)
+    if fit_intercept:
+        # The centred problem: w.x + b = w.(x - mu) + (b + w.mu), same ||w||, same optimum.
+        e = np.asarray(X @ mu, dtype=np.float64).ravel()
+        centred = np.maximum(sq_norms - 2.0 * e + M, 0.0)
+        # rho: the weight of the offset coordinate. Any rho > 0 gives the same optimum; a
+        # tenth of a typical ||x_i - mu||^2 was the fastest of the values we tried.
+        rho = 0.1 * float(max(np.mean(centred), 1e-12))
+        return centred + Dii + rho, e, rho, mu, None
+    if M > 0.0:
+        m = mu / np.sqrt(M)
+        e_m = np.asarray(X @ m, dtype=np.float64).ravel()
+        across = np.maximum(sq_norms - e_m * e_m, 0.0)
+        # kappa: the weight of the m-component in the inner problem, a tenth of the rest
+        kappa = 0.1 * float(np.mean(across)) / float(np.mean(e_m * e_m))
+        if kappa < _SPLIT_BELOW:
+            return across + kappa * e_m * e_m + Dii, e_m, kappa, mu, m
+    return sq_norms + Dii, np.empty(0), 1.0, mu, None
+
+
+def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
+           shrinking: bool, rng, owner: str):
+    """``(rows, arrays, params, mu, m)``: what the compiled run reads, and what turns its
+    ``w`` into ``theta`` (see ``_primal_solution``)."""
+    n, d = X.shape
+    U, Dii = (float(C), 0.0) if loss == "hinge" else (np.inf, 1.0 / (2.0 * C))
+    QD, e, rho, mu, m = _curvatures(X, check_row_norms(owner, X), fit_intercept, Dii)
+    QD = np.maximum(QD, 1e-12)  # a zero row with no offset: alpha_i -> U
+    rng_state = np.array([rng.randint(0, 2**31 - 1)], dtype=np.uint64)
+    arrays = DCDArrays(y, QD, e, np.zeros(n), np.zeros(d), np.arange(n, dtype=np.int64),
+                       rng_state)
+    params = DCDParams(U, Dii, rho, float(mu @ mu), float(np.max(np.abs(e))) if e.size else 0.0,
+                       tol, 0.0, bool(shrinking), bool(fit_intercept), m is not None)
+    if not sp.issparse(X):
+        return np.ascontiguousarray(X), arrays, params, mu, m
+    indices, indptr = X.indices, X.indptr  # as they are (no copy), unless their types differ
+    if indices.dtype != indptr.dtype:
+        indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+    return (CSR(np.ascontiguousarray(X.data, dtype=np.float64), indices, indptr), arrays,
+            params, mu, m)
+
+
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
             tol: float = 1e-4, max_iter: int = 1000, shrinking: bool = True,
             rng: np.random.RandomState | None = None, verbose: bool = False,
@@ -384,102 +469,46 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     data). A row whose ``||x_i||^2`` or score is not finite raises
     :class:`~halfspaces.exceptions.NumericalError` naming ``owner`` and the row.
     """
-    n, d = X.shape
+    n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
     rng = np.random.RandomState(0) if rng is None else rng
-    if loss == "hinge":
-        U, Dii = float(C), 0.0
-    else:
-        U, Dii = np.inf, 1.0 / (2.0 * C)
-    csr = sp.issparse(X)
-    sq_norms = check_row_norms(owner, X)
-    if csr:
-        mu = np.asarray(X.sum(axis=0, dtype=np.float64)).ravel() / max(n, 1)
-    else:
-        mu = X.mean(axis=0, dtype=np.float64)
-    M = float(mu @ mu)
-    e_dir = None  # no offset: the unit mean direction m when it is split off
-    params = np.zeros(1, dtype=_PARAMS)
-    prm = params[0]
-    if fit_intercept:
-        # The centred problem: w.x + b = w.(x - mu) + (b + w.mu), same ||w||, same optimum.
-        e = np.asarray(X @ mu, dtype=np.float64).ravel()
-        centred = np.maximum(sq_norms - 2.0 * e + M, 0.0)
-        # rho: the weight of the offset coordinate. Any rho > 0 gives the same optimum; a
-        # tenth of a typical ||x_i - mu||^2 was the fastest of the values we tried.
-        rho = 0.1 * float(max(np.mean(centred), 1e-12))
-        QD = centred + Dii + rho
-    else:
-        e, rho, QD = np.empty(0), 1.0, sq_norms + Dii
-        if M > 0.0:
-            m = mu / np.sqrt(M)
-            e_m = np.asarray(X @ m, dtype=np.float64).ravel()
-            across = np.maximum(sq_norms - e_m * e_m, 0.0)
-            # kappa: the weight of the m-component in the inner problem, a tenth of the rest
-            kappa = 0.1 * float(np.mean(across)) / float(np.mean(e_m * e_m))
-            if kappa < _SPLIT_BELOW:
-                e, rho, QD, e_dir = e_m, kappa, across + kappa * e_m * e_m + Dii, m
-    QD = np.maximum(QD, 1e-12)  # a zero row with no offset: alpha_i -> U
-    prm["U"], prm["Dii"], prm["rho"], prm["M"], prm["tol"] = U, Dii, rho, M, tol
-    prm["e_max"] = float(np.max(np.abs(e))) if e.size else 0.0
-    prm["shrinking"], prm["offset"], prm["split"] = shrinking, fit_intercept, e_dir is not None
-    state = np.zeros(1, dtype=_STATE)
-    state[0]["n_active"], state[0]["PGmax_old"], state[0]["PGmin_old"] = n, np.inf, -np.inf
-    alpha = np.zeros(n)
-    w = np.zeros(d)
-    rng_state = np.array([rng.randint(0, 2**31 - 1)], dtype=np.uint64)
-    active = np.arange(n, dtype=np.int64)
-    if csr:
-        data = np.ascontiguousarray(X.data, dtype=np.float64)
-        indices, indptr = X.indices, X.indptr
-        if indices.dtype != indptr.dtype:
-            indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
-        Xd = np.empty((0, 0))
-    else:
-        data, indices, indptr, Xd = np.empty(0), np.empty(0, np.int32), np.empty(0, np.int32), X
-    # One kernel call runs every outer iteration up to the next check (verbose: one per call,
-    # to print progress); prm["budget"] is where the current call stops.
+    rows, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng, owner)
+    st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    # One compiled call runs every outer iteration up to the next check (verbose: one per
+    # call, to print progress); p.budget is where the current call stops.
     chunk = 1 if verbose else np.iinfo(np.int64).max
-    st = state[0]
     budget, check_at = float(max_iter) * n, _FIRST_CHECK * n
-    converged, primal, dual = False, float("nan"), float("nan")
     while True:
-        prm["budget"] = min(budget, check_at)
-        while st["status"] == 0 and st["visits"] < prm["budget"]:
-            _dcd_run(not csr, Xd, data, indices, indptr, y, QD, e, alpha, w, active, state,
-                     params, rng_state, chunk)
+        p = p._replace(budget=min(budget, check_at))
+        while st.status == RUNNING and st.visits < p.budget:
+            st, trouble = _dcd_run(rows, a, p, st, chunk)
+            check_pass(owner, trouble, "the score y_i (theta.x_i + theta_0) or the weights")
             if verbose:
-                print(f"dcd: iter {st['n_outer']} (epoch {st['visits'] / n:.2f}): active"
-                      f" {st['n_active']}, b {st['b']:.6g}, sum alpha y {st['s']:.3g}")
-        if st["status"] == 2:
-            raise NumericalError(owner, int(st["bad_row"]),
-                                 "the score y_i (theta.x_i + theta_0) or the weights")
-        theta, theta_0 = _primal_solution(w, mu, e_dir, st, fit_intercept)
-        primal, dual, _ = primal_dual(X, y, C, loss, fit_intercept, alpha, theta, theta_0)
-        if primal - dual <= _GAP_PER_TOL * tol * abs(primal):
-            converged = True
+                print(f"dcd: iter {st.n_outer} (epoch {st.visits / n:.2f}): active"
+                      f" {st.n_active}, b {st.b:.6g}, sum alpha y {st.s:.3g}")
+        theta, theta_0 = _primal_solution(a.w, mu, m, st, fit_intercept)
+        primal, dual, _ = primal_dual(X, y, C, loss, fit_intercept, a.alpha, theta, theta_0)
+        converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
+        if converged or st.visits >= budget:
             break
-        if st["visits"] >= budget:
-            break
-        if st["status"] == 1:  # the projected gradients met tol' but the gap did not
-            prm["tol"] *= 0.1
-            st["status"] = 0
+        if st.status == CONVERGED:  # the projected gradients met tol' but the gap did not
+            p, st = p._replace(tol=p.tol * 0.1), st._replace(status=RUNNING)
             if verbose:
                 print(f"dcd: duality gap {primal - dual:.3g} > {_GAP_PER_TOL:g} tol P;"
-                      f" projected-gradient tolerance now {prm['tol']:.3g}")
+                      f" projected-gradient tolerance now {p.tol:.3g}")
         else:
             check_at *= _CHECK_GROWTH
     # epochs = row visits / n, rounded up; the last outer iteration may end past the budget
-    n_iter = min(int(-(-st["visits"] // n)), int(max_iter))
-    return DCDResult(theta, theta_0, alpha, n_iter, converged, primal, dual)
+    n_iter = min(int(-(-st.visits // n)), int(max_iter))
+    return DCDResult(theta, theta_0, a.alpha, n_iter, converged, primal, dual)
 
 
-def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st,
+def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st: DCDState,
                      fit_intercept: bool) -> tuple[NDArray, float]:
     """``(theta, theta_0)``, the primal iterate the coordinate steps see: with an offset, the
     centred problem's ``theta = w - s mu`` and ``theta_0 = b - theta.mu``; without one,
     ``w`` with its ``m``-component ``beta`` replaced by its proximal copy ``c``."""
     if not fit_intercept:
-        return (w, 0.0) if m is None else (w + (st["c"] - st["beta"]) * m, 0.0)
-    theta = w - st["s"] * mu
-    return theta, float(st["b"] - theta @ mu)
+        return (w, 0.0) if m is None else (w + (st.c - st.beta) * m, 0.0)
+    theta = w - st.s * mu
+    return theta, float(st.b - theta @ mu)

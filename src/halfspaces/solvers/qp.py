@@ -94,6 +94,27 @@ def _infeasible(status: str, X, y: NDArray, v: NDArray, fit_intercept: bool,
                     certificate, residual)
 
 
+def _primal_constraints(X, y: NDArray, fit_intercept: bool, slack: bool, xi_nonneg: bool):
+    """``(A, b, cones)`` of ``A x + s = b, s >= 0`` for the primal variables
+    ``x = (theta, theta_0, xi)``: the margin rows ``-y_i (theta.x_i + theta_0) - xi_i <= -1``
+    (``xi`` only with ``slack``), then ``-xi_i <= 0`` (``xi_nonneg``)."""
+    n, d = X.shape
+    blocks = [-sp.diags(y) @ sp.csr_matrix(X)]
+    if fit_intercept:
+        blocks.append(sp.csr_matrix(-y[:, None]))
+    if slack:
+        blocks.append(-sp.identity(n, format="csr"))
+    rows, rhs, cones = [sp.hstack(blocks, format="csr")], [-np.ones(n)], [
+        clarabel.NonnegativeConeT(n)]
+    if xi_nonneg:
+        n_b = 1 if fit_intercept else 0
+        rows.append(sp.hstack([sp.csr_matrix((n, d + n_b)), -sp.identity(n, format="csr")],
+                              format="csr"))
+        rhs.append(np.zeros(n))
+        cones.append(clarabel.NonnegativeConeT(n))
+    return sp.vstack(rows, format="csc"), np.concatenate(rhs), cones
+
+
 def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
                   loss: str = "hinge", max_iter: int = 200, tol: float = 1e-9,
                   verbose: bool = False) -> QPResult:
@@ -119,22 +140,8 @@ def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
             p_diag[d + n_b:] = 2.0 * C
     P = sp.diags(p_diag, format="csc")
 
-    # margin rows: -y_i (theta.x_i + theta_0) - xi_i <= -1
-    blocks = [-sp.diags(y) @ sp.csr_matrix(X)]
-    if fit_intercept:
-        blocks.append(sp.csr_matrix(-y[:, None]))
-    if not hard:
-        blocks.append(-sp.identity(n, format="csr"))
-    A_margin = sp.hstack(blocks, format="csr")
-    rows, rhs, cones = [A_margin], [-np.ones(n)], [clarabel.NonnegativeConeT(n)]
-    if not hard and loss == "hinge":  # -xi_i <= 0
-        rows.append(sp.hstack([sp.csr_matrix((n, d + n_b)), -sp.identity(n, format="csr")],
-                              format="csr"))
-        rhs.append(np.zeros(n))
-        cones.append(clarabel.NonnegativeConeT(n))
-    A = sp.vstack(rows, format="csc")
-    b = np.concatenate(rhs)
-
+    A, b, cones = _primal_constraints(X, y, fit_intercept, slack=not hard,
+                                      xi_nonneg=not hard and loss == "hinge")
     solver = clarabel.DefaultSolver(P, q, A, b, cones, _settings(max_iter, tol, verbose))
     sol = solver.solve()
     status = str(sol.status).split(".")[-1]

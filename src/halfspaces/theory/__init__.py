@@ -18,6 +18,8 @@ _PUBLIC = {
     "is_linearly_separable": ".separability",
     "max_margin_separator": ".separability",
     "SeparabilityResult": ".separability",
+    "bounds_report": ".report",
+    "BoundsReport": ".report",
     "shatters": ".shattering",
     "ShatterResult": ".shattering",
     "radon_partition": ".shattering",

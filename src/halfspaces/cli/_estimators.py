@@ -1,0 +1,82 @@
+"""The estimator ``--algo`` names, built from the options given on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ._io import CLIError
+from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, EXPERT_ALGOS, flag, literal
+
+
+def estimator_class(algo: str, kernel: str | None = None):
+    import halfspaces
+
+    if algo == "pegasos" and kernel is not None:
+        # Kernelized Pegasos is its own class once the solvers' restructuring is merged
+        # (until then PegasosSVC takes the kernel itself).
+        return halfspaces.KernelPegasosSVC
+    return getattr(halfspaces, ALGOS[algo])
+
+
+def given_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The estimator parameters given as options (and with ``--set NAME=VALUE``)."""
+    params = {param: getattr(args, param) for _, param, _ in ESTIMATOR_OPTIONS + BOOL_OPTIONS
+              if hasattr(args, param)}
+    for item in getattr(args, "set", None) or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise CLIError(f"--set expects NAME=VALUE, got {item!r}")
+        params[name.strip().replace("-", "_")] = literal(value.strip())
+    return params
+
+
+def make_estimator(args: argparse.Namespace, X=None):
+    """Build the estimator ``--algo`` names from the options given on the command line.
+
+    ``X`` (the training features) is needed by the expert algorithms, whose hypothesis class
+    is built from its dimension (and, for stumps, its values).
+    """
+    cls = estimator_class(args.algo, getattr(args, "kernel", None))
+    params = given_params(args)
+    if args.algo in EXPERT_ALGOS:
+        from ..experts import make_hypotheses
+
+        if X is None:
+            raise CLIError(f"--algo {args.algo} votes over a class of halfspaces in the"
+                           " feature space: use svmlight, VW or CSV data, not raw text")
+        params.update(make_hypotheses(X, args.hypotheses, args.n_hypotheses,
+                                      params.get("random_state"))._asdict())
+    allowed = cls(**({"hypotheses": params["hypotheses"]} if "hypotheses" in params else {})
+                  ).get_params()
+    unknown = sorted(set(params) - set(allowed))
+    # random_state also seeds the hypothesis class, so an expert algorithm may ignore it.
+    if args.algo in EXPERT_ALGOS and "random_state" in unknown:
+        unknown.remove("random_state")
+        params.pop("random_state")
+    if unknown:
+        names = ", ".join(flag(p) for p in unknown)
+        accepted = ", ".join(p for p in sorted(allowed) if p not in ("hypotheses", "offsets"))
+        raise CLIError(f"{names} does not apply to --algo {args.algo}; {cls.__name__} takes"
+                       f" {accepted} (--set NAME=VALUE passes those without an option)")
+    return cls(**params)
+
+
+def online_learner(args: argparse.Namespace, X):
+    """:func:`make_estimator`, checking that the learner can play the online game."""
+    learner = make_estimator(args, X)
+    if not callable(getattr(learner, "learn_one", None)):
+        online = [a for a in ALGOS if callable(getattr(estimator_class(a), "learn_one", None))]
+        raise CLIError(f"--algo {args.algo} ({type(learner).__name__}) is a batch learner; the"
+                       f" online game needs one of: {', '.join(online)}")
+    return learner
+
+
+def wrap_for_text(estimator, args: argparse.Namespace):
+    """A Pipeline(vectorizer, estimator) that learns from raw text (kept in the saved model)."""
+    from ..datasets import make_text_pipeline
+
+    params = {}
+    if args.vectorizer == "hashing" and args.n_features:
+        params["n_features"] = args.n_features
+    return make_text_pipeline(estimator, vectorizer=args.vectorizer, **params)

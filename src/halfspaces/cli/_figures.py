@@ -1,0 +1,95 @@
+"""``plot`` (one figure of the gallery, from a data file) and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from ..datasets._io import atomic_write
+from . import _estimators
+from ._io import CLIError, read_args_data
+from ._options import PERCEPTRON_ALGOS
+from ._theory import perceptron_bound_summary
+
+
+def _boundary(args, data, fig) -> None:
+    from .. import plotting
+
+    estimator = _estimators.make_estimator(args, data.X)
+    plotting._check_2d("plot_decision_boundary", data.X)  # before a fit that may be long
+    estimator.fit(data.X, data.y)
+    plotting.plot_decision_boundary(estimator, data.X, data.y, ax=fig.add_subplot())
+
+
+def _regularization(args, data, fig) -> None:
+    from .. import plotting
+
+    plotting.plot_regularization(data.X, data.y, lams=tuple(args.lams), fig=fig)
+
+
+def _max_margin(args, data, fig) -> None:
+    from .. import plotting
+
+    plotting.plot_max_margin(data.X, data.y, ax=fig.add_subplot(),
+                             fit_intercept=getattr(args, "fit_intercept", True))
+
+
+def _mistakes(args, data, fig) -> None:
+    from .. import plotting
+    from ..online import play
+
+    learner = _estimators.online_learner(args, data.X)
+    transcript = play(learner, data.X, data.y, classes=np.unique(data.y))
+    bound, label, bound_label = None, None, "Novikoff bound"
+    if args.algo in PERCEPTRON_ALGOS:
+        info = perceptron_bound_summary(data, bool(learner.fit_intercept), args.bound_limit)
+        bound = info.get("novikoff_bound")
+        if args.algo != "perceptron":  # the bound covers the running perceptron
+            label = (f"mistakes ({transcript.n_mistakes}); running perceptron's"
+                     f" updates: {learner.n_mistakes_}")
+            bound_label = "Novikoff bound on the updates"
+    plotting.plot_mistakes(transcript, bound=bound, ax=fig.add_subplot(), label=label,
+                           bound_label=bound_label)
+
+
+def _objective(args, data, fig) -> None:
+    from .. import plotting
+
+    history, optimum = plotting.pegasos_objective_history(
+        data.X, data.y, lam=getattr(args, "lam", 1e-2), max_iter=getattr(args, "max_iter", 50),
+        random_state=getattr(args, "random_state", 0))
+    plotting.plot_objective(history, optimum, ax=fig.add_subplot())
+
+
+_DRAW = {"boundary": _boundary, "regularization": _regularization, "max-margin": _max_margin,
+         "mistakes": _mistakes, "objective": _objective}
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise CLIError("plot needs matplotlib: pip install 'halfspaces[plot]'") from None
+    data = read_args_data(args, numeric="plots need numeric features (2 of them)")
+    args.algo = args.algo or ("perceptron" if args.kind == "mistakes" else "svm")
+    size = (10, 4.5) if args.kind == "regularization" else (6, 5)
+    fig = Figure(figsize=size, layout="constrained")
+    _DRAW[args.kind](args, data, fig)
+    save_figure(fig, args.output)
+    if not args.quiet:
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def save_figure(fig, path: str) -> None:
+    """Save a figure as PNG atomically (never compressed, whatever the extension)."""
+    with atomic_write(path, compress=False) as handle:
+        fig.savefig(handle, format="png", dpi=120, bbox_inches="tight")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .. import demo
+
+    return int(demo.run(out_dir=args.out_dir, quick=args.quick) or 0)

@@ -1,0 +1,278 @@
+"""The argument parser of the ``halfspaces`` command: one small function per sub-command."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..datasets.loader import FORMATS
+from . import _figures, _models, _theory
+from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, PLOT_KINDS, float_or_inf
+
+PROG = "halfspaces"
+_FORMATTER = argparse.RawDescriptionHelpFormatter
+_ANY_FEATURES = "svmlight: number of features (default: the largest index); VW: hash buckets" \
+                " (default: 2**18)"
+_MODEL_FEATURES = "ignored: the model's number of features is used"
+_MODEL_INDEXING = "default: as the model's training file was read"
+
+_MAIN_EPILOG = """\
+examples:
+  halfspaces train heart_scale --algo svm --C 1 -o heart.model
+  halfspaces evaluate heart.model heart_scale --json
+  halfspaces predict heart.model heart_scale -o predictions.txt
+  halfspaces train sms.tsv --algo pegasos --lam 1e-4 -o spam.model   # raw text
+  halfspaces play train.svm --algo perceptron --no-fit-intercept
+  halfspaces bound train.svm
+  halfspaces plot boundary points.csv --algo svm --C 10 -o boundary.png
+  halfspaces demo
+
+data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
+  .tsv  label<TAB>text     .csv  numbers, label in --label-column (default 0: first)
+  .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
+DATA - reads standard input (with --format, else the model's recorded format, else svmlight).
+
+errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1;
+add --debug for the traceback.
+"""
+
+_TRAIN_EPILOG = """\
+algorithms (--algo) and the class each builds:
+  perceptron Perceptron, averaged AveragedPerceptron, voted VotedPerceptron,
+  kernel-perceptron KernelPerceptron, pegasos PegasosSVC, svm SVC, logistic
+  LogisticRegression, lp LPSeparator, halving HalvingClassifier, weighted-majority
+  WeightedMajorityClassifier.
+Each option is passed to the estimator under its own name (--max-iter -> max_iter); an option
+the estimator does not take is an error. --set NAME=VALUE passes any other parameter.
+halving / weighted-majority vote over a finite class H of N hypotheses (--n-hypotheses N,
+default 1024): --hypotheses random (default) draws N halfspaces through the origin with
+standard normal weights, seeded by --random-state; --hypotheses stumps takes decision stumps
+sign * (x_j - theta) on every feature, both signs, thresholds halfway between the feature's
+distinct values (at most N in all). Halving needs a hypothesis consistent with the data
+(otherwise it stops with an error saying the class was exhausted); weighted-majority does not.
+Raw text (.tsv) is featurized by --vectorizer (hashing with --n-features buckets, or tfidf);
+the vectorizer is saved with the model, so predict and evaluate take raw text too.
+
+examples:
+  halfspaces train a9a --algo svm --C 1 --solver dcd -o a9a.model
+  halfspaces train heart_scale --algo pegasos --lam 1e-3 --max-iter 20 --random-state 0 -o m
+  halfspaces train heart_scale --algo kernel-perceptron --kernel rbf --gamma 0.5 -o m
+  halfspaces train sms.tsv --algo logistic --C 10 -o spam.model
+  halfspaces train points.csv --label-column -1 --algo halving --n-hypotheses 4096 -o m
+"""
+
+
+# Each sub-command's (help, description, examples), as `halfspaces COMMAND --help` shows them.
+_TEXTS = {
+    "train": ("fit a model and save it", "Fit an estimator on DATA and save it.",
+              _TRAIN_EPILOG),
+    "predict": ("write one predicted label per line",
+                "Predict a label for each example of DATA.", """\
+examples:
+  halfspaces predict heart.model heart_scale -o labels.txt
+  halfspaces predict spam.model new.tsv"""),
+    "evaluate": ("accuracy, losses and margins of a model on labelled data", """\
+Accuracy; zero-one (a tie y*score = 0 counts as a mistake), hinge and logistic losses
+averaged over the examples; min and mean functional margin y*score; geometric margin min
+y(w.x+b)/||w|| for linear models.""", """\
+examples:
+  halfspaces evaluate heart.model heart_scale
+  halfspaces evaluate spam.model test.tsv --json"""),
+    "play": ("the online game: predict, see the label, update", """\
+Play the online prediction game over DATA in file order and print a progressive table at
+1, 2, 4, 8, ... examples. For perceptrons, ends with the mistakes (for averaged and
+voted: the running perceptron's updates) against Novikoff's bound (R/gamma)^2 when the
+data is separable (checked by LP; gamma from the max-margin QP; with an offset, both of
+the points (x, 1); only for at most --bound-limit examples).""", """\
+examples:
+  halfspaces play train.svm --algo perceptron --no-fit-intercept
+  halfspaces play a9a --algo pegasos --lam 1e-4 --json"""),
+    "bound": ("radius, separability, max margin, mistake bounds, VC dimension", """\
+The theory on DATA (two classes): radius R = max ||x_i||; linear separability by LP
+(with the rows of the Farkas certificate when not); the max margin gamma; the
+perceptron's Novikoff bound (R/gamma)^2 and margin-1 bound R^2 ||w*||^2 (with an offset,
+R' and gamma' of the points (x, 1), as the perceptron runs); the VC dimension of
+halfspaces in R^d (d + 1 with offset).""", """\
+examples:
+  halfspaces bound train.svm
+  halfspaces bound points.csv --no-fit-intercept --json"""),
+    "plot": ("draw a figure as PNG", """\
+Draw a figure of 2-D DATA (boundary, regularization, max-margin) or of any data
+(mistakes, objective) and write it as PNG.
+  boundary        fit --algo; decision boundary, margins score = +-1, circled points on
+                  or inside the margin
+  regularization  SVM with a small and a large lambda side by side (--lams)
+  max-margin      the max-margin separator and its support vectors
+  mistakes        cumulative online mistakes of --algo against Novikoff's bound
+  objective       Pegasos objective per epoch (--lam, --max-iter) against the exact
+                  optimum""", """\
+examples:
+  halfspaces plot boundary points.csv --algo svm --C 10 -o b.png
+  halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png
+  halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png"""),
+    "demo": ("a tour of the library: runs, bounds and figures", None, """\
+examples:
+  halfspaces demo
+  halfspaces demo --quick --out-dir /tmp/demo"""),
+}
+
+
+def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
+                      indexing_help: str | None = None) -> None:
+    parser.add_argument("--format", choices=FORMATS,
+                        help="data format (default: from the extension, see halfspaces --help)")
+    parser.add_argument("--label-column", metavar="COLUMN",
+                        help="CSV only: index (0 = first, -1 = last) or header name of the label"
+                             " column (default: 0)")
+    parser.add_argument("--n-features", type=int, metavar="N", help=n_features_help)
+    if indexing_help:
+        group = parser.add_mutually_exclusive_group()
+        group.add_argument("--zero-based", dest="zero_based", action="store_const", const=True,
+                           help="svmlight: indices start at 0 (" + indexing_help + ")")
+        group.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
+                           help="svmlight: indices start at 1")
+
+
+def _add_common(parser: argparse.ArgumentParser, *, json_help: str | None = None,
+                json: bool = True) -> None:
+    if json:
+        parser.add_argument("--json", action="store_true",
+                            help=json_help or "print the results as one JSON object")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback on errors")
+
+
+def _add_estimator_options(parser: argparse.ArgumentParser, *, default_algo: str | None,
+                           default_text: str | None = None) -> None:
+    group = parser.add_argument_group("estimator parameters (passed under the same name)")
+    default_text = default_text or (f"default: {default_algo}" if default_algo else "")
+    group.add_argument("--algo", choices=list(ALGOS), default=default_algo, metavar="ALGO",
+                       required=default_algo is None and not default_text,
+                       help="the learning algorithm: " + ", ".join(ALGOS)
+                            + (f" ({default_text})" if default_text else ""))
+    for flag, param, kwargs in ESTIMATOR_OPTIONS:
+        group.add_argument(flag, dest=param, default=argparse.SUPPRESS, **kwargs)
+    for flag, param, help_text in BOOL_OPTIONS:
+        group.add_argument(flag, dest=param, action=argparse.BooleanOptionalAction,
+                           default=argparse.SUPPRESS, help=help_text)
+    group.add_argument("--set", action="append", metavar="NAME=VALUE",
+                       help="any other estimator parameter (a JSON literal or a string)")
+    group.add_argument("--hypotheses", choices=("random", "stumps"), default="random",
+                       help="halving / weighted-majority: the finite class, N random halfspaces"
+                            " through the origin or decision stumps (default: random)")
+    group.add_argument("--n-hypotheses", type=int, default=1024, metavar="N",
+                       help="halving / weighted-majority: size N of the class (default: 1024)")
+
+
+def _command(sub, name: str) -> argparse.ArgumentParser:
+    """The sub-command ``name`` with its help, description and examples from ``_TEXTS``."""
+    help_text, description, epilog = _TEXTS[name]
+    return sub.add_parser(name, help=help_text, description=description, epilog=epilog,
+                          formatter_class=_FORMATTER)
+
+
+def _add_train(sub) -> None:
+    p = _command(sub, "train")
+    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="where to save the model")
+    p.add_argument("--vectorizer", choices=("hashing", "tfidf"), default="hashing",
+                   help="featurizer of raw text (.tsv) data (default: hashing, 2**18 buckets"
+                        " or --n-features)")
+    _add_data_options(p, n_features_help="svmlight: number of features (default: the largest"
+                                         " index); VW, and text with --vectorizer hashing:"
+                                         " number of hash buckets (default: 2**18)",
+                      indexing_help="default: 0-based if any index is 0, else 1-based; the"
+                                    " model records it for predict and evaluate")
+    _add_estimator_options(p, default_algo=None)
+    _add_common(p)
+    p.set_defaults(func=_models.cmd_train)
+
+
+def _add_model_command(sub, name: str) -> argparse.ArgumentParser:
+    """A command that reads a MODEL file and a DATA file as the model's training file was."""
+    p = _command(sub, name)
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
+    return p
+
+
+def _add_predict(sub) -> None:
+    p = _add_model_command(sub, "predict")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the labels here (atomically; a .gz, .bz2 or .xz name is"
+                        " compressed) instead of standard output (-)")
+    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
+    _add_common(p, json=False)
+    p.set_defaults(func=_models.cmd_predict)
+
+
+def _add_evaluate(sub) -> None:
+    p = _add_model_command(sub, "evaluate")
+    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
+    _add_common(p, json_help="print one JSON object (keys include accuracy, zero_one, hinge,"
+                             " logistic, min_functional_margin, geometric_margin)")
+    p.set_defaults(func=_models.cmd_evaluate)
+
+
+def _add_play(sub) -> None:
+    p = _command(sub, "play")
+    p.add_argument("data", metavar="DATA")
+    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_estimator_options(p, default_algo="perceptron")
+    p.add_argument("--bound-limit", type=int, default=5000,
+                   help="largest number of examples for which the separability LP and margin"
+                        " QP are solved (default: 5000)")
+    _add_common(p)
+    p.set_defaults(func=_theory.cmd_play)
+
+
+def _add_bound(sub) -> None:
+    p = _command(sub, "bound")
+    p.add_argument("data", metavar="DATA")
+    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
+                   help="halfspaces with an offset b (default) or through the origin")
+    _add_common(p)
+    p.set_defaults(func=_theory.cmd_bound)
+
+
+def _add_plot(sub) -> None:
+    p = _command(sub, "plot")
+    p.add_argument("kind", choices=PLOT_KINDS, metavar="KIND", help=", ".join(PLOT_KINDS))
+    p.add_argument("data", metavar="DATA")
+    p.add_argument("-o", "--output", required=True, metavar="PNG")
+    p.add_argument("--lams", type=float_or_inf, nargs=2, default=(1e-3, 1.0),
+                   metavar=("SMALL", "LARGE"), help="regularization: the two lambdas")
+    p.add_argument("--bound-limit", type=int, default=5000,
+                   help="mistakes: largest data for which the Novikoff bound is computed")
+    _add_data_options(p, n_features_help=_ANY_FEATURES)
+    _add_estimator_options(p, default_algo=None,
+                           default_text="default: svm for boundary, perceptron for mistakes")
+    p.add_argument("--quiet", "-q", action="store_true", help="no messages")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=_figures.cmd_plot)
+
+
+def _add_demo(sub) -> None:
+    p = _command(sub, "demo")
+    p.add_argument("--out-dir", default="demo-output", help="folder for the figures and"
+                                                              " reports (default: demo-output)")
+    p.add_argument("--quick", action="store_true", help="small data, a few seconds")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=_figures.cmd_demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``halfspaces`` command."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROG, formatter_class=_FORMATTER, epilog=_MAIN_EPILOG,
+        description="Online and large-margin linear classifiers, with their theory.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
+                _add_demo):
+        add(sub)
+    return parser

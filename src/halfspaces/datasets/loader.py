@@ -1,0 +1,167 @@
+"""One entry point for every data format: ``load(path, format=None, **options)``.
+
+The format is ``format`` when given, else the one the file name's extension names (after
+stripping ``.gz``, ``.bz2`` or ``.xz``):
+
+    .tsv        ``label<TAB>text`` lines: raw texts and labels (:func:`load_text_tsv`)
+    .csv        numeric features with the label in one column (:func:`load_csv`)
+    .vw         Vowpal Wabbit text format (:func:`load_vw`)
+    otherwise   svmlight / libsvm, ``label index:value ...`` (:func:`load_svmlight`)
+
+Options go to the format's reader; an option the format does not take is an error, and an
+option set to None counts as not given.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ._io import DataFormatError, _is_stream, compression_of
+
+__all__ = ["FORMATS", "Dataset", "detect_format", "load"]
+
+FORMATS = ("svmlight", "vw", "tsv", "csv")
+_EXTENSIONS = {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}
+# The options each format's reader takes (besides the file).
+_OPTIONS = {
+    "svmlight": ("n_features", "zero_based", "dtype"),
+    "vw": ("n_features", "zero_based", "hash_features", "seed", "dtype"),
+    "csv": ("label_column", "encoding", "n_features"),
+    "tsv": ("encoding",),
+}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """What :func:`load` read; unpacks as ``X, y = load(path)``.
+
+    Attributes
+    ----------
+    X : csr_matrix, ndarray of shape (n_samples, n_features), or list of str (``tsv``)
+    y : ndarray of shape (n_samples,)
+    path : str
+        The file's name (a stream's ``name``).
+    format : {"svmlight", "vw", "tsv", "csv"}
+    zero_based : bool or None
+        svmlight: whether the indices were read as 0-based (what ``"auto"`` decided).
+    """
+
+    X: Any
+    y: NDArray
+    path: str
+    format: str
+    zero_based: bool | None = None
+
+    @property
+    def is_text(self) -> bool:
+        """True for raw texts (``tsv``), which a vectorizer must featurize."""
+        return self.format == "tsv"
+
+    @property
+    def n_samples(self) -> int:
+        return int(len(self.y))
+
+    def __iter__(self):
+        return iter((self.X, self.y))
+
+
+def detect_format(path, format: str | None = None, default: str = "svmlight") -> str:
+    """``format`` if given, else the format the extension names (compression suffix stripped),
+    else ``default``.
+
+    Examples
+    --------
+    >>> detect_format("sms.tsv.gz"), detect_format("points.csv"), detect_format("a9a.t")
+    ('tsv', 'csv', 'svmlight')
+    >>> detect_format("-", default="csv")
+    'csv'
+    """
+    if format:
+        return format
+    name = os.path.basename(str(getattr(path, "name", path))).lower()
+    suffix = compression_of(name)
+    if suffix:
+        name = name[: -len(suffix)]
+    return _EXTENSIONS.get(os.path.splitext(name)[1], default)
+
+
+def load(path, format: str | None = None, **options) -> Dataset:
+    """Read a data file in any supported format (see the module docstring).
+
+    Parameters
+    ----------
+    path : str, path-like or binary file object
+        A file (decompressed by extension), or a stream read once to its end.
+    format : {"svmlight", "vw", "tsv", "csv"} or None, default=None
+        None: by the extension, svmlight when it names no other format.
+    **options
+        The reader's options: ``n_features`` (svmlight, vw; csv: the number of feature
+        columns it must have), ``zero_based`` (svmlight, vw; default "auto"),
+        ``label_column`` (csv), ``encoding`` (csv, tsv), ``dtype``, ``hash_features``,
+        ``seed`` (vw).
+
+    Returns
+    -------
+    Dataset
+        ``X`` (features, or the texts of a tsv file), ``y`` and how the file was read.
+
+    Examples
+    --------
+    An open binary file is read as a stream (here a CSV with the label last):
+
+    >>> import io
+    >>> X, y = load(io.BytesIO(b"0.5,1,1\\n-1,2e-1,-1\\n"), "csv", label_column=-1)
+    >>> X.tolist(), y.tolist()
+    ([[0.5, 1.0], [-1.0, 0.2]], [1.0, -1.0])
+    """
+    from .._validation import check_choice
+
+    format = check_choice("load", "format", detect_format(path, format), FORMATS)
+    given = {name: value for name, value in options.items() if value is not None}
+    wrong = sorted(set(given) - set(_OPTIONS[format]))
+    if wrong:
+        raise ValueError(f"load: {', '.join(map(repr, wrong))} does not apply to {format} files;"
+                         f" {format} takes {', '.join(_OPTIONS[format])}.")
+    name = getattr(path, "name", "<stream>") if _is_stream(path) else os.fspath(path)
+    if not _is_stream(path) and not os.path.exists(path):
+        raise FileNotFoundError(2, "No such file or directory", str(name))
+    X, y, zero_based = _READERS[format](path, **given)
+    return Dataset(X, np.asarray(y), str(name), format, zero_based)
+
+
+def _svmlight(path, *, n_features=None, zero_based="auto", dtype=np.float64):
+    from .svmlight import _load
+
+    X, y, _, zero_based = _load(path, n_features, dtype, zero_based, False)
+    return X, y, zero_based
+
+
+def _vw(path, **options):
+    from .vw import load_vw
+
+    return (*load_vw(path, **options), None)
+
+
+def _csv(path, *, label_column=0, encoding="utf-8", n_features=None):
+    from .csv_format import load_csv
+
+    X, y = load_csv(path, label_column, encoding=encoding)
+    if n_features is not None and X.shape[1] != n_features:
+        raise DataFormatError(path, None, f"has {X.shape[1]} feature columns, not"
+                              f" n_features={n_features}", reason="n_features")
+    return X, y, None
+
+
+def _tsv(path, **options):
+    from .text import load_text_tsv
+
+    texts, labels = load_text_tsv(path, **options)
+    return list(texts), labels, None
+
+
+_READERS = {"svmlight": _svmlight, "vw": _vw, "csv": _csv, "tsv": _tsv}

@@ -1,0 +1,88 @@
+"""How well a fitted model does on labelled data: accuracy, losses and margins.
+
+For a two-class model with score ``s(x)`` and labels encoded ``y in {-1, +1}``
+(``classes_[1] -> +1``), the agreement of an example is ``z = y s(x)`` and
+
+    zero-one   mean of 1[z <= 0]          (a tie counts as a mistake)
+    hinge      mean of max(0, 1 - z)
+    logistic   mean of log(1 + exp(-z))
+    functional margins   min and mean of z
+    geometric margin     min_i y_i (<w, x_i> + b) / ||w||   (linear models)
+
+A model with more classes (one-vs-rest) gets its accuracy only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["evaluate"]
+
+
+def _final_step(model, X):
+    """``(final estimator, the features it sees)``: a Pipeline's featurizer is applied."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        return model[-1], model[:-1].transform(X)
+    return model, X
+
+
+def evaluate(model: Any, X: ArrayLike, y: ArrayLike) -> dict[str, Any]:
+    """Accuracy, mean zero-one / hinge / logistic losses and margins of a fitted model.
+
+    Parameters
+    ----------
+    model : fitted classifier with ``score``, ``decision_function`` and ``classes_``
+        (or a scikit-learn Pipeline ending in one, e.g. a text model).
+    X : {array-like, sparse matrix} of shape (n_samples, n_features), or raw texts for a
+        text Pipeline
+    y : array-like of shape (n_samples,), labels among ``classes_``
+
+    Returns
+    -------
+    dict
+        ``n_samples``, ``accuracy``; for two classes also ``zero_one``, ``hinge``,
+        ``logistic``, ``min_functional_margin``, ``mean_functional_margin`` and, for a linear
+        model, ``geometric_margin``; for more classes a ``note`` instead.
+
+    Examples
+    --------
+    >>> from halfspaces import Perceptron
+    >>> X = np.array([[2.0], [1.0], [-1.0]]); y = np.array([1, 1, -1])
+    >>> r = evaluate(Perceptron(fit_intercept=False).fit(X, y), X, y)
+    >>> r["accuracy"], r["zero_one"], r["min_functional_margin"], r["geometric_margin"]
+    (1.0, 0.0, 2.0, 1.0)
+    """
+    from . import losses
+    from ._labels import encode_pm, format_label
+    from .theory import geometric_margin
+
+    estimator, features = _final_step(model, X)
+    y = np.asarray(y)
+    result: dict[str, Any] = {"n_samples": int(y.shape[0]),
+                              "accuracy": float(model.score(X, y))}
+    scores = np.asarray(estimator.decision_function(features))
+    classes = np.asarray(estimator.classes_)
+    if scores.ndim != 1:
+        result["note"] = (f"{classes.size} classes (one-vs-rest): losses and margins are"
+                          " reported for two-class models only")
+        return result
+    unseen = np.setdiff1d(np.unique(y), classes)
+    if unseen.size:
+        raise ValueError(f"evaluate: labels {[format_label(u) for u in unseen[:5]]} are not"
+                         f" among the model's classes {[format_label(c) for c in classes]}")
+    y_pm = encode_pm(y, classes)
+    z = y_pm * scores
+    result.update(zero_one=float(np.mean(losses.zero_one(z))),
+                  hinge=float(np.mean(losses.hinge(z))),
+                  logistic=float(np.mean(losses.logistic(z))),
+                  min_functional_margin=float(z.min()), mean_functional_margin=float(z.mean()))
+    coef = getattr(estimator, "coef_", None)
+    if coef is not None and np.ndim(coef) == 2 and np.shape(coef)[0] == 1:
+        b = float(np.ravel(getattr(estimator, "intercept_", [0.0]))[0])
+        result["geometric_margin"] = float(geometric_margin(np.ravel(coef), features, y_pm, b=b))
+    return result
