@@ -388,7 +388,7 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
         commands = {
             "imports only (the floor)": _python("from halfspaces import Perceptron\n"
                                                 "from halfspaces.datasets import fit_file\n"
-                                                "Perceptron()._check_params()\n"),
+                                                "Perceptron()._validate_params()\n"),
             "in memory: load_svmlight + fit": _in_memory_command(svm),
             "fit_file, text (n_features given)": _fit_command(svm, n_features, None),
             "fit_file, text (n_features found)": _fit_command(svm, None, None),

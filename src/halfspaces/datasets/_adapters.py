@@ -13,15 +13,13 @@ whole data in the same row order, bit for bit:
 - ``LogisticRegression``: its online SGD, ``partial_fit`` on the whole data once per epoch
   (its ``fit`` is L-BFGS on all the data, which a stream cannot do).
 
-INTERIM. The estimator modules are being restructured (issue 11). The perceptron and
-experts adapters use the public ``partial_fit``; they then set the attributes that ``fit``
-sets (``n_iter_``, ``mistakes_per_epoch_``, ``converged_``) and word its warning. The
-Pegasos and logistic adapters call the compiled pass of the estimator directly, because
-their ``partial_fit`` ends every call with work that a pass over the whole data does once
-(renormalising ``||w||^2``, folding the scale ``a`` of ``w = a v``, a ``lam`` from the call's
-row count). Each adapter's methods are the hooks the estimators should provide instead
-(``_stream_begin``, ``_stream_block``, ``_stream_end_epoch``, ``_stream_end``); the tests of
-``tests/datasets/test_fit_stream.py`` check the result against the in-memory methods.
+The perceptron and experts adapters use the public ``partial_fit``; they then set the
+attributes that ``fit`` sets (``n_iter_``, ``mistakes_per_epoch_``, ``converged_``) and word
+its warning. The Pegasos and logistic adapters call the estimator's compiled pass on each
+block, because their ``_pass`` ends with work that a pass over the whole data does once
+(resynchronising ``||w||^2``, folding the scale ``a`` of ``w = a v``, a ``lam`` from the
+call's row count); they do that work at the end of each pass, as ``_pass`` does. The tests
+of ``tests/datasets/test_fit_stream.py`` check the result against the in-memory methods.
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._labels import check_classes, encode_pm
+from .._primitives import as_rows, check_pass
 from .._validation import check_row_norms, validate_X
 from ..exceptions import NumericalError
 
@@ -91,7 +90,7 @@ class PerceptronAdapter(_Adapter):
             raise ValueError(f"{self.name}: shuffle=True visits the rows in a random order,"
                              " which a stream read in file order cannot; pass shuffle=False,"
                              " or load the whole file and call fit.")
-        est._check_params()
+        est._validate_params()
         classes = check_classes(self.name, summary.classes, None)
         warm = (not self.one_pass and getattr(est, "warm_start", False)
                 and hasattr(est, "classes_") and np.array_equal(classes, est.classes_)
@@ -153,22 +152,23 @@ class _Rows:
 
 
 class PegasosAdapter(_Adapter):
-    """``PegasosSVC.fit`` with ``sampling="cyclic"``, block by block."""
+    """``PegasosSVC.fit`` with ``sampling="cyclic"``, block by block: the estimator's compiled
+    pass (``run_epoch``) on each block, its state carried from block to block, and at the end
+    of a pass what ``PegasosSVC._pass`` does there (``||w||^2`` resynchronised, the state
+    checked)."""
 
     needs_rows = True
 
     def row_norms(self, X):
-        return self.pg._row_stats(X)[0]
+        return self.pb.row_stats(X)[0]
 
     def __init__(self, est):
         super().__init__(est)
-        from ..linear import pegasos
+        from ..linear import _pegasos_base, pegasos
 
-        self.pg = pegasos
-        est._check_params()
-        problems = [("kernel", est.kernel is not None, "a kernel model keeps one coefficient"
-                     " per training example; use kernel=None"),
-                    ("sampling", est.sampling != "cyclic", "only sampling='cyclic' visits the"
+        self.pg, self.pb = pegasos, _pegasos_base
+        est._validate_params()
+        problems = [("sampling", est.sampling != "cyclic", "only sampling='cyclic' visits the"
                      " rows in file order; 'permutation' and 'uniform' need random access"),
                     ("tol", est.tol is not None, "the stopping rule needs the objective over"
                      " all the data after each epoch; use tol=None"),
@@ -205,34 +205,33 @@ class PegasosAdapter(_Adapter):
         est._start_suffix(n)
         stats = (summary.sq_norms, summary.nnz / max(n * d, 1))
         est._ensure_schedule(_Rows(source, n, d), y_pm, stats, rng)
-        self.t0 = est.t_
-
-    def block(self, X, y, row0: int) -> None:
-        est, pg = self.est, self.pg
-        X = validate_X(est, X, reset=False)
-        y_pm = encode_pm(y, est.classes_)
-        sq_norms = pg._row_stats(X)[0]
-        order = np.arange(X.shape[0], dtype=np.int64).view(np.uint64)
-        steps = row0 // self.batch  # steps of this pass before this block
-        for k, y_k in enumerate(est._y_rows(y_pm)):
-            mistakes, bad = pg._epoch(X, y_k, est._v[k], est._u[k], est._st[k], order,
-                                      self.t0 + steps, self.batch, est._hp, np.empty(0),
-                                      sq_norms)
-            if bad >= 0:
-                raise NumericalError("PegasosSVC", row0 + int(bad), "the score <w, x_i> + b")
-            self.mistakes += mistakes
 
     def start_epoch(self, n_rows: int) -> None:
-        self.t0 = self.est.t_
+        self.states = [self.est._problem(k)[1] for k in range(self.est._v.shape[0])]
         self.mistakes = 0
 
+    def block(self, X, y, row0: int) -> None:
+        est = self.est
+        X = validate_X(est, X, reset=False)
+        y_pm = encode_pm(y, est.classes_)
+        sq_norms = self.row_norms(X)
+        order = np.arange(X.shape[0], dtype=np.int64).view(np.uint64)
+        for k, y_k in enumerate(est._y_rows(y_pm)):
+            w = est._problem(k)[0]
+            self.states[k], result = self.pg.run_epoch(X, y_k, order, est._pass_params, w,
+                                                       self.states[k], np.empty(0), sq_norms)
+            try:
+                self.mistakes += check_pass("PegasosSVC", result, "the score <w, x_i> + b")
+            except NumericalError as err:
+                raise shifted(err, row0) from None
+
     def end_epoch(self, n_rows: int) -> bool:
-        est, pg = self.est, self.pg
-        for k in range(est._v.shape[0]):  # what PegasosSVC._pass does at the end of a pass
-            v, u, st = est._v[k], est._u[k], est._st[k]
+        est, dot = self.est, self.pg.dot_dense
+        for k, st in enumerate(self.states):  # what PegasosSVC._pass does at the end of a pass
+            v, u = est._v[k], est._u[k]
             with np.errstate(over="ignore"):
-                st[pg._SQNORM] = st[pg._A] ** 2 * pg.dot_dense(v, v)
-            if not (np.isfinite(st).all() and np.isfinite(pg.dot_dense(u, u))):
+                est._scalars[k] = st._replace(sqnorm=st.a * st.a * dot(v, v))[1:]
+            if not (np.isfinite(est._scalars[k]).all() and np.isfinite(dot(u, u))):
                 raise NumericalError("PegasosSVC", n_rows - 1,
                                      "the weights at the end of the pass (last row)")
         est.t_ += -(-n_rows // self.batch)
@@ -246,7 +245,10 @@ class PegasosAdapter(_Adapter):
 
 
 class LogisticAdapter(_Adapter):
-    """``LogisticRegression.partial_fit`` on the whole data, once per epoch."""
+    """``LogisticRegression.partial_fit`` on the whole data, once per epoch: the estimator's
+    compiled SGD pass on each block, with its step counter, ``b`` and the scale ``a`` of
+    ``w = a v`` carried from block to block, and at the end of a pass what
+    ``LogisticRegression._pass`` does there (``a`` folded into ``w``, the state checked)."""
 
     needs_rows = True
 
@@ -267,7 +269,7 @@ class LogisticAdapter(_Adapter):
         est = self.est
         d = summary.n_features
         if not hasattr(est, "classes_"):
-            est._check_params()
+            est._validate_params()
             est.n_features_in_ = d
             est._start(sp.csr_matrix((0, d)), check_classes(self.name, summary.classes, None))
         if not hasattr(est, "eta0_"):
@@ -279,36 +281,38 @@ class LogisticAdapter(_Adapter):
 
     def start_epoch(self, n_rows: int) -> None:
         est = self.est
-        self.lam = est._lam(est.t_ + n_rows)  # the C form's lam = 1/(C (t + n)) of the call
+        # the C form's lam = 1/(C (t + n)) of a partial_fit call on the whole data
+        self.params = self.lg.SGDParams(est._lam(est.t_ + n_rows), est.eta0_,
+                                        bool(est.fit_intercept))
         self.mistakes = 0
-        self.states = [np.array([est.intercept_[k], 1.0]) for k in range(est.coef_.shape[0])]
+        self.states = [(float(b), 1.0) for b in est.intercept_]  # (b, a) of each problem
         self.t0 = est.t_
 
     def block(self, X, y, row0: int) -> None:
-        est, lg = self.est, self.lg
+        est = self.est
         X = validate_X(est, X, reset=False)
         y_pm = encode_pm(y, est.classes_)
-        hp = np.array([self.lam, est.eta0_, float(bool(est.fit_intercept)), 0.0])
         order = np.arange(X.shape[0])
         scores = np.empty(X.shape[0])
         for k, y_k in enumerate(est._y_rows(y_pm)):
-            mistakes, bad = lg._logistic_sgd_epoch_csr(X.data, X.indices, X.indptr, y_k,
-                                                       est.coef_[k], self.states[k], order,
-                                                       self.t0 + row0, hp, scores)
-            if bad >= 0:
-                raise NumericalError("LogisticRegression", row0 + int(bad),
-                                     "the score <w, x_i> + b")
-            self.mistakes += mistakes
+            result, b, a = self.lg._logistic_sgd_pass(as_rows(X), y_k, est.coef_[k], order,
+                                                      self.t0 + row0, *self.states[k],
+                                                      self.params, scores)
+            try:
+                self.mistakes += check_pass(self.name, result, "the score <w, x_i> + b")
+            except NumericalError as err:
+                raise shifted(err, row0) from None
+            self.states[k] = (b, a)
 
     def end_epoch(self, n_rows: int) -> bool:
         est = self.est
-        for k, state in enumerate(self.states):  # what LogisticRegression._pass does at its end
+        for k, (b, a) in enumerate(self.states):  # what LogisticRegression._pass does at its end
             w = est.coef_[k]
-            w *= state[1]
-            if not (np.isfinite(state[0]) and np.isfinite(w @ w)):
-                raise NumericalError("LogisticRegression", n_rows - 1,
+            w *= a
+            if not (np.isfinite(b) and np.isfinite(w @ w)):
+                raise NumericalError(self.name, n_rows - 1,
                                      "the weights at the end of the pass (last row)")
-            est.intercept_[k] = state[0]
+            est.intercept_[k] = b
         est.t_ += n_rows
         est.n_mistakes_ += self.mistakes
         est.n_iter_ += 1

@@ -32,7 +32,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
 import numpy as np
-from numba import njit
 
 _COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
 BOM = codecs.BOM_UTF8
@@ -271,15 +270,6 @@ def check_n_threads(caller: str, n_threads) -> int:
     return int(n_threads)
 
 
-@njit(cache=True, nogil=True)
-def _last_newline(buf, n):
-    """The offset of the last newline in buf[:n], or -1."""
-    for p in range(n - 1, -1, -1):
-        if buf[p] == 10:
-            return p
-    return -1
-
-
 def _fill(f, view: memoryview) -> int:
     """Read into ``view`` until it is full or the stream ends; the bytes read."""
     got = 0
@@ -304,6 +294,8 @@ def read_blocks(path, block_bytes: int) -> Iterator[tuple[np.ndarray, int]]:
     a longer block); a last line without a newline gets one; a UTF-8 byte-order mark at the
     start is blanked (:func:`blank_bom`). Each array is new, writable and C-contiguous.
     """
+    from ._numbers import last_newline  # compiled: imported by the readers only
+
     carry = np.empty(0, dtype=np.uint8)
     first = True
     with open_binary(path) as f:
@@ -314,7 +306,7 @@ def read_blocks(path, block_bytes: int) -> Iterator[tuple[np.ndarray, int]]:
             n = carry.size + got
             if got == 0:
                 break
-            cut = _last_newline(buf, n)
+            cut = last_newline(buf, n)
             if cut < 0:  # a line longer than the block: keep reading
                 carry = buf[:n]
                 continue

@@ -369,3 +369,12 @@ def _slow(buf, s, p, use_strtod, endbox):
         if endbox[0] - base == p:
             return v, OK, p
     return 0.0, TO_PYTHON, p
+
+
+@njit(cache=True, nogil=True)
+def last_newline(buf, n):
+    """The offset of the last newline in buf[:n], or -1."""
+    for p in range(n - 1, -1, -1):
+        if buf[p] == 10:
+            return p
+    return -1
