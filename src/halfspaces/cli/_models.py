@@ -23,11 +23,17 @@ from ._io import (
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from . import _stream
+
+    streamed = _stream.train(args)  # the online learners read a svmlight file in blocks
+    if streamed is not None:
+        return _trained(args, streamed.model, streamed, streamed.accuracy)
     with progress(args, total=3, desc="train", unit="step") as bar:
         bar.set_postfix_str("reading " + os.path.basename(args.data))
         data = read_args_data(args)
         bar.update()
         estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
+        _stream.note_in_memory(args, data, estimator)
         model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
         bar.set_postfix_str("fitting " + type(estimator).__name__)
         model.fit(data.X, data.y)
@@ -35,7 +41,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         bar.set_postfix_str("saving")
         save_model(model, args.output, data)
         bar.update()
-    accuracy = float(model.score(data.X, data.y))
+    return _trained(args, estimator, data, float(model.score(data.X, data.y)))
+
+
+def _trained(args: argparse.Namespace, estimator, data, accuracy: float) -> int:
+    """Report the model ``train`` saved."""
     if args.json:
         print_json({"model": args.output, "algo": args.algo,
                     "estimator": type(estimator).__name__,
