@@ -28,7 +28,8 @@ def _write(path, n=90, d=7, seed=0, zero_based=False):
     X = np.where(rng.random((n, d)) < 0.5, np.round(rng.standard_normal((n, d)), 6), 0.0)
     y = np.where(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) >= 0, 1, -1)
     base = 0 if zero_based else 1
-    lines = [" ".join([str(int(label))] + [f"{j + base}:{float(v)!r}" for j, v in enumerate(row) if v])
+    lines = [" ".join([str(int(label))]
+                      + [f"{j + base}:{float(v)!r}" for j, v in enumerate(row) if v])
              for row, label in zip(X, y, strict=True)]
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -139,3 +140,29 @@ def test_a_bad_line_is_named_by_file_and_line_when_streaming(tmp_path, capsys, m
     assert code == 1
     assert err.startswith(f"halfspaces: error: {data}:2:")
     assert not (tmp_path / "m").exists()
+
+
+def test_predict_streams_a_svmlight_file(tmp_path, capsys, monkeypatch):
+    train, test = _write(tmp_path / "a.svm"), _write(tmp_path / "b.svm", n=40, seed=1)
+    assert _run(capsys, "train", train, "--algo", "pegasos", "--lam", "0.1", "--random-state",
+                "0", "-o", tmp_path / "m")[0] == 0
+    monkeypatch.setattr(_models, "read_for_model", lambda *a: pytest.fail("read it whole"))
+    code, out, err = _run(capsys, "predict", tmp_path / "m", test)
+    assert code == 0, err
+    X, _ = load_svmlight(test, n_features=7)
+    expected = load(tmp_path / "m").predict(X)
+    assert out == "".join(f"{int(p)}\n" for p in expected)
+
+
+def test_streamed_predict_gives_the_models_advice(tmp_path, capsys):
+    train = _write(tmp_path / "a.svm")
+    assert _run(capsys, "train", train, "--algo", "perceptron", "-o", tmp_path / "m")[0] == 0
+    wide = tmp_path / "wide.svm"
+    wide.write_text("1 1:1\n-1 9:1\n")
+    code, _, err = _run(capsys, "predict", tmp_path / "m", wide)
+    assert code == 1 and f"{wide}:2:" in err
+    assert f"the model {tmp_path / 'm'} was trained on 7 features" in err
+    zero = tmp_path / "zero.svm"
+    zero.write_text("1 1:1\n-1 0:1\n")
+    code, _, err = _run(capsys, "predict", tmp_path / "m", zero)
+    assert code == 1 and f"{zero}:2:" in err and "train again with --zero-based" in err

@@ -95,14 +95,7 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace):
     fmt = detect_format(args.data, args.format, default=default)
     recorded = metadata.get("zero_based") if fmt == "svmlight" else None
     zero_based = args.zero_based if args.zero_based is not None else recorded
-    hints = {}
-    if n_features is not None:
-        hints["n_features"] = (f"the model {args.model} was trained on {n_features} features,"
-                               " so this file does not match it")
-    if args.zero_based is None and recorded is False:
-        hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
-                               " training file had no index 0); if that file was 0-based too,"
-                               " train again with --zero-based")
+    hints = model_hints(args, n_features, recorded)
     data = read_data(args.data, fmt, hints=hints, label_column=args.label_column,
                      n_features=None if fmt == "tsv" else n_features, zero_based=zero_based)
     if text_model and not data.is_text:
@@ -112,6 +105,20 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace):
         raise CLIError(f"{args.model}: this model was trained on numeric features; {data.path}"
                        " is raw text. Train on text to get a model that featurizes it")
     return data
+
+
+def model_hints(args: argparse.Namespace, n_features: int | None, recorded) -> dict:
+    """Advice for reader errors on data read for the model ``args.model``, trained on
+    ``n_features`` features with svmlight indexing ``recorded`` (0-based or not, or None)."""
+    hints = {}
+    if n_features is not None:
+        hints["n_features"] = (f"the model {args.model} was trained on {n_features} features,"
+                               " so this file does not match it")
+    if args.zero_based is None and recorded is False:
+        hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
+                               " training file had no index 0); if that file was 0-based too,"
+                               " train again with --zero-based")
+    return hints
 
 
 # -- models ---------------------------------------------------------------------------------

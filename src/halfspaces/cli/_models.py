@@ -59,10 +59,12 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float) -> int:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from .._labels import format_label
+    from . import _stream
 
     model, metadata = load_model(args.model)
-    data = read_for_model(model, metadata, args)
-    predictions = _predict_blocks(model, data, args)
+    predictions = _stream.predict(model, metadata, args)  # a svmlight file in blocks
+    if predictions is None:
+        predictions = _predict_blocks(model, read_for_model(model, metadata, args), args)
     text = "".join(format_label(p) + "\n" for p in predictions)
     if args.output and args.output != "-":
         write_atomic(args.output, text)

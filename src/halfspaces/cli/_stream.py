@@ -17,7 +17,7 @@ import sys
 from typing import NamedTuple
 
 from . import _estimators
-from ._io import _HINTS, STDIN, CLIError
+from ._io import _HINTS, STDIN, CLIError, is_text_model, model_hints
 from ._options import EXPERT_ALGOS, PERCEPTRON_ALGOS
 from ._parser import PROG
 
@@ -75,15 +75,16 @@ def train(args: argparse.Namespace) -> Streamed | None:
 
 
 @contextlib.contextmanager
-def _in_cli_terms():
+def _in_cli_terms(hints: dict | None = None):
     """A reader's complaint with the command line's advice, as ``read_data`` words it."""
     from ..datasets import DataFormatError
 
     try:
         yield
     except DataFormatError as exc:
-        if exc.reason in _HINTS:
-            raise exc.with_hint(_HINTS[exc.reason]) from None
+        hint = {**_HINTS, **(hints or {})}.get(exc.reason)
+        if hint:
+            raise exc.with_hint(hint) from None
         raise
 
 
@@ -137,3 +138,30 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
     print(f"{PROG}: note: {type(estimator).__name__} trains on the whole of {data.path} in"
           f" memory: {data.n_samples} examples, {X.shape[1]} features, about"
           f" {megabytes:,.1f} MB", file=sys.stderr)
+
+
+def predict(model, metadata: dict, args: argparse.Namespace):
+    """The predictions of ``model`` for a svmlight file, read block by block as its training
+    file was (its indexing unless --zero-based or --one-based says otherwise, its number of
+    features); None for other data (the caller reads it whole)."""
+    from ..datasets import detect_format
+
+    n_features = getattr(model, "n_features_in_", None)
+    recorded = metadata.get("zero_based")
+    zero_based = args.zero_based if args.zero_based is not None else recorded
+    if (args.data == STDIN or not os.path.isfile(args.data) or zero_based is None
+            or n_features is None or detect_format(args.data, args.format) != "svmlight"
+            or is_text_model(model)):
+        return None
+    import numpy as np
+
+    from ..datasets import iter_blocks
+
+    with _in_cli_terms(model_hints(args, n_features, recorded)):
+        out = [np.asarray(model.predict(X)) for X, _ in
+               iter_blocks(args.data, "svmlight", n_features=n_features,
+                           zero_based=zero_based)]
+    if not out:
+        raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
+                       " and comment lines)")
+    return np.concatenate(out)
