@@ -77,6 +77,11 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
         "full": [], "quick": ["--quick", "--repeats", "1"]}),
     "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),
     "bench_dask": ("bench_dask", {"full": [], "quick": ["--quick"]}),
+    "bench_io": ("bench_io", {
+        "full": [], "reduced": ["--rows", "100000", "--scaling-rows", "100000", "300000"],
+        "quick": ["--rows", "2000", "--cols", "1000", "--nnz", "10", "--repeat", "1",
+                  "--scaling-rows", "1000", "3000", "--sections", "loader", "parallel",
+                  "cache", "scaling"]}),
     "bench_file_to_model": ("bench_file_to_model", {
         "full": [], "reduced": ["--rows", "100000"], "quick": ["--quick"]}),
 }

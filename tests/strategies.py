@@ -21,6 +21,7 @@ ConvergenceWarning.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -241,3 +242,43 @@ class OneByOne:
 
     def learn_one(self, x, y):
         return self.est.learn_one(x, y)
+
+
+# -- number texts ---------------------------------------------------------------------------
+
+def midpoint(v: float) -> Decimal:
+    """The exact decimal halfway between v >= 0 and the next double up (2**1024 above the
+    largest)."""
+    top = v == np.finfo(np.float64).max
+    up = Decimal(2) ** 1024 if top else Decimal(float(np.nextafter(v, np.inf)))
+    return (Decimal(v) + up) / 2
+
+
+_mantissas = st.integers(1, 10**19 - 1) | st.integers(1, 10**40)
+_finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def decimal_numbers(draw):
+    """Decimal texts of every shape Python's float reads, and midpoints of doubles."""
+    kind = draw(st.sampled_from(["repr", "format", "digits", "midpoint", "subnormal"]))
+    if kind == "repr":
+        return repr(draw(_finite))
+    if kind == "format":
+        v = draw(_finite)
+        return format(v, draw(st.sampled_from([".17g", ".16e", ".25e", ".20f", ".3g", "+.19E"])))
+    if kind == "digits":
+        digits = str(draw(_mantissas))
+        cut = draw(st.integers(0, len(digits)))
+        text = digits[:cut] + "." + digits[cut:] if draw(st.booleans()) else digits
+        if text == ".":
+            text = "0."
+        zeros = "0" * draw(st.integers(0, 25))
+        text = zeros + text if "." not in text or text.index(".") > 0 else "0" + text
+        return text + f"e{draw(st.integers(-400, 400))}"
+    if kind == "midpoint":  # exactly halfway between two doubles, or a hair off
+        m = midpoint(abs(draw(_finite)))
+        hair = Decimal(10) ** (m.adjusted() - 60)
+        return str(m + draw(st.sampled_from([0, 1, -1])) * hair)
+    v = draw(st.integers(1, 2**52)) * 5e-324  # a subnormal (or the smallest normals)
+    return format(v, draw(st.sampled_from([".17g", ".25e", ".3g"])))

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_svmlight_file
+from strategies import decimal_numbers
 
 from halfspaces.datasets import DataFormatError, dump_svmlight, iter_svmlight, load_svmlight
 from halfspaces.datasets._io import atomic_write
@@ -556,3 +557,56 @@ def test_fifo_that_needs_a_second_pass_is_an_error(tmp_path):
     message = _python(code, fifo, path)
     assert message.startswith(f"iter_svmlight: {fifo} is a pipe (FIFO), which can be read"
                               " only once, but 'n_features' is required"), message
+
+
+# -- hard numbers, threads and blocks --------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(tokens=st.lists(decimal_numbers(), min_size=1, max_size=30), data=st.data())
+def test_hard_numbers_match_sklearn_whatever_the_threads_and_blocks(tmp_path_factory, tokens,
+                                                                    data):
+    import halfspaces.datasets.svmlight as svm
+
+    lines = [f"{'-1' if k % 2 else '+1'} 1:{t} 3:{t}" for k, t in enumerate(tokens)]
+    labels = data.draw(st.lists(decimal_numbers(), min_size=1, max_size=3))
+    lines += [f"{t} 2:1" for t in labels]
+    path = write(tmp_path_factory.mktemp("n"), "\n".join(lines) + "\n")
+    ref = load_svmlight_file(str(path))
+    old = svm._MIN_LOAD_BLOCK
+    try:
+        svm._MIN_LOAD_BLOCK = data.draw(st.sampled_from([16, 64, 1 << 16]))
+        for n_threads in (1, 2, 3):
+            assert_same(*load_svmlight(path, n_threads=n_threads), *ref)
+    finally:
+        svm._MIN_LOAD_BLOCK = old
+    assert_same(*_stack(iter_svmlight(path, chunk_rows=7, block_size=37)), *ref)
+
+
+def test_the_first_error_in_the_file_whatever_the_threads(tmp_path, monkeypatch):
+    import halfspaces.datasets.svmlight as svm
+
+    good = "".join(f"{(-1) ** i} {i % 5 + 1}:0.{i}\n" for i in range(200))
+    path = write(tmp_path, good + "1 1:x\n" + good + "1 abc\n" + good, "two.svm")
+    monkeypatch.setattr(svm, "_MIN_LOAD_BLOCK", 64)
+    for n_threads in (1, 2, 4):
+        with pytest.raises(DataFormatError, match=r"two\.svm:201:3: .*got '1:x'"):
+            load_svmlight(path, n_threads=n_threads)
+    with pytest.raises(DataFormatError, match=r"two\.svm:201:3: .*got '1:x'"):
+        list(iter_svmlight(path, block_size=50))
+    with pytest.raises(ValueError, match="'n_threads' must be an int >= 1 or None"):
+        load_svmlight(path, n_threads=0)
+
+
+def test_numbers_left_to_python_beyond_the_first_list(tmp_path, monkeypatch):
+    # Numbers of more than 19 significant digits go to strtod, or to Python's float when
+    # strtod is unusable (a locale with a decimal comma): more of them than the kernel's
+    # first list holds make it parse the block again with room for all.
+    import halfspaces.datasets.svmlight as svm
+
+    tokens = [f"0.{k:03d}12345678901234567890123" for k in range(40)]
+    path = write(tmp_path, "".join(f"1 1:{t} 2:{t}\n" for t in tokens))
+    monkeypatch.setattr(svm, "strtod_usable", lambda: False)
+    monkeypatch.setattr(svm, "_SLOW_ROWS", 8)
+    X, y = load_svmlight(path)
+    assert_same(X, y, *load_svmlight_file(str(path)))
+    np.testing.assert_array_equal(X.data, [float(t) for t in tokens for _ in (1, 2)])

@@ -25,6 +25,7 @@ uses.
     _io.py          reading data and model files, writing tables, JSON and files
     _estimators.py  the estimator --algo names
     _models.py      train, predict, evaluate
+    _stream.py      train and predict from a svmlight file block by block (fit_file)
     _theory.py      play, bound
     _figures.py     plot, demo
     _data.py        data: the bundled sets written to files

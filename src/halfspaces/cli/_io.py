@@ -155,14 +155,7 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
                        else "svmlight")
     recorded = metadata.get("zero_based") if fmt == "svmlight" else None
     zero_based = args.zero_based if args.zero_based is not None else recorded
-    hints = {}
-    if n_model is not None and fmt != "svmlight":  # VW buckets and CSV columns must match
-        hints["n_features"] = (f"the model {args.model} was trained on {n_model} features,"
-                               " so this file does not match it")
-    if args.zero_based is None and recorded is False:
-        hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
-                               " training file had no index 0); if that file was 0-based too,"
-                               " train again with --zero-based")
+    hints = model_hints(args, n_model if fmt != "svmlight" else None, recorded)
     source = args.data
     if fmt == "tsv" and text_model and not labelled:
         texts, source = _unlabelled_texts(args.data, args.encoding or "utf-8")
@@ -179,7 +172,9 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
         raise CLIError(f"{args.model}: this model was trained on numeric features; {data.path}"
                        " is raw text. Train on text to get a model that featurizes it")
     if n_model is not None and data.X.shape[1] != n_model:
-        data = dataclasses.replace(data, X=_fit_columns(data, n_model))
+        X, used = fit_columns(data.X, n_model)
+        note_ignored(data.path, used.size, n_model)
+        data = dataclasses.replace(data, X=X)
     return data if labelled else (data.X, data.path)
 
 
@@ -209,23 +204,43 @@ def _unlabelled_texts(path: str, encoding: str):
     return [line.removesuffix("\r") for line in text.split("\n") if line.strip()], None
 
 
-def _fit_columns(data, n_model: int):
-    """The columns of ``data.X`` as the model's ``n_model`` features: zero columns added, or
-    the columns beyond dropped (with a note saying how many carried a value)."""
+def fit_columns(X, n_model: int):
+    """``(X as the model's n_model features, the columns beyond them that hold a value)``:
+    zero columns added, or the columns beyond dropped (features never seen in training have
+    zero weight)."""
     import scipy.sparse as sp
 
-    X, n = data.X, data.X.shape[1]
+    n = X.shape[1]
     if n < n_model:
         pad = sp.csr_matrix((X.shape[0], n_model - n))
-        return sp.hstack([X, pad], format="csr") if sp.issparse(X) else \
+        X = sp.hstack([X, pad], format="csr") if sp.issparse(X) else \
             np.hstack([X, np.zeros((X.shape[0], n_model - n))])
+        return X, np.empty(0, dtype=np.int64)
     extra = X[:, n_model:]
-    used = int(np.count_nonzero(np.asarray(abs(extra).sum(axis=0)).ravel()))
+    used = np.flatnonzero(np.asarray(abs(extra).sum(axis=0)).ravel()) + n_model
+    return X[:, :n_model], used
+
+
+def note_ignored(path: str, used: int, n_model: int) -> None:
+    """The one-line note that ``used`` features beyond the model's were ignored."""
     if used:
-        print(f"{PROG}: note: {data.path}: {used} feature{'s' * (used != 1)} beyond the"
+        print(f"{PROG}: note: {path}: {used} feature{'s' * (used != 1)} beyond the"
               f" model's {n_model} ignored (never seen in training: zero weight)",
               file=sys.stderr)
-    return X[:, :n_model]
+
+
+def model_hints(args: argparse.Namespace, n_features: int | None, recorded) -> dict:
+    """Advice for reader errors on data read for the model ``args.model``, trained on
+    ``n_features`` features with svmlight indexing ``recorded`` (0-based or not, or None)."""
+    hints = {}
+    if n_features is not None:  # VW buckets and CSV columns must match the model's
+        hints["n_features"] = (f"the model {args.model} was trained on {n_features} features,"
+                               " so this file does not match it")
+    if args.zero_based is None and recorded is False:
+        hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
+                               " training file had no index 0); if that file was 0-based too,"
+                               " train again with --zero-based")
+    return hints
 
 
 # -- models ---------------------------------------------------------------------------------

@@ -24,16 +24,29 @@ from ._io import (
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from . import _stream
+
+    start = time.perf_counter()
+    streamed = _stream.train(args)  # the online learners read a svmlight file in blocks
+    if streamed is not None:
+        return _trained(args, streamed.model, streamed, streamed.accuracy,
+                        time.perf_counter() - start)
     data = read_args_data(args)
     estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
+    _stream.note_in_memory(args, data, estimator)
     model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
     start = time.perf_counter()
     with about(data), fit_progress(args, estimator):
         model.fit(data.X, data.y)
     seconds = time.perf_counter() - start
     save_model(model, args.output, data)
-    accuracy = float(model.score(data.X, data.y))
-    fit = fit_summary(estimator, model, data)
+    return _trained(args, estimator, data, float(model.score(data.X, data.y)), seconds)
+
+
+def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
+             seconds: float) -> int:
+    """Report the model ``train`` saved (``data``: what was read, or the streamed file)."""
+    fit = fit_summary(estimator, data)
     if args.json:
         print_json({"model": args.output, "algo": args.algo,
                     "estimator": type(estimator).__name__,
@@ -55,14 +68,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def fit_summary(estimator, model, data) -> dict:
+def fit_summary(estimator, data) -> dict:
     """How the fit went, from what the estimator recorded: ``epochs`` (passes or solver
     iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data),
     ``duality_gap``, ``converged`` (None where the estimator does not say)."""
     epochs = getattr(estimator, "n_iter_", None)
     objective = getattr(estimator, "objective_", None)
     if objective is None and hasattr(estimator, "lam") and hasattr(estimator, "coef_") \
-            and np.shape(estimator.coef_)[0] == 1 and not data.is_text:
+            and np.shape(estimator.coef_)[0] == 1 and getattr(data, "X", None) is not None \
+            and not data.is_text:
         from .._labels import encode_pm
         from ..losses import svm_objective
 
@@ -89,10 +103,13 @@ def _scalar(value):
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from .._labels import format_label
+    from . import _stream
 
     model, metadata = load_model(args.model)
-    X, _ = read_for_model(model, metadata, args, labelled=False)
-    predictions = _predict_blocks(model, X, args)
+    predictions = _stream.predict(model, metadata, args)  # a svmlight file in blocks
+    if predictions is None:
+        X, _ = read_for_model(model, metadata, args, labelled=False)
+        predictions = _predict_blocks(model, X, args)
     text = "".join(format_label(p) + "\n" for p in predictions)
     if args.output and args.output != "-":
         write_atomic(args.output, text)

@@ -203,6 +203,11 @@ def _add_train(sub) -> None:
                                          " number of hash buckets (default: 2**18)",
                       indexing_help=_DETECT_INDEXING + "; the model records it for predict"
                                                        " and evaluate")
+    p.add_argument("--cache", action="store_true",
+                   help="svmlight, streaming learners: parse the file once into a binary cache"
+                        " beside it (FILE.hscache), read by later passes and later runs")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="put the cache of --cache in DIR (implies --cache)")
     _add_estimator_options(p, default_algo=None)
     _add_common(p)
     p.set_defaults(func=_models.cmd_train)

@@ -8,6 +8,11 @@ for a regular file the bytes go to a temporary file in the target's directory, w
 flushed, synced and then moved over the target with :func:`os.replace`, so a crash leaves
 either the old file or the new one, never half of one; a symbolic link keeps pointing to its
 (atomically replaced) target, and a FIFO or a device such as ``/dev/null`` is written into.
+
+Large inputs are read in blocks of whole lines (:func:`read_blocks`) that worker threads
+parse while the next blocks are read (:func:`map_in_order`); the parsers are compiled with
+``nogil=True``, so the threads run in parallel, and reading (and decompressing) releases the
+GIL too.
 """
 
 from __future__ import annotations
@@ -18,9 +23,12 @@ import contextlib
 import gzip
 import lzma
 import os
+import queue
 import stat
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
 import numpy as np
@@ -69,6 +77,11 @@ class DataFormatError(ValueError):
     def with_hint(self, hint: str | None) -> DataFormatError:
         """The same error (file, line, column, problem) with another piece of advice."""
         return DataFormatError(self.path, self.line, self.problem, self.column, hint=hint,
+                               reason=self.reason)
+
+    def at_line(self, line: int) -> DataFormatError:
+        """The same error on another line (a block's line numbered in the whole file)."""
+        return DataFormatError(self.path, line, self.problem, self.column, hint=self.hint,
                                reason=self.reason)
 
 
@@ -130,34 +143,6 @@ def read_text(path, encoding: str = "utf-8") -> str:
         line = raw[: exc.start].count(b"\n") + 1
         raise DataFormatError(path, line, f"bytes that are not {encoding} text ({exc.reason})",
                               hint="pass the file's encoding=", reason="encoding") from None
-
-
-def read_bytes(path) -> np.ndarray:
-    """The whole (decompressed) file as a uint8 array with one extra ``\\n`` at the end.
-
-    The extra newline ends a last line that has none and stops number parsers at the end of
-    the buffer; the array is writable and C-contiguous. A file that is not a regular file
-    (a pipe, ``/dev/stdin``) is read as a stream, to its end.
-    """
-    if not _is_stream(path) and compression_of(path) is None:
-        with open(path, "rb") as f:
-            info = os.fstat(f.fileno())
-            if stat.S_ISREG(info.st_mode):
-                size = info.st_size
-                buf = np.empty(size + 1, dtype=np.uint8)
-                got = f.readinto(memoryview(buf)[:size])
-                if got != size:  # the file changed size while we read it
-                    return read_bytes(path)
-                buf[size] = 10
-                return buf
-            raw = f.read()  # a pipe or a device: its size says nothing
-    else:
-        with open_binary(path) as f:
-            raw = f.read()
-    buf = np.empty(len(raw) + 1, dtype=np.uint8)
-    buf[:-1] = np.frombuffer(raw, dtype=np.uint8)
-    buf[-1] = 10
-    return buf
 
 
 def weights_size_if_too_large(n_features: int) -> str | None:
@@ -264,3 +249,142 @@ def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def available_cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def check_n_threads(caller: str, n_threads) -> int:
+    """``n_threads`` as a positive int (None: one per available core), or a ValueError."""
+    if n_threads is None:
+        return available_cores()
+    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) \
+            or n_threads < 1:
+        raise ValueError(f"{caller}: 'n_threads' must be an int >= 1 or None (one per core);"
+                         f" got {n_threads!r}.")
+    return int(n_threads)
+
+
+def _fill(f, view: memoryview) -> int:
+    """Read into ``view`` until it is full or the stream ends; the bytes read."""
+    got = 0
+    while got < len(view):
+        n = f.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    return got
+
+
+# Bytes after the last line of a block, for parsers that read 8 bytes at a time
+# (halfspaces.datasets._numbers.PAD).
+PAD = 8
+
+
+def read_blocks(path, block_bytes: int) -> Iterator[tuple[np.ndarray, int]]:
+    """The (decompressed) file in blocks of whole lines: ``(buf, end)`` with the lines in
+    ``buf[:end]``, ``buf[end - 1]`` a newline and ``PAD`` more bytes after it (any values).
+
+    A block holds about ``block_bytes`` bytes cut after its last newline (a longer line makes
+    a longer block); a last line without a newline gets one; a UTF-8 byte-order mark at the
+    start is blanked (:func:`blank_bom`). Each array is new, writable and C-contiguous.
+    """
+    from ._numbers import last_newline  # compiled: imported by the readers only
+
+    carry = np.empty(0, dtype=np.uint8)
+    first = True
+    with open_binary(path) as f:
+        while True:
+            buf = np.empty(carry.size + block_bytes + PAD, dtype=np.uint8)
+            buf[: carry.size] = carry
+            got = _fill(f, memoryview(buf)[carry.size : carry.size + block_bytes])
+            n = carry.size + got
+            if got == 0:
+                break
+            cut = last_newline(buf, n)
+            if cut < 0:  # a line longer than the block: keep reading
+                carry = buf[:n]
+                continue
+            carry = buf[cut + 1 : n].copy()
+            if first:
+                blank_bom(buf[: cut + 1])
+                first = False
+            yield buf[: cut + 1 + PAD], cut + 1
+    if carry.size:
+        buf = np.zeros(carry.size + 1 + PAD, dtype=np.uint8)
+        buf[: carry.size] = carry
+        buf[carry.size] = 10
+        if first:
+            blank_bom(buf[: carry.size + 1])
+        yield buf, carry.size + 1
+
+
+class _Failed:
+    """An exception raised by the feeding thread, handed to the consumer."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+_END = object()
+
+
+def map_in_order(items: Iterable, fn: Callable, n_threads: int, depth: int) -> Iterator:
+    """Yield ``fn(item)`` for each item, in the order of ``items``, computed ahead in threads.
+
+    A background thread draws the items (reading a file there overlaps the consumer's work)
+    and submits ``fn`` to ``n_threads`` workers; at most ``depth`` results wait for the
+    consumer, which bounds the memory. An exception from ``items`` or ``fn`` is raised to the
+    consumer at its place in the order. Closing the generator early stops the feeding
+    thread after its current item.
+    """
+    pending: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="halfspaces-parse")
+
+    def put(x) -> bool:
+        """Queue x unless the consumer has stopped; whether it was queued."""
+        while not stop.is_set():
+            try:
+                pending.put(x, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def feed():
+        source = iter(items)
+        try:
+            for item in source:
+                if not put(pool.submit(fn, item)):
+                    return
+            put(_END)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            put(_Failed(exc))
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:  # a generator: close its file now, in this thread
+                close()
+
+    feeder = threading.Thread(target=feed, name="halfspaces-read", daemon=True)
+    feeder.start()
+    try:
+        while True:
+            got = pending.get()
+            if got is _END:
+                return
+            if isinstance(got, _Failed):
+                raise got.exc
+            yield got.result()
+    finally:
+        stop.set()
+        with contextlib.suppress(queue.Empty):
+            while True:  # unblock a feeder waiting to put
+                pending.get_nowait()
+        feeder.join()
+        pool.shutdown(wait=True, cancel_futures=True)

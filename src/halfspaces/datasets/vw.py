@@ -25,14 +25,13 @@ Feature names become column indices in one of two ways:
     its svmlight conversion load to the same matrix. Repeated indices in a line are summed.
 
 The reader is line-by-line Python (string splits and a cache of hashed names), roughly
-1 MB/s-10 MB/s; convert large VW files to svmlight once (``dump_svmlight``) for the compiled
-reader. Malformed lines raise :class:`~halfspaces.datasets.DataFormatError` naming the file
-and line.
+1 MB/s-10 MB/s, on blocks of lines read (and decompressed) by a background thread; convert
+large VW files to svmlight once (``dump_svmlight``) for the compiled reader. Malformed lines
+raise :class:`~halfspaces.datasets.DataFormatError` naming the file and line.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Iterator
@@ -43,7 +42,9 @@ from sklearn.utils import murmurhash3_32
 
 from ._io import (
     DataFormatError,
-    open_binary,
+    check_n_threads,
+    map_in_order,
+    read_blocks,
     require_regular_file,
     weights_size_if_too_large,
 )
@@ -135,20 +136,52 @@ class _Reader:
         return label, importance, cols, vals
 
 
-def _lines(path) -> Iterator[tuple[int, str]]:
-    with open_binary(path) as raw:  # utf-8-sig: skip a byte-order mark at the start
-        text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="\n")
-        try:
-            yield from enumerate(text, start=1)
-        except UnicodeDecodeError as exc:
-            raise DataFormatError(path, None, f"not UTF-8 text ({exc.reason})") from None
+_BLOCK_BYTES = 1 << 20  # text per block parsed by a worker
+
+
+def _parse_lines(reader: _Reader, block: tuple[np.ndarray, int]):
+    """``(rows, n_lines, error)`` of a block of whole lines (a worker's job): rows are
+    ``(line, row)`` with lines counted from 1 in the block, and a DataFormatError is
+    returned, not raised, so that the consumer can number its line in the file."""
+    buf, end = block
+    n_lines = int(np.count_nonzero(buf[:end] == 10))
+    try:
+        text = bytes(buf[:end]).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = bytes(buf[: exc.start]).count(b"\n") + 1
+        return [], n_lines, DataFormatError(reader.path, line, f"not UTF-8 text ({exc.reason})")
+    rows = []
+    try:
+        for lineno, line in enumerate(text.split("\n")[:-1], start=1):
+            row = reader.parse(line, lineno)
+            if row is not None:
+                rows.append((lineno, row))
+    except DataFormatError as exc:
+        return rows, n_lines, exc
+    return rows, n_lines, None
+
+
+def _row_blocks(reader: _Reader, path, n_threads: int | None = None,
+                block_bytes: int = _BLOCK_BYTES) -> Iterator[list[tuple[int, tuple]]]:
+    """The ``(line, row)`` of the examples of each block of the file, in order; blocks of
+    lines are read and decoded by a background thread and parsed by workers (this parser is
+    Python, so the workers take turns holding the GIL; reading and decompressing overlap
+    them)."""
+    n_threads = check_n_threads("vw", n_threads)
+    first_line = 1
+    for rows, n_lines, error in map_in_order(read_blocks(path, block_bytes),
+                                             lambda block: _parse_lines(reader, block),
+                                             n_threads, depth=n_threads + 1):
+        yield [(first_line - 1 + lineno, row) for lineno, row in rows]
+        if error is not None:
+            raise error.at_line(first_line - 1 + error.line)
+        first_line += n_lines
 
 
 def _rows(reader: _Reader, path) -> Iterator[tuple[int, tuple]]:
-    for lineno, line in _lines(path):
-        row = reader.parse(line, lineno)
-        if row is not None:
-            yield lineno, row
+    """``(line, row)`` of every example of the file, in order."""
+    for rows in _row_blocks(reader, path):
+        yield from rows
 
 
 class _Extent:
@@ -320,41 +353,65 @@ def iter_vw(
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
             or chunk_rows < 1:
         raise ValueError(f"iter_vw: 'chunk_rows' must be an int >= 1; got {chunk_rows!r}.")
-    shift, n_cols = False, n_features
-    if not hash_features:
-        if n_features is None or zero_based == "auto":
-            require_regular_file(path, "iter_vw", "with hash_features=False a first pass"
-                                 " over the file finds the indexing and the number of"
-                                 " columns; pass n_features= and zero_based=True or False,"
-                                 " or save the stream to a file")
-            extent = _Extent()
-            scan = _Reader(path, n_features, False, seed)
-            for lineno, row in _rows(scan, path):
-                extent.add(row[2], lineno)
-            shift, n_cols = _columns(extent, n_features, False, zero_based, path)
-        else:
-            shift = zero_based is False
-            n_cols = int(n_features)
-    return _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, zero_based, shift, dt,
+    shift, n_cols = _stream_columns(path, "iter_vw", n_features, hash_features, seed,
+                                    zero_based)
+    return _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, shift, dt,
                       return_weights)
 
 
-def _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, zero_based, shift, dt,
-               return_weights):
+def _stream_columns(path, caller: str, n_features, hash_features: bool, seed: int,
+                    zero_based) -> tuple[bool, int]:
+    """``(shift by one?, number of columns)`` of a stream: given, or found by a first pass
+    over the file (``hash_features=False`` with ``n_features=None`` or ``"auto"``)."""
+    if hash_features:
+        return False, int(n_features)
+    if n_features is not None and zero_based != "auto":
+        return zero_based is False, int(n_features)
+    require_regular_file(path, caller, "with hash_features=False a first pass over the file"
+                         " finds the indexing and the number of columns; pass n_features="
+                         " and zero_based=True or False, or save the stream to a file")
+    extent = _Extent()
+    scan = _Reader(path, n_features, False, seed)
+    for lineno, row in _rows(scan, path):
+        extent.add(row[2], lineno)
+    return _columns(extent, n_features, False, zero_based, path)
+
+
+def _check_row(path, lineno: int, cols: list[int], n_cols: int, shift: bool) -> None:
+    """An integer-named row of a stream whose columns are fixed: refuse an index 0 in a
+    1-based file and an index beyond ``n_cols``."""
+    lo, hi = min(cols), max(cols)
+    if shift and lo == 0:
+        raise DataFormatError(path, lineno, "feature index 0 in a file read with 1-based"
+                              " indices", hint="pass zero_based=True", reason="zero_index")
+    if hi - int(shift) >= n_cols:
+        basis = f"{'1' if shift else '0'}-based indices go up to {n_cols - 1 + shift}"
+        raise DataFormatError(path, lineno, f"feature index {hi} is beyond the {n_cols}"
+                              f" features ({basis})", hint="pass a larger n_features",
+                              reason="n_features")
+
+
+def _vw_blocks(path, n_cols, hash_features, seed, shift, dt, return_weights,
+               block_bytes: int = _BLOCK_BYTES, n_threads: int | None = None):
+    """``(X, y[, sample_weight])`` of each block of lines (blocks without examples are
+    skipped)."""
+    reader = _Reader(path, n_cols, hash_features, seed)
+    for rows in _row_blocks(reader, path, n_threads, block_bytes):
+        if not hash_features:
+            for lineno, row in rows:
+                if row[2]:
+                    _check_row(path, lineno, row[2], n_cols, shift)
+        if rows:
+            X, y, w = _build([row for _, row in rows], n_cols, dt, shift)
+            yield (X, y, w) if return_weights else (X, y)
+
+
+def _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, shift, dt, return_weights):
     reader = _Reader(path, n_cols, hash_features, seed)
     rows: list[tuple] = []
     for lineno, row in _rows(reader, path):
         if not hash_features and row[2]:
-            lo, hi = min(row[2]), max(row[2])
-            if shift and lo == 0:
-                raise DataFormatError(path, lineno, "feature index 0 in a file read with"
-                                      " 1-based indices", hint="pass zero_based=True",
-                                      reason="zero_index")
-            if hi - int(shift) >= n_cols:
-                basis = f"{'1' if shift else '0'}-based indices go up to {n_cols - 1 + shift}"
-                raise DataFormatError(path, lineno, f"feature index {hi} is beyond the"
-                                      f" {n_cols} features ({basis})", hint="pass a larger"
-                                      " n_features", reason="n_features")
+            _check_row(path, lineno, row[2], n_cols, shift)
         rows.append(row)
         if len(rows) == chunk_rows:
             X, y, w = _build(rows, n_cols, dt, shift)

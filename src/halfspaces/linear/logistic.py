@@ -66,15 +66,16 @@ class SGDParams(NamedTuple):
 
 
 @njit(cache=True)
-def _logistic_sgd_pass(X, y, v, order, t, b, p, scores):
+def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores):
     """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
     ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
-    ``(1 - eta_t lam)`` is one multiplication of ``a`` and a step costs O(nnz(x_t)).
+    ``(1 - eta_t lam)`` is one multiplication of ``a`` and a step costs O(nnz(x_t)). A pass
+    starts from ``a = 1``; a pass read in blocks continues each block from the last one's.
 
     ``scores`` receives each score before its update. Returns ``(PassResult, b, a)``: the
     pass stops at a row whose score is inf or nan (SCORE_NOT_FINITE).
     """
-    a, mistakes = 1.0, 0
+    mistakes = 0
     for i in order:
         t += 1
         z = a * row_dot(X, i, v) + b
@@ -274,7 +275,7 @@ class LogisticRegression(OnlineClassifier):
         p = SGDParams(self._lam(self.t_ + order.size), self.eta0_, bool(self.fit_intercept))
         w = self.coef_[k]
         result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order, self.t_,
-                                          float(self.intercept_[k]), p, scores)
+                                          float(self.intercept_[k]), 1.0, p, scores)
         check_pass("LogisticRegression", result, "the score <w, x_i> + b")
         w *= a
         # once per pass: a score checks only the weights of its row

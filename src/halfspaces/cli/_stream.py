@@ -1,0 +1,185 @@
+"""``train`` from a svmlight file by streaming it (:func:`halfspaces.datasets.fit_file`).
+
+The online learners whose ``fit`` visits the rows in file order (the perceptron family, and
+Pegasos with ``--set sampling=cyclic``) read the file in blocks: the model is the one of
+``fit`` on the whole file, bit for bit, in bounded memory. ``--cache`` (or ``--cache-dir``)
+parses the text once into the binary cache and reads the cache, this run and later ones.
+Every other learner, and data that is not a svmlight file, is read into memory, and a note
+on stderr says how much memory the features take.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import NamedTuple
+
+from . import _estimators
+from ._io import (
+    _HINTS,
+    STDIN,
+    CLIError,
+    fit_columns,
+    is_text_model,
+    model_hints,
+    note_ignored,
+    writing,
+)
+from ._options import EXPERT_ALGOS, PERCEPTRON_ALGOS
+from ._parser import PROG
+
+# Batch solvers: their fit needs every row at once (a QP or dual CD, L-BFGS, an LP, a Gram
+# matrix); LogisticRegression streams only its SGD, which is not what its fit computes.
+BATCH_ALGOS = ("svm", "logistic", "lp", "kernel-perceptron")
+# Below this size holding the file is immaterial, and the note would be noise.
+NOTE_MEGABYTES = 10.0
+
+
+class Streamed(NamedTuple):
+    """What ``train`` reports of a streamed fit."""
+
+    model: object
+    path: str
+    n_samples: int
+    accuracy: float
+
+
+def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
+    """Why this training cannot stream (None: it can)."""
+    if args.data == STDIN or not os.path.isfile(args.data):
+        return "a pipe is read once"
+    if fmt != "svmlight":
+        return f"only svmlight files stream ({fmt} data is read whole)"
+    if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
+        return f"--algo {args.algo} needs all the rows at once"
+    if getattr(estimator, "shuffle", False):
+        return "--shuffle visits the rows in a random order"
+    if args.algo == "pegasos" and (estimator.sampling != "cyclic" or estimator.tol is not None
+                                   or estimator.record_objective):
+        return ("Pegasos streams with --set sampling=cyclic (the file order), without --tol"
+                " and --record-objective")
+    if args.algo not in PERCEPTRON_ALGOS and args.algo != "pegasos":
+        return f"--algo {args.algo} does not stream"
+    return None
+
+
+def train(args: argparse.Namespace) -> Streamed | None:
+    """Train ``args.algo`` on ``args.data`` by streaming when it can (None when not: the
+    caller reads the file into memory). ``--cache`` without streaming is an error."""
+    from ..datasets import detect_format
+
+    cache = bool(args.cache or args.cache_dir)
+    fmt = detect_format(args.data, args.format)
+    estimator = None if args.algo in EXPERT_ALGOS else _estimators.make_estimator(args)
+    why = _why_not(args, fmt, estimator)
+    if why is not None:
+        if cache:
+            flag = "--cache-dir" if args.cache_dir else "--cache"
+            raise CLIError(f"{flag} applies to training by streaming, which this is not: {why};"
+                           f" drop {flag}, or use --algo perceptron, averaged or voted (or"
+                           " pegasos with --set sampling=cyclic) on a svmlight file")
+        return None
+    with _in_cli_terms():
+        return _fit(args, fmt, cache, estimator)
+
+
+@contextlib.contextmanager
+def _in_cli_terms(hints: dict | None = None):
+    """A reader's complaint with the command line's advice, as ``read_data`` words it."""
+    from ..datasets import DataFormatError
+
+    try:
+        yield
+    except DataFormatError as exc:
+        hint = {**_HINTS, **(hints or {})}.get(exc.reason)
+        if hint:
+            raise exc.with_hint(hint) from None
+        raise
+
+
+def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed:
+    from ..datasets import iter_blocks
+    from ..datasets.stream import fit_file, fit_stream
+
+    n_features, zero_based = args.n_features, args.zero_based
+    if cache:
+        from ..datasets.cache import open_cached
+
+        source = open_cached(args.data, args.cache_dir, format=fmt, n_features=n_features,
+                             zero_based="auto" if zero_based is None else zero_based)
+        fit_stream(estimator, source, classes=source.classes)
+        n_features, zero_based = source.n_features, source.zero_based
+        blocks = source.blocks()
+    else:
+        from ..datasets import svmlight
+        from ..datasets._io import check_n_threads
+        from ..datasets.stream import BLOCK_BYTES
+
+        # one pass decides the columns, the indexing and the classes, as load_svmlight does
+        n_features, zero_based, classes, _ = svmlight._survey(
+            args.data, svmlight._check_n_features(n_features),
+            "auto" if zero_based is None else zero_based, BLOCK_BYTES,
+            check_n_threads("train", None))
+        fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
+                 zero_based=zero_based)
+        blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
+    right = n = 0
+    for X, y in blocks:  # the training accuracy, as model.score(X, y) counts it
+        right += int((estimator.predict(X) == y).sum())
+        n += X.shape[0]
+    from ..persistence import save
+
+    # what save_model records of a file read whole, for predict and evaluate
+    with writing(args.output):
+        save(estimator, args.output, metadata={"format": fmt, "zero_based": bool(zero_based),
+                                               "n_features": int(n_features)})
+    return Streamed(estimator, args.data, n, right / n)
+
+
+def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
+    """For a batch solver: say on stderr that training holds the whole file, and how much
+    memory that takes (once its parameters are known to be valid)."""
+    if args.quiet or data.is_text or args.algo not in BATCH_ALGOS:
+        return
+    estimator._validate_params()
+    X = data.X
+    parts = (X.data, X.indices, X.indptr) if hasattr(X, "indptr") else (X,)
+    megabytes = (sum(a.nbytes for a in parts) + data.y.nbytes) / 1e6
+    if megabytes < NOTE_MEGABYTES:
+        return
+    print(f"{PROG}: note: {type(estimator).__name__} trains on the whole of {data.path} in"
+          f" memory: {data.n_samples} examples, {X.shape[1]} features, about"
+          f" {megabytes:,.1f} MB", file=sys.stderr)
+
+
+def predict(model, metadata: dict, args: argparse.Namespace):
+    """The predictions of ``model`` for a svmlight file, read block by block as its training
+    file was (its indexing unless --zero-based or --one-based says otherwise, its number of
+    features); None for other data (the caller reads it whole)."""
+    from ..datasets import detect_format
+
+    n_features = getattr(model, "n_features_in_", None)
+    recorded = metadata.get("zero_based")
+    zero_based = args.zero_based if args.zero_based is not None else recorded
+    if (args.data == STDIN or not os.path.isfile(args.data) or zero_based is None
+            or n_features is None or detect_format(args.data, args.format) != "svmlight"
+            or is_text_model(model)):
+        return None
+    import numpy as np
+
+    from ..datasets import iter_blocks
+
+    out, ignored = [], np.empty(0, dtype=np.int64)
+    with _in_cli_terms(model_hints(args, None, recorded)):
+        for X, _ in iter_blocks(args.data, "svmlight", n_features=args.n_features,
+                                zero_based=zero_based):
+            X, used = fit_columns(X, n_features)  # unseen features: zero weight
+            ignored = np.union1d(ignored, used)
+            out.append(np.asarray(model.predict(X)))
+    note_ignored(args.data, ignored.size, n_features)
+    if not out:
+        raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
+                       " and comment lines)")
+    return np.concatenate(out)

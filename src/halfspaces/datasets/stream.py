@@ -1,0 +1,381 @@
+"""Stream a data file as CSR blocks, parsed ahead in threads, in bounded memory.
+
+:func:`iter_blocks` yields ``(X, y)`` blocks in file order while background threads read (and
+decompress) the next blocks of text and parse them: memory holds a few blocks, whatever the
+file's size. svmlight text is parsed by the compiled kernel of
+:mod:`~halfspaces.datasets.svmlight` (which releases the GIL, so blocks are parsed in
+parallel); VW text by the Python reader of :mod:`~halfspaces.datasets.vw` (which overlaps
+reading only).
+
+A pipe, a FIFO or ``/dev/stdin`` is read once, from start to end: it can be streamed when
+nothing has to be known before the first block (``n_features`` given, with an explicit
+``zero_based``, or VW with hashing). A second pass (finding ``n_features``, a second epoch)
+needs a regular file, or the binary cache of :mod:`~halfspaces.datasets.cache`, which is
+written by one pass over the text and read by every later one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import numpy as np
+
+from ._io import check_n_threads, compression_of
+
+__all__ = ["iter_blocks", "format_of", "fit_stream", "fit_file"]
+
+FORMATS = ("svmlight", "vw")
+# Text per block: 2 MiB streams as fast as larger blocks (per-block costs are small), and
+# the blocks in flight (about n_threads + 3, text and matrices) stay within tens of MB.
+BLOCK_BYTES = 2 << 20
+
+
+def format_of(path, format: str | None = None) -> str:
+    """``format`` checked, or guessed from the file name: ``.vw`` (before a compression
+    extension) is Vowpal Wabbit text, anything else svmlight."""
+    if format is not None:
+        if format not in FORMATS:
+            raise ValueError(f"'format' must be one of {', '.join(map(repr, FORMATS))} or None"
+                             f" (guessed from the file name); got {format!r}.")
+        return format
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else \
+        getattr(path, "name", "")
+    name = str(name)
+    if compression_of(name):
+        name = os.path.splitext(name)[0]
+    return "vw" if name.lower().endswith(".vw") else "svmlight"
+
+
+def _check_block_bytes(block_bytes) -> int:
+    if isinstance(block_bytes, bool) or not isinstance(block_bytes, (int, np.integer)) \
+            or block_bytes < 1:
+        raise ValueError(f"iter_blocks: 'block_bytes' must be an int >= 1; got"
+                         f" {block_bytes!r}. Try 2 << 20 (2 MiB).")
+    return int(block_bytes)
+
+
+def iter_blocks(
+    path: str | os.PathLike,
+    format: str | None = None,
+    *,
+    block_bytes: int = BLOCK_BYTES,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    dtype=np.float64,
+    n_threads: int | None = None,
+    query_id: bool = False,
+    hash_features: bool = True,
+    seed: int = 0,
+    return_weights: bool = False,
+) -> Iterator[tuple]:
+    """Yield the examples of a file as CSR blocks ``(X, y)``, in file order, parsed ahead.
+
+    Each block holds the lines of about ``block_bytes`` bytes of text (whole lines; blocks
+    without an example are skipped). Stacked vertically, the blocks are exactly
+    :func:`~halfspaces.datasets.load_svmlight` (or :func:`~halfspaces.datasets.load_vw`) of
+    the file with the same arguments. Memory holds about ``n_threads + 3`` blocks of text and
+    their matrices, whatever the file's size.
+
+    Parameters
+    ----------
+    path : str, path-like or binary file object
+        The file; ``.gz``, ``.bz2`` and ``.xz`` are decompressed (in the reading thread).
+    format : {"svmlight", "vw"} or None, default=None
+        None guesses from the file name (``.vw``: Vowpal Wabbit; else svmlight).
+    block_bytes : int, default=2 MiB
+        Text per block.
+    n_features : int or None, default=None
+        Columns of every block. None: a first pass over the file finds them (svmlight; VW
+        with ``hash_features=False``), so ``path`` must be a regular file. VW with hashing
+        takes the number of buckets (None: 2**18).
+    zero_based, dtype
+        As in :func:`~halfspaces.datasets.load_svmlight`. With ``n_features`` given and
+        ``zero_based="auto"``, the first block with a feature decides (a stream cannot look
+        ahead): pass ``zero_based`` explicitly to read a pipe.
+    n_threads : int or None, default=None
+        Threads parsing blocks; None: one per available core. The blocks do not depend on
+        it.
+    query_id : bool, default=False
+        svmlight: yield ``(X, y, qid)``.
+    hash_features, seed, return_weights
+        VW: as in :func:`~halfspaces.datasets.load_vw`; ``return_weights`` yields
+        ``(X, y, sample_weight)``.
+
+    Yields
+    ------
+    X : scipy.sparse.csr_matrix of shape (n_block, n_features)
+    y : ndarray of float64, shape (n_block,)
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.svm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("".join(f"{(-1) ** i:+d} {i % 3 + 1}:0.5\\n" for i in range(6)))
+    >>> [(X.shape, y.tolist()) for X, y in iter_blocks(path, block_bytes=27)]  # 9-byte lines
+    [((3, 3), [1.0, -1.0, 1.0]), ((3, 3), [-1.0, 1.0, -1.0])]
+    """
+    fmt = format_of(path, format)
+    block_bytes = _check_block_bytes(block_bytes)
+    n_threads = check_n_threads("iter_blocks", n_threads)
+    if fmt == "svmlight":
+        from . import svmlight
+
+        svmlight._check_zero_based(zero_based)
+        dt = svmlight._check_dtype(dtype)
+        n_cols, zero_based = svmlight._resolve_columns(
+            path, "iter_blocks", svmlight._check_n_features(n_features), zero_based,
+            block_bytes, n_threads)
+        blocks = svmlight._stream_blocks(path, n_cols, dt, zero_based, query_id,
+                                         block_bytes, n_threads)
+        return (block if query_id else block[:2] for block in blocks)
+    from . import vw
+
+    if n_features is None and hash_features:
+        n_features = 2**18
+    dt = vw._check_common(n_features, hash_features, zero_based, dtype)
+    shift, n_cols = vw._stream_columns(path, "iter_blocks", n_features, hash_features, seed,
+                                       zero_based)
+    return vw._vw_blocks(path, n_cols, hash_features, seed, shift, dt, return_weights,
+                         block_bytes, n_threads)
+
+
+class _Blocks:
+    """A re-readable stream of blocks: ``blocks()`` starts a new pass."""
+
+    def __init__(self, blocks):
+        if hasattr(blocks, "blocks"):
+            self.blocks = blocks.blocks
+        elif callable(blocks):
+            self.blocks = blocks
+        elif isinstance(blocks, (list, tuple)):
+            self.blocks = lambda: iter(blocks)
+        else:
+            raise TypeError("fit_stream: 'blocks' must be a CachedData (open_cached), a list of"
+                            " (X, y) blocks, or a callable returning an iterator of them (one"
+                            f" pass per call); got {type(blocks).__name__}.")
+
+
+def _regroup(blocks, multiple: int, limit: int | None):
+    """The blocks with row counts that are multiples of ``multiple`` (rows carried over to
+    the next block; the last may be shorter), stopping after ``limit`` rows (None: all)."""
+    import scipy.sparse as sp
+
+    carry = None
+    seen = 0
+    for X, y, *_ in blocks:
+        if limit is not None and seen + X.shape[0] > limit:
+            X, y = X[: limit - seen], y[: limit - seen]
+        seen += X.shape[0]
+        if carry is not None:
+            X, y = sp.vstack([carry[0], X], format="csr"), np.concatenate([carry[1], y])
+            carry = None
+        cut = X.shape[0] - X.shape[0] % multiple
+        if cut < X.shape[0]:
+            carry = (X[cut:], y[cut:])
+            X, y = X[:cut], y[:cut]
+        if X.shape[0]:
+            yield X, y
+        if limit is not None and seen >= limit:
+            break
+    if carry is not None and carry[0].shape[0]:
+        yield carry
+
+
+def _summarize(source: _Blocks, adapter, known=None):
+    """The :class:`~halfspaces.datasets._adapters.Summary` of the data: from ``known`` (a
+    cache header, a survey of the text) where it has it, else one pass over the blocks."""
+    from ._adapters import Summary
+
+    if known is not None and not adapter.needs_rows:
+        return known
+    n_rows = nnz = 0
+    n_features = None
+    labels, sq_norms = [], []
+    for X, y, *_ in source.blocks():
+        n_rows += X.shape[0]
+        nnz += X.nnz
+        n_features = X.shape[1]
+        labels.append(np.asarray(y) if adapter.needs_rows else np.unique(y))
+        if adapter.needs_rows:
+            sq_norms.append(adapter.row_norms(X))
+    if not n_rows:
+        raise ValueError("fit_stream: the data has no rows.")
+    labels = np.concatenate(labels)
+    classes = np.unique(labels) if known is None or known.classes is None else known.classes
+    return Summary(n_rows, n_features, nnz, classes,
+                   labels if adapter.needs_rows else None,
+                   np.concatenate(sq_norms) if adapter.needs_rows else None)
+
+
+def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, summary=None):
+    """Train an online learner over blocks of rows, as its in-memory method on all of them.
+
+    The model equals, bit for bit, the one of the learner's in-memory method on the blocks
+    stacked, in the same row order: ``fit`` for ``Perceptron``, ``AveragedPerceptron``,
+    ``VotedPerceptron`` (passes until one makes no mistake, or ``max_iter``; ``converged_``
+    and the ``ConvergenceWarning`` included), ``HalvingClassifier`` and
+    ``WeightedMajorityClassifier`` (one pass), ``PegasosSVC`` (``fit``: ``max_iter`` epochs or
+    ``n_iter`` steps, the step counter ``t_``, the suffix average over the last tenth of the
+    steps, ``eta0`` from all the rows); for ``LogisticRegression``, ``epochs`` passes of its
+    online SGD (``partial_fit`` on all the rows each time; its ``fit`` is L-BFGS, which needs
+    all the rows at once).
+
+    Parameters
+    ----------
+    estimator : an online learner (see above)
+        With ``shuffle=False`` (perceptrons) or ``sampling="cyclic"`` (Pegasos): a stream is
+        read in file order. Other learners raise a ValueError saying to load the file.
+    blocks : CachedData, list of (X, y), or callable
+        The data: a cache (:func:`~halfspaces.datasets.cache.open_cached`), a list of blocks,
+        or a function returning a new iterator of ``(X, y)`` blocks for each pass (e.g.
+        ``lambda: iter_blocks(path, n_features=d, zero_based=False)``).
+    classes : array-like or None, default=None
+        Every label; None finds them (a cache's header, or a first pass over the blocks).
+        Given, the perceptrons and the experts read the blocks only for their passes.
+    epochs : int or None, default=None
+        Passes of ``LogisticRegression``'s SGD (None: 1); the other learners take theirs
+        from their parameters (``max_iter``, ``n_iter``).
+    summary : Summary or None
+        What is known of the data before a pass (rows, columns, classes), as a survey of the
+        text finds it. Pegasos and logistic regression also need every label and
+        ``||x_i||^2`` (8 bytes per row each), read by a first pass over the blocks (a cache
+        makes it cheap).
+
+    Returns
+    -------
+    estimator : the fitted estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from halfspaces.datasets import make_separable
+    >>> from halfspaces.linear import Perceptron
+    >>> X, y = make_separable(n_samples=60, margin=0.1, random_state=0)
+    >>> X = sp.csr_matrix(X)
+    >>> blocks = [(X[i : i + 16], y[i : i + 16]) for i in range(0, 60, 16)]
+    >>> streamed = fit_stream(Perceptron(), blocks)
+    >>> in_memory = Perceptron().fit(X, y)
+    >>> bool(np.array_equal(streamed.coef_, in_memory.coef_)), streamed.n_iter_ == in_memory.n_iter_
+    (True, True)
+    """
+    from ._adapters import Summary, adapter_for
+
+    if epochs is not None and (isinstance(epochs, bool) or not isinstance(
+            epochs, (int, np.integer)) or epochs < 1):
+        raise ValueError(f"fit_stream: 'epochs' must be an int >= 1 or None; got {epochs!r}.")
+    source = _Blocks(blocks)
+    adapter = adapter_for(estimator, epochs)
+    if summary is None and hasattr(blocks, "header"):  # a cache knows its rows and classes
+        summary = Summary(blocks.n_rows, blocks.n_features, blocks.nnz, blocks.classes)
+    if classes is not None:
+        known = summary or Summary(None, None, None, None)
+        summary = Summary(known.n_rows, known.n_features, known.nnz,
+                          np.unique(np.asarray(classes)))
+    summary = _summarize(source, adapter, summary)
+    adapter.begin(summary, source)
+    rows = 0
+    for limit in adapter.epochs(summary):
+        adapter.start_epoch(summary.n_rows if limit is None else limit)
+        rows = 0
+        for X, y in _regroup(source.blocks(), adapter.batch, limit):
+            adapter.block(X, y, rows)
+            rows += X.shape[0]
+        if adapter.end_epoch(rows):
+            break
+    adapter.end(rows)
+    return estimator
+
+
+def fit_file(
+    estimator,
+    path: str | os.PathLike,
+    format: str | None = None,
+    *,
+    classes=None,
+    cache: bool = False,
+    cache_dir: str | os.PathLike | None = None,
+    epochs: int | None = None,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    dtype=np.float64,
+    block_bytes: int | None = None,
+    n_threads: int | None = None,
+    hash_features: bool = True,
+    seed: int = 0,
+):
+    """Train an online learner on a data file by streaming it (see :func:`fit_stream`).
+
+    The model is the one of the in-memory method on ``load_svmlight(path, n_features,
+    zero_based=..., dtype=...)`` (or ``load_vw``), bit for bit, in bounded memory.
+
+    Passes over the text: with ``cache=True`` the text is parsed once, into the binary cache
+    (beside the file, or in ``cache_dir``; see :func:`~halfspaces.datasets.cache.open_cached`),
+    and every pass reads the cache (a later run too). Without it, each pass parses the text,
+    and an svmlight file is first surveyed by one pass when ``n_features`` is None or
+    ``zero_based="auto"`` (both are then decided by the whole file, as ``load_svmlight``
+    decides them), which also finds the classes; a first pass finds the classes otherwise
+    (unless ``classes`` is given), and every label and ``||x_i||^2`` for Pegasos and
+    logistic regression. A pipe is read once: it can be trained on in a single pass with
+    nothing to find first (``n_features`` and ``zero_based`` given for svmlight, ``classes``
+    given, a perceptron with ``max_iter=1`` or an experts learner); otherwise save it to a
+    file.
+
+    Parameters
+    ----------
+    estimator : an online learner (see :func:`fit_stream`)
+    path : str or path-like
+    format, n_features, zero_based, dtype, n_threads, hash_features, seed
+        As in :func:`iter_blocks`.
+    block_bytes : int or None
+        Text per block; None: that of :func:`iter_blocks`, or of the cache.
+    classes : array-like or None
+        Every label (see :func:`fit_stream`).
+    cache : bool, default=False
+        Read the text once into the binary cache and train from it.
+    cache_dir : str, path-like or None
+        Where the cache goes (None: beside the file).
+    epochs : int or None
+        Passes of ``LogisticRegression``'s SGD (see :func:`fit_stream`).
+
+    Returns
+    -------
+    estimator : the fitted estimator
+    """
+    from ._adapters import Summary, adapter_for
+    from ._io import require_regular_file
+    from .cache import CACHE_BLOCK_BYTES, open_cached
+
+    fmt = format_of(path, format)
+    if block_bytes is None:
+        block_bytes = CACHE_BLOCK_BYTES if cache else BLOCK_BYTES
+    block_bytes = _check_block_bytes(block_bytes)
+    n_threads = check_n_threads("fit_file", n_threads)
+    reader = {"n_features": n_features, "zero_based": zero_based, "dtype": dtype,
+              "block_bytes": block_bytes, "n_threads": n_threads}
+    if fmt == "vw":
+        reader.update(hash_features=hash_features, seed=seed)
+    if cache:
+        return fit_stream(estimator, open_cached(path, cache_dir, format=fmt, **reader),
+                          classes=classes, epochs=epochs)
+    adapter = adapter_for(estimator, epochs)
+    survey = fmt == "svmlight" and (n_features is None or zero_based == "auto")
+    single = (not survey and classes is not None and not adapter.needs_rows
+              and len(adapter.epochs(None)) == 1)
+    if not single:
+        require_regular_file(path, "fit_file", "training reads it more than once (to find"
+                             " n_features, the indexing or the classes, or for several"
+                             " epochs); save the stream to a file (and pass cache=True)")
+    summary = None
+    if survey:
+        from . import svmlight
+
+        svmlight._check_zero_based(zero_based)
+        n_cols, zero_based, found, n_rows = svmlight._survey(
+            path, svmlight._check_n_features(n_features), zero_based, block_bytes, n_threads)
+        reader.update(n_features=n_cols, zero_based=zero_based)
+        summary = Summary(n_rows, n_cols, None, found)
+    return fit_stream(estimator, lambda: iter_blocks(path, fmt, **reader), classes=classes,
+                      epochs=epochs, summary=summary)

@@ -1,0 +1,161 @@
+"""The binary cache: the blocks of a parsed file on disk, read back memory-mapped."""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+
+import halfspaces.datasets.svmlight as svm
+from halfspaces.datasets import DataFormatError, dump_svmlight, load_vw
+from halfspaces.datasets.cache import CacheError, cache_path, open_cached
+
+
+def assert_same(X, y, X_ref, y_ref):
+    X_ref = sp.csr_matrix(X_ref)
+    assert X.shape == X_ref.shape and X.dtype == X_ref.dtype
+    np.testing.assert_array_equal(X.indptr, X_ref.indptr)
+    np.testing.assert_array_equal(X.indices, X_ref.indices)
+    assert X.data.tobytes() == X_ref.data.tobytes()
+    assert np.asarray(y).tobytes() == np.asarray(y_ref).tobytes()
+
+
+def mapped(a) -> bool:
+    """Whether the array is a view of a memory-mapped file."""
+    while a is not None:
+        if isinstance(a, (np.memmap, mmap.mmap)):
+            return True
+        a = getattr(a, "base", None)
+    return False
+
+
+def random_file(tmp_path, name="d.svm", n=120, d=50, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.15, random_state=seed, format="csr")
+    X.data = rng.standard_normal(X.nnz)
+    dump_svmlight(X, rng.choice([-1, 1, 2], n), tmp_path / name)
+    return tmp_path / name
+
+
+def test_cached_blocks_are_the_loaded_file(tmp_path):
+    path = random_file(tmp_path)
+    cached = open_cached(path, block_bytes=500)
+    assert cached.directory == tmp_path / "d.svm.hscache"
+    assert len(cached.header["blocks"]) > 5
+    ref = load_svmlight_file(str(path))
+    assert_same(*cached.load(), *ref)
+    assert (cached.n_rows, cached.nnz, cached.n_features) == (120, ref[0].nnz, 50)
+    np.testing.assert_array_equal(cached.classes, [-1.0, 1.0, 2.0])
+    X, y = next(iter(cached))
+    assert mapped(X.data) and mapped(X.indices) and mapped(y)  # not read into memory
+    for dtype in (np.float32,):
+        assert_same(*open_cached(path, block_bytes=500, dtype=dtype).load(),
+                    *load_svmlight_file(str(path), dtype=dtype))
+
+
+def test_the_whole_file_decides_the_indexing(tmp_path):
+    path = tmp_path / "z.svm"
+    path.write_text("1 1:1 3:2\n" * 40 + "-1 0:5\n")  # the only index 0 is on the last line
+    cached = open_cached(path, block_bytes=64)
+    assert cached.zero_based is True
+    assert_same(*cached.load(), *load_svmlight_file(str(path)))
+    one_based = tmp_path / "o.svm"
+    one_based.write_text("1 1:1 3:2\n" * 40)
+    cached = open_cached(one_based, block_bytes=64, n_features=5, zero_based=False)
+    assert cached.zero_based is False
+    assert_same(*cached.load(), *load_svmlight_file(str(one_based), n_features=5))
+
+
+def test_later_opens_read_no_text(tmp_path, monkeypatch):
+    path = random_file(tmp_path)
+    first = open_cached(path, block_bytes=400).load()
+
+    def no_parsing(*args, **kwargs):
+        raise AssertionError("the text was parsed again")
+
+    monkeypatch.setattr(svm, "_parsed_blocks", no_parsing)
+    assert_same(*open_cached(path, block_bytes=400).load(), *first)
+
+
+def test_a_stale_cache_is_rebuilt(tmp_path):
+    path = random_file(tmp_path, seed=1)
+    open_cached(path, block_bytes=400)
+    random_file(tmp_path, seed=2)  # new contents (size or time differ)
+    os.utime(path, ns=(1, 1))
+    assert_same(*open_cached(path, block_bytes=400).load(), *load_svmlight_file(str(path)))
+    other = open_cached(path, block_bytes=400, dtype=np.float32)  # other options: rebuilt
+    assert other.header["dtype"] == "float32"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "d.svm.hscache"]
+
+
+def test_a_foreign_or_damaged_directory_is_refused(tmp_path):
+    path = random_file(tmp_path)
+    target = cache_path(path)
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    with pytest.raises(CacheError, match=r"d\.svm\.hscache exists but is not a halfspaces"
+                                         " cache .*remove it or pass another cache_dir"):
+        open_cached(path)
+    assert (target / "notes.txt").read_text() == "mine"  # nothing deleted
+    (target / "header.json").write_text("{not json")
+    with pytest.raises(CacheError, match="header.json cannot be read .*damaged; delete"):
+        open_cached(path)
+    (target / "header.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(CacheError, match="is not a halfspaces cache"):
+        open_cached(path)
+    for p in target.iterdir():
+        p.unlink()
+    target.rmdir()
+    cached = open_cached(path, block_bytes=400)
+    (cached.directory / "000001.indices.npy").unlink()
+    with pytest.raises(CacheError, match=r"lacks 000001\.indices\.npy .*damaged"):
+        open_cached(path, block_bytes=400)
+    header = json.loads((cached.directory / "header.json").read_text())
+    header["version"] = 99
+    (cached.directory / "header.json").write_text(json.dumps(header))
+    with pytest.raises(CacheError, match="of version 99, this library reads version 1"):
+        open_cached(path, block_bytes=400)
+
+
+def test_a_malformed_file_leaves_no_cache(tmp_path):
+    path = tmp_path / "bad.svm"
+    path.write_text("1 1:1\n" * 200 + "1 x\n")
+    with pytest.raises(DataFormatError, match=r"bad\.svm:201:3"):
+        open_cached(path, block_bytes=100)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.svm"]
+
+
+def test_cache_dir_keeps_files_of_one_name_apart(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    pa = random_file(tmp_path / "a", seed=3)
+    pb = random_file(tmp_path / "b", seed=4)
+    caches = tmp_path / "caches"
+    ca, cb = open_cached(pa, caches), open_cached(pb, caches)
+    assert ca.directory != cb.directory and ca.directory.parent == caches
+    assert_same(*ca.load(), *load_svmlight_file(str(pa)))
+    assert_same(*cb.load(), *load_svmlight_file(str(pb)))
+    assert not (tmp_path / "a" / "d.svm.hscache").exists()
+
+
+def test_vw_cache_keeps_the_weights(tmp_path):
+    path = tmp_path / "a.vw"
+    path.write_text("".join(f"{(-1) ** i} {1 + i % 2} |f a:{i} b |g c\n" for i in range(50)))
+    cached = open_cached(path, block_bytes=200)
+    X_ref, y_ref, w_ref = load_vw(path, return_weights=True)
+    assert_same(*cached.load(), X_ref, y_ref)
+    np.testing.assert_array_equal(np.concatenate([b[2] for b in cached.blocks(weights=True)]),
+                                  w_ref)
+
+
+def test_a_pipe_cannot_be_cached(tmp_path):
+    fifo = tmp_path / "p.svm"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match=r"p\.svm is a pipe \(FIFO\), which can be read only"
+                                         " once, but the cache records the file's size"):
+        open_cached(fifo)

@@ -1,0 +1,176 @@
+"""``halfspaces train`` streams a svmlight file for the online learners (issue 9): the model
+is the one of ``fit`` on the whole file, bit for bit; ``--cache`` / ``--cache-dir`` keep the
+parsed rows; batch solvers say how much memory the whole file takes."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from halfspaces import AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron, cli
+from halfspaces._labels import format_label
+from halfspaces.cli import _models
+from halfspaces.datasets import load_svmlight
+from halfspaces.persistence import load
+
+
+def _run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _write(path, n=90, d=7, seed=0, zero_based=False):
+    """A svmlight file of ``n`` rows with labels {-1, 1}, some rows empty, 6-digit values."""
+    rng = np.random.default_rng(seed)
+    X = np.where(rng.random((n, d)) < 0.5, np.round(rng.standard_normal((n, d)), 6), 0.0)
+    y = np.where(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) >= 0, 1, -1)
+    base = 0 if zero_based else 1
+    lines = [" ".join([str(int(label))]
+                      + [f"{j + base}:{float(v)!r}" for j, v in enumerate(row) if v])
+             for row, label in zip(X, y, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _in_memory_forbidden(monkeypatch):
+    """Training must not read the whole file."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("read the whole file")
+
+    monkeypatch.setattr(_models, "read_args_data", refuse)
+
+
+def _same_model(a, b):
+    """The same fitted arrays, bit for bit, and the same counts."""
+    fitted = sorted(k for k in vars(b) if k.endswith("_") and not k.startswith("_"))
+    assert fitted == sorted(k for k in vars(a) if k.endswith("_") and not k.startswith("_"))
+    for key in fitted:
+        va, vb = np.asarray(getattr(a, key)), np.asarray(getattr(b, key))
+        assert va.dtype == vb.dtype and va.tobytes() == vb.tobytes(), key
+
+
+@pytest.mark.parametrize(("algo", "make", "options"), [
+    ("perceptron", lambda: Perceptron(max_iter=4), ["--max-iter", "4"]),
+    ("averaged", lambda: AveragedPerceptron(max_iter=3, fit_intercept=False),
+     ["--max-iter", "3", "--no-fit-intercept"]),
+    ("voted", lambda: VotedPerceptron(max_iter=2), ["--max-iter", "2"]),
+    ("pegasos", lambda: PegasosSVC(lam=0.01, max_iter=3, sampling="cyclic"),
+     ["--lam", "0.01", "--max-iter", "3", "--set", "sampling=cyclic"]),
+])
+def test_online_learners_stream_to_the_model_of_fit(tmp_path, capsys, monkeypatch, algo, make,
+                                                    options):
+    data = _write(tmp_path / "d.svm")
+    _in_memory_forbidden(monkeypatch)
+    code, out, err = _run(capsys, "train", data, "--algo", algo, *options, "-o",
+                          tmp_path / "m", "--json")
+    assert code == 0, err
+    X, y = load_svmlight(data)
+    with warnings.catch_warnings():  # ConvergenceWarning: the CLI printed it
+        warnings.simplefilter("ignore")
+        expected = make().fit(X, y)
+    model, metadata = load(tmp_path / "m", with_metadata=True)
+    _same_model(model, expected)
+    assert metadata == {"format": "svmlight", "zero_based": False, "n_features": X.shape[1]}
+    report = json.loads(out)
+    assert report["n_samples"] == 90 and report["train_accuracy"] == expected.score(X, y)
+
+
+def test_cache_beside_the_file_then_reused(tmp_path, capsys, monkeypatch):
+    data = _write(tmp_path / "d.svm", zero_based=True)
+    _in_memory_forbidden(monkeypatch)
+    for _ in range(2):
+        code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--max-iter", "5",
+                            "--cache", "-o", tmp_path / "m")
+        assert code == 0, err
+        header = tmp_path / "d.svm.hscache" / "header.json"
+        stamp = header.stat().st_mtime_ns
+    assert header.stat().st_mtime_ns == stamp  # the second run read the cache
+    X, y = load_svmlight(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = Perceptron(max_iter=5).fit(X, y)
+    model, metadata = load(tmp_path / "m", with_metadata=True)
+    _same_model(model, expected)
+    assert metadata["zero_based"] is True
+
+
+def test_cache_dir_holds_the_cache(tmp_path, capsys):
+    data = _write(tmp_path / "d.svm")
+    where = tmp_path / "caches"
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--cache-dir", where,
+                        "-o", tmp_path / "m")
+    assert code == 0, err
+    assert [p.name for p in where.iterdir()] and not (tmp_path / "d.svm.hscache").exists()
+
+
+@pytest.mark.parametrize(("argv", "why"), [
+    (["--algo", "svm"], "--algo svm needs all the rows at once"),
+    (["--algo", "perceptron", "--shuffle"], "--shuffle visits the rows in a random order"),
+    (["--algo", "pegasos"], "Pegasos streams with --set sampling=cyclic"),
+])
+def test_cache_without_streaming_is_an_error_in_cli_terms(tmp_path, capsys, argv, why):
+    data = _write(tmp_path / "d.svm")
+    code, _, err = _run(capsys, "train", data, *argv, "--cache", "-o", tmp_path / "m")
+    assert code == 1
+    assert err.startswith("halfspaces: error: --cache applies to training by streaming")
+    assert why in err and "drop --cache" in err
+    assert not (tmp_path / "m").exists()
+
+
+def test_batch_solver_says_it_holds_the_whole_file(tmp_path, capsys, monkeypatch):
+    data = _write(tmp_path / "d.svm")
+    code, _, err = _run(capsys, "train", data, "--algo", "svm", "-o", tmp_path / "m")
+    assert code == 0 and err == ""  # a small file: holding it is immaterial
+    monkeypatch.setattr("halfspaces.cli._stream.NOTE_MEGABYTES", 0.0)
+    code, _, err = _run(capsys, "train", data, "--algo", "svm", "-o", tmp_path / "m")
+    assert code == 0, err
+    X, y = load_svmlight(data)
+    megabytes = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes) / 1e6
+    assert err == (f"halfspaces: note: SVC trains on the whole of {data} in memory: 90"
+                   f" examples, 7 features, about {megabytes:,.1f} MB\n")
+    code, _, err = _run(capsys, "train", data, "--algo", "svm", "-q", "-o", tmp_path / "m")
+    assert code == 0 and err == ""
+
+
+def test_a_bad_line_is_named_by_file_and_line_when_streaming(tmp_path, capsys, monkeypatch):
+    data = tmp_path / "d.svm"
+    data.write_text("1 1:0.5\n-1 2:x\n")
+    _in_memory_forbidden(monkeypatch)
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", tmp_path / "m")
+    assert code == 1
+    assert err.startswith(f"halfspaces: error: {data}:2:")
+    assert not (tmp_path / "m").exists()
+
+
+def test_predict_streams_a_svmlight_file(tmp_path, capsys, monkeypatch):
+    train, test = _write(tmp_path / "a.svm"), _write(tmp_path / "b.svm", n=40, seed=1)
+    assert _run(capsys, "train", train, "--algo", "pegasos", "--lam", "0.1", "--random-state",
+                "0", "-o", tmp_path / "m")[0] == 0
+    monkeypatch.setattr(_models, "read_for_model", lambda *a: pytest.fail("read it whole"))
+    code, out, err = _run(capsys, "predict", tmp_path / "m", test)
+    assert code == 0, err
+    X, _ = load_svmlight(test, n_features=7)
+    expected = load(tmp_path / "m").predict(X)
+    assert out == "".join(f"{int(p)}\n" for p in expected)
+
+
+def test_streamed_predict_gives_the_models_advice(tmp_path, capsys):
+    train = _write(tmp_path / "a.svm")
+    assert _run(capsys, "train", train, "--algo", "perceptron", "-o", tmp_path / "m")[0] == 0
+    wide = tmp_path / "wide.svm"
+    wide.write_text("1 1:1\n-1 9:1\n")
+    code, out, err = _run(capsys, "predict", tmp_path / "m", wide)  # issue 13: zero weight
+    assert code == 0, err
+    assert err == (f"halfspaces: note: {wide}: 1 feature beyond the model's 7 ignored"
+                   " (never seen in training: zero weight)\n")
+    X = np.zeros((2, 7))
+    X[0, 0] = 1.0  # row 2 held only feature 9: an empty row to the model
+    assert out.split() == [format_label(p) for p in load(tmp_path / "m").predict(X)]
+    zero = tmp_path / "zero.svm"
+    zero.write_text("1 1:1\n-1 0:1\n")
+    code, _, err = _run(capsys, "predict", tmp_path / "m", zero)
+    assert code == 1 and f"{zero}:2:" in err and "train again with --zero-based" in err
