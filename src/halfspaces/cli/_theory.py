@@ -99,9 +99,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-_LP_BOUND = ("the max-margin QP could not be solved, so gamma_LP is the margin of the"
-             " separating LP's separator, at most the max margin: (R/gamma_LP)^2 is a valid"
-             " upper bound, looser than Novikoff's with the max margin")
+_LP_BOUND = ("the max-margin QP was not solved to a certified optimum, so gamma_LP is the"
+             " margin of a verified separator (the separating LP's, or the QP's unproven"
+             " answer where larger), at most the max margin: (R/gamma_LP)^2 is a valid upper"
+             " bound, looser than Novikoff's with the max margin")
 
 
 def _print_row(row: dict, header: bool) -> None:

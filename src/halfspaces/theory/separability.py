@@ -209,10 +209,11 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
         - \\tfrac12 \\Big\\|\\sum_i \\alpha_i y_i x_i\\Big\\|^2
         \\le \\tfrac12 \\|w^\\star\\|^2 \\le \\tfrac12 \\|w\\|^2 ,
 
-    and the answer is the maximum when the relative gap is at most ``GAP_RTOL``. Otherwise
-    (or when the solver fails) the separator with the larger margin among the QP's and the
-    LP's is returned, with an :class:`~halfspaces.exceptions.InexactMarginWarning`: its
-    margin is that of an actual separator, never more than the maximum.
+    and the QP's answer is the maximum when the relative gap is at most ``GAP_RTOL``. Of it
+    and the LP's separator (both verified), the one of larger margin is returned: the margin
+    of an actual separator, never more than the maximum. When the gap is larger, or the
+    solver fails, an :class:`~halfspaces.exceptions.InexactMarginWarning` says that this
+    margin is only a lower bound of the maximum.
 
     Examples
     --------
@@ -283,11 +284,10 @@ def max_margin(X, y: NDArray[np.float64], fit_b: bool, *, owner: str):
     if qp is not None:  # the relative gap is the same on X t with w / t
         gap = _relative_gap(Xt, y, res.alpha, qp[0] / t, fit_b)
     exact = gap <= GAP_RTOL
-    best = qp
-    if not exact:  # the LP's separator is verified too (min margin >= 1): keep the better
-        lp = _normalized(X, y, *sep)
-        if qp is None or lp[0] @ lp[0] < qp[0] @ qp[0]:
-            best = lp
+    # The LP's separator is verified too: keep the one of larger margin (smaller norm). With
+    # a small gap both are within it of the maximum (the LP's can win by rounding).
+    lp = _normalized(X, y, *sep)
+    best = qp if qp is not None and qp[0] @ qp[0] <= lp[0] @ lp[0] else lp
     w, b = best
     norm = float(np.linalg.norm(w))
     margin = 1.0 / norm if norm > 0.0 else float("inf")
