@@ -226,3 +226,28 @@ def test_play_and_bound_say_when_the_bound_is_from_the_lp_separator(tmp_path, ca
     assert code == 0
     assert "margin gamma_LP of the LP separator (<= max margin) of (w, b), ||w|| = 1" in out
     assert "Novikoff bound (R'/gamma'_LP)^2 (LP separator: an upper bound)" in out
+
+
+def test_plot_mistakes_says_when_the_bound_is_from_the_lp_separator(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from halfspaces import plotting
+    from halfspaces.solvers import qp
+
+    y, X = ISSUE_8[:, 0], ISSUE_8[:, 1:]
+    path = _write_csv(tmp_path / "seven.csv", X, y)
+    exact = _json("bound", path)["novikoff_bound"]
+    drawn = {}
+
+    def spy(transcript, bound=None, **kwargs):
+        drawn.update(kwargs, bound=bound)
+        return plot_mistakes(transcript, bound, **kwargs)
+
+    plot_mistakes = plotting.plot_mistakes
+    monkeypatch.setattr(plotting, "plot_mistakes", spy)
+    monkeypatch.setattr(qp, "svm_primal_qp", lambda *a, **k: qp.QPResult(
+        "MaxIterations", None, None, 0.0, 200))  # Clarabel failing, simulated
+    code, _ = _main("plot", "mistakes", path, "-o", tmp_path / "m.png", "-q")
+    assert code == 0
+    assert "\nbound from the LP separator (the max-margin QP failed): an upper bound" in (
+        drawn["title"])
+    assert drawn["bound"] >= exact
