@@ -235,9 +235,10 @@ GAP_RTOL = 1e-6
 
 
 def _normalized(X, y: NDArray[np.float64], w: NDArray[np.float64], b: float):
-    """``(w, b) / min_i y_i (<w, x_i> + b)``, or None when that minimum is not positive."""
+    """``(w, b) / min_i y_i (<w, x_i> + b)``, or None when that minimum is not positive
+    (or not finite)."""
     low = float(np.min(y * (np.asarray(X @ w).ravel() + b)))
-    return (w / low, b / low) if low > 0.0 else None
+    return (w / low, b / low) if 0.0 < low < np.inf else None
 
 
 def _relative_gap(X, y: NDArray[np.float64], alpha: NDArray[np.float64],
