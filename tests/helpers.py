@@ -40,3 +40,39 @@ def read_fifo_in_background(fifo) -> tuple[threading.Thread, list[bytes]]:
     thread = threading.Thread(target=drain, daemon=True)
     thread.start()
     return thread, got
+
+
+def badly_scaled_separable(seed, n=60, d=6, gap=1e-3, scales=(1e-2, 1.0, 1e3, 1e4)):
+    """Separable through the origin with a tiny margin and columns of very different sizes
+    (as unscaled real features, e.g. the UCI breast-cancer set): ``|<u, x>| >= gap`` for a
+    unit ``u`` on standard normal rows, labelled by its sign, then column j times
+    ``scales[j]``. Before the QP was solved on equilibrated columns, Clarabel called such
+    data infeasible or returned a "separator" that misclassified rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(4 * n, d))
+    u = rng.normal(size=d)
+    s = X @ (u / np.linalg.norm(u))
+    keep = np.abs(s) >= gap
+    X, s = X[keep][:n], s[keep][:n]
+    c = np.ones(d)
+    c[: len(scales)] = scales
+    return X * c, np.where(s > 0, 1.0, -1.0)
+
+
+def hard_margin_kkt(X, y, w, b, fit_intercept):
+    """Solver-free optimality check of a hard-margin answer ``(w, b)`` with smallest
+    functional margin 1: the KKT conditions ``w = sum_{i active} alpha_i y_i x_i``,
+    ``alpha >= 0`` (and ``sum alpha_i y_i = 0`` with an offset) are sufficient for the convex
+    QP, and then the max margin is ``1 / sqrt(sum alpha)``. ``alpha`` by NNLS on the active
+    rows, each coordinate divided by its column's largest ``|x_ij|`` (the same equations,
+    equally weighted). Returns (relative residual, 1 / sqrt(sum alpha))."""
+    from scipy.optimize import nnls
+
+    active = np.flatnonzero(y * (X @ w + b) <= 1.0 + 1e-6)
+    c = np.abs(X).max(axis=0)
+    c[c == 0] = 1.0
+    A, rhs = (X[active] * y[active, None]).T / c[:, None], w / c
+    if fit_intercept:
+        A, rhs = np.vstack([A, y[active]]), np.append(rhs, 0.0)
+    alpha, residual = nnls(A, rhs)
+    return residual / np.linalg.norm(rhs), 1.0 / np.sqrt(alpha.sum())

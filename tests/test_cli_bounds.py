@@ -156,3 +156,98 @@ def test_plot_mistakes_draws_the_same_bound(tmp_path, monkeypatch, algo):
         assert drawn["bound_label"] == "Novikoff bound on the updates"
         updates = _reference_perceptron(X, y, passes=1)[0]
         assert f"running perceptron's updates: {updates}" in drawn["label"]
+
+
+# -- badly scaled features (the UCI breast-cancer set: `play` died at 256 rows) --------------
+def test_play_and_bound_on_badly_scaled_features(tmp_path, capsys):
+    from helpers import badly_scaled_separable, hard_margin_kkt
+
+    from halfspaces.theory import perceptron_bound
+
+    X, y = badly_scaled_separable(0)  # Clarabel called it infeasible before the fix
+    path = _write_csv(tmp_path / "scaled.csv", X, y)
+    code = cli.main(["play", path])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["examples", "mistakes", "bound"]
+    assert [float(line.split()[2]) > 0 for line in lines[1:8]] == [True] * 7  # 1, 2, ..., 60
+    played = _json("play", path)
+    assert all(row["bound_exact"] is True and row["mistakes"] <= row["bound"]
+               for row in played["table"])
+    # the printed bound is (R'/gamma')^2 with the max margin on (x, 1), checked by KKT
+    Z = np.column_stack([X, np.ones(len(y))])
+    v = perceptron_bound(X, y, fit_intercept=True).separator
+    residual, gamma = hard_margin_kkt(Z, y, v, 0.0, False)
+    assert residual <= 1e-7 and played["bound"]["exact"] is True
+    R = np.linalg.norm(Z, axis=1).max()
+    assert played["bound"]["novikoff_bound"] == pytest.approx((R / gamma) ** 2, rel=1e-6)
+    assert played["table"][-1]["bound"] == played["bound"]["novikoff_bound"]
+    printed = _json("bound", path)
+    assert printed["max_margin_exact"] is True and printed["novikoff_bound_exact"] is True
+    w, b = np.array(printed["separator"]["w"]), printed["separator"]["b"]
+    residual, gamma = hard_margin_kkt(X, y, w, b, True)
+    assert residual <= 1e-7 and printed["max_margin"] == pytest.approx(gamma, rel=1e-6)
+
+
+def test_play_and_bound_say_when_the_bound_is_from_the_lp_separator(tmp_path, capsys,
+                                                                    monkeypatch):
+    from helpers import badly_scaled_separable
+
+    from halfspaces.solvers import qp
+    from halfspaces.theory import perceptron_bound
+
+    X, y = badly_scaled_separable(0)
+    path = _write_csv(tmp_path / "scaled.csv", X, y)
+    true = perceptron_bound(X, y, fit_intercept=True).bound
+    monkeypatch.setattr(qp, "svm_primal_qp", lambda *a, **k: qp.QPResult(
+        "NumericalError", None, None, 0.0, 7))  # Clarabel failing, simulated
+    code = cli.main(["play", path])
+    out, err = capsys.readouterr()
+    assert code == 0
+    rows = [line.split() for line in out.splitlines()[1:8]]
+    assert all(r[2].endswith("*") and float(r[2][:-1]) > 0 for r in rows)
+    assert ("bound: * the max-margin QP was not solved to a certified optimum, so gamma_LP is"
+            " the margin of a verified separator") in out
+    assert "Novikoff bound (R'/gamma'_LP)^2 = " in out and "(an upper bound: " in out
+    # one warning, for the whole data (the table's rows are marked instead)
+    assert err.count("warning") == 1
+    assert err.startswith("halfspaces: warning: the hard-margin QP (Clarabel) stopped with"
+                          " status 'NumericalError' on data that the separating LP proves")
+    played = _json("play", path)
+    assert played["bound"]["exact"] is False and played["bound"]["novikoff_bound"] >= true
+    assert all(row["bound_exact"] is False and row["mistakes"] <= row["bound"]
+               for row in played["table"])
+    printed = _json("bound", path)
+    assert printed["max_margin_exact"] is False and printed["novikoff_bound_exact"] is False
+    assert printed["novikoff_bound"] >= true
+    code = cli.main(["bound", path])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "margin gamma_LP of the LP separator (<= max margin) of (w, b), ||w|| = 1" in out
+    assert "Novikoff bound (R'/gamma'_LP)^2 (LP separator: an upper bound)" in out
+
+
+def test_plot_mistakes_says_when_the_bound_is_from_the_lp_separator(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from halfspaces import plotting
+    from halfspaces.solvers import qp
+
+    y, X = ISSUE_8[:, 0], ISSUE_8[:, 1:]
+    path = _write_csv(tmp_path / "seven.csv", X, y)
+    exact = _json("bound", path)["novikoff_bound"]
+    drawn = {}
+
+    def spy(transcript, bound=None, **kwargs):
+        drawn.update(kwargs, bound=bound)
+        return plot_mistakes(transcript, bound, **kwargs)
+
+    plot_mistakes = plotting.plot_mistakes
+    monkeypatch.setattr(plotting, "plot_mistakes", spy)
+    monkeypatch.setattr(qp, "svm_primal_qp", lambda *a, **k: qp.QPResult(
+        "MaxIterations", None, None, 0.0, 200))  # Clarabel failing, simulated
+    code, _ = _main("plot", "mistakes", path, "-o", tmp_path / "m.png", "-q")
+    assert code == 0
+    assert "\nbound from the LP separator (the max-margin QP failed): an upper bound" in (
+        drawn["title"])
+    assert drawn["bound"] >= exact

@@ -24,6 +24,7 @@ _PUBLIC = {
     "NotSeparableError": ".exceptions",
     "NotSeparableWarning": ".exceptions",
     "NotRealizableError": ".exceptions",
+    "InexactMarginWarning": ".exceptions",
     "NumericalError": ".exceptions",
     "play": ".online",
     "Transcript": ".online",

@@ -32,6 +32,18 @@ class NotSeparableWarning(UserWarning):
     """
 
 
+class InexactMarginWarning(UserWarning):
+    """The max-margin QP was not solved to a certified optimum; a smaller margin was used.
+
+    Emitted by :func:`halfspaces.theory.max_margin_separator` and
+    :func:`halfspaces.theory.perceptron_bound` when the QP solver fails on separable data (or
+    its answer's duality gap is too large): the margin returned is that of a verified
+    separator (the separating LP's), a lower bound of the maximum margin, so a mistake bound
+    ``(R/margin)^2`` computed from it is still valid, only looser. The results say so with
+    ``exact=False``.
+    """
+
+
 class NotRealizableError(ValueError):
     """No hypothesis of a finite class is consistent with the data seen (Halving).
 

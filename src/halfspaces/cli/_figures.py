@@ -51,8 +51,10 @@ def _mistakes(args, data, fig) -> None:
         bound = info.get("novikoff_bound")
         y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
         sizes = [t for t in _doubling(data.n_samples) if t <= args.bound_limit]
-        values = [prefix_bound(data, y_pm, t, intercept, args.bound_limit) for t in sizes]
-        bound_at = (sizes, [np.nan if v is None else v for v in values])
+        pairs = [prefix_bound(data, y_pm, t, intercept, args.bound_limit) for t in sizes]
+        bound_at = (sizes, [np.nan if v is None else v for v, _ in pairs])
+        if any(e is False for _, e in pairs) or info.get("exact") is False:
+            title += "\nbound from the LP separator (the max-margin QP failed): an upper bound"
         if not info["checked"]:
             title += f"\nbound up to --bound-limit {args.bound_limit} rounds"
         if args.algo != "perceptron":  # the bound covers the running perceptron

@@ -28,20 +28,29 @@ def perceptron_bound_summary(data, fit_intercept: bool, limit: int) -> dict[str,
     out: dict[str, Any] = {"checked": True, "separable": res.separable, "radius": res.radius,
                            "augmented": res.augmented}
     if res.separable:
-        out.update(margin=res.margin, novikoff_bound=res.bound)
+        # exact=False: the margin is the LP separator's (the QP failed), the bound looser
+        out.update(margin=res.margin, novikoff_bound=res.bound, exact=res.exact)
     return out
 
 
-def prefix_bound(data, y_pm, n: int, fit_intercept: bool, limit: int) -> float | None:
-    """Novikoff's bound ``(R/gamma)^2`` on the first ``n`` examples (None above ``limit``
-    or where they are not separable): it bounds the perceptron's mistakes in those rounds,
-    so the progressive table shows it on every row."""
+def prefix_bound(data, y_pm, n: int, fit_intercept: bool, limit: int
+                 ) -> tuple[float | None, bool | None]:
+    """Novikoff's bound ``(R/gamma)^2`` on the first ``n`` examples and whether ``gamma`` is
+    the max margin (False: the LP separator's, a looser bound); ``(None, None)`` above
+    ``limit`` or where they are not separable. It bounds the perceptron's mistakes in those
+    rounds, so the progressive table shows it on every row (marked ``*`` where not exact,
+    instead of one warning per row)."""
+    import warnings
+
+    from ..exceptions import InexactMarginWarning
     from ..theory import perceptron_bound
 
     if n > limit:
-        return None
-    with about(data):
-        return perceptron_bound(data.X[:n], y_pm[:n], fit_intercept=fit_intercept).bound
+        return None, None
+    with about(data), warnings.catch_warnings():
+        warnings.simplefilter("ignore", InexactMarginWarning)
+        res = perceptron_bound(data.X[:n], y_pm[:n], fit_intercept=fit_intercept)
+    return res.bound, res.exact if res.separable else None
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -58,13 +67,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         for row in iter_play(learner, data.X, data.y, progress=bar.update):
             rows.append({**row._asdict(), "label": format_label(row.label),
                          "predict": format_label(row.prediction), "tie": row.score == 0,
-                         "bound": None})
+                         "bound": None, "bound_exact": None})
             del rows[-1]["prediction"], rows[-1]["score"]
             if args.algo == "halving":
                 rows[-1]["bound"] = float(halving_mistake_bound(learner.n_hypotheses_))
             elif args.algo in PERCEPTRON_ALGOS:
-                rows[-1]["bound"] = prefix_bound(data, y_pm, row.examples,
-                                                 bool(learner.fit_intercept), args.bound_limit)
+                rows[-1]["bound"], rows[-1]["bound_exact"] = prefix_bound(
+                    data, y_pm, row.examples, bool(learner.fit_intercept), args.bound_limit)
             if not args.json:
                 bar.clear()
                 _print_row(rows[-1], header=len(rows) == 1)
@@ -90,11 +99,18 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+_LP_BOUND = ("the max-margin QP was not solved to a certified optimum, so gamma_LP is the"
+             " margin of a verified separator (the separating LP's, or the QP's unproven"
+             " answer where larger), at most the max margin: (R/gamma_LP)^2 is a valid upper"
+             " bound, looser than Novikoff's with the max margin")
+
+
 def _print_row(row: dict, header: bool) -> None:
     if header:
         print(f"{'examples':>10} {'mistakes':>10} {'bound':>10} {'average loss':>13}"
               f" {'since last':>11} {'label':>8} {'predict':>8}")
     bound = "-" if row["bound"] is None else f"{row['bound']:.4g}"
+    bound += "*" if row["bound_exact"] is False else ""
     predict = "tie" if row["tie"] else row["predict"]
     print(f"{row['examples']:>10} {row['mistakes']:>10} {bound:>10}"
           f" {row['average_loss']:>13.6f} {row['since_last']:>11.6f} {row['label']:>8}"
@@ -118,14 +134,19 @@ def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
         return
     if any(row["bound"] is None for row in rows):
         print("bound: '-' where the rounds so far are not linearly separable")
+    if any(row["bound_exact"] is False for row in rows):
+        print(f"bound: * {_LP_BOUND}")
     if bound["separable"]:
         where = " on the points (x, 1), for the offset" if bound["augmented"] else ""
         m = result["perceptron_mistakes"]
         what = "mistakes" if algo == "perceptron" else "updates of the running perceptron"
         q = "'" if bound["augmented"] else ""
-        print(f"Novikoff bound (R{q}/gamma{q})^2 = ({bound['radius']:.6g}/{bound['margin']:.6g})^2"
-              f" = {bound['novikoff_bound']:.6g}{where}; {what} {m}"
+        lp = "" if bound["exact"] else "_LP"
+        print(f"Novikoff bound (R{q}/gamma{q}{lp})^2 = ({bound['radius']:.6g}/"
+              f"{bound['margin']:.6g})^2 = {bound['novikoff_bound']:.6g}{where}; {what} {m}"
               f" {'<=' if m <= bound['novikoff_bound'] else '>'} bound")
+        if not bound["exact"]:
+            print(f"  (an upper bound: {_LP_BOUND})")
     else:
         print("the data is not linearly separable (LP certificate): Novikoff's bound does not"
               " apply to all of it")
@@ -152,7 +173,9 @@ def _bound_json(data, report) -> dict[str, Any]:
                            "fit_intercept": report.fit_intercept, "separable": report.separable}
     if report.separable:
         p = report.perceptron
-        out.update({"max_margin": report.max_margin, "b": report.b,
+        # *_exact False: the margin is the LP separator's (the QP failed), the bound looser
+        out.update({"max_margin": report.max_margin, "max_margin_exact": report.exact,
+                    "novikoff_bound_exact": p.exact, "b": report.b,
                     "perceptron_radius": p.radius, "perceptron_margin": p.margin,
                     "augmented": p.augmented, "novikoff_bound": p.bound,
                     "margin_one_bound": p.margin_one_bound,
@@ -172,19 +195,25 @@ def _bound_rows(data, out: dict) -> list[tuple[str, Any]]:
     offset = "with offset b" if out["fit_intercept"] else "through the origin"
     rows = [("data", f"{data.path} ({out['n_samples']} examples, {out['n_features']} features)"),
             ("radius R = max ||x_i||", out["radius"])]
+    # Where the QP failed, the margin is the LP separator's (<= the max margin) and the
+    # bounds from it are upper bounds (>= Novikoff's with the max margin): said so.
+    lp, low, high = (("", "", "") if out.get("novikoff_bound_exact", True) else
+                     ("_LP", " (LP separator, <= max)", " (LP separator: an upper bound)"))
+    gamma = ("max margin gamma" if out.get("max_margin_exact", True) else
+             "margin gamma_LP of the LP separator (<= max margin)")
     if out["separable"] and out["augmented"]:
         rows += [("linearly separable", f"yes ({offset})"),
-                 ("max margin gamma of (w, b), ||w|| = 1", out["max_margin"]),
+                 (f"{gamma} of (w, b), ||w|| = 1", out["max_margin"]),
                  ("perceptron with offset", "the perceptron through the origin on (x, 1)"),
                  ("R' = max ||(x_i, 1)||", out["perceptron_radius"]),
-                 ("gamma' of (w, b), ||(w, b)|| = 1", out["perceptron_margin"]),
-                 ("Novikoff bound (R'/gamma')^2", out["novikoff_bound"]),
-                 ("margin-1 bound R'^2 ||(w*, b*)||^2", out["margin_one_bound"])]
+                 (f"gamma'{lp} of (w, b), ||(w, b)|| = 1{low}", out["perceptron_margin"]),
+                 (f"Novikoff bound (R'/gamma'{lp})^2{high}", out["novikoff_bound"]),
+                 (f"margin-1 bound R'^2 ||(w*, b*)||^2{high}", out["margin_one_bound"])]
     elif out["separable"]:
         rows += [("linearly separable", f"yes ({offset})"),
-                 ("max margin gamma", out["max_margin"]),
-                 ("Novikoff bound (R/gamma)^2", out["novikoff_bound"]),
-                 ("margin-1 bound R^2 ||w*||^2", out["margin_one_bound"])]
+                 (gamma, out["max_margin"]),
+                 (f"Novikoff bound (R/gamma{lp})^2{high}", out["novikoff_bound"]),
+                 (f"margin-1 bound R^2 ||w*||^2{high}", out["margin_one_bound"])]
     else:
         certificate = out["certificate_rows"]
         shown = ", ".join(str(r) for r in certificate[:20])

@@ -117,12 +117,21 @@ def _primal_constraints(X, y: NDArray, fit_intercept: bool, slack: bool, xi_nonn
 
 def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
                   loss: str = "hinge", max_iter: int = 200, tol: float = 1e-9,
-                  verbose: bool = False) -> QPResult:
+                  verbose: bool = False, col_scale: NDArray | None = None) -> QPResult:
     """Solve the primal SVM QP for a linear kernel (dense or sparse ``X``, ``y`` in {-1,+1}).
 
     Variables ``x = (theta [d], theta_0 [1 if fit_intercept], xi [n unless C = inf])``.
     Returns ``theta``, ``theta_0`` and ``alpha`` (the multipliers of the margin constraints).
+
+    ``col_scale`` (positive, one per column) solves in ``u`` with ``theta = col_scale * u``:
+    ``1/2 u^T D^2 u`` subject to the margin constraints on the columns ``X D``, where
+    ``D = diag(col_scale)``. This is the same problem (the same optimum ``theta``, the same
+    multipliers ``alpha``), but with columns of comparable size when ``col_scale`` is one
+    over each column's largest ``|x_ij|``; ``theta`` is returned mapped back.
     """
+    if col_scale is not None:
+        D = np.asarray(col_scale, dtype=np.float64)
+        X = X @ sp.diags(D) if sp.issparse(X) else X * D
     n, d = X.shape
     y = np.asarray(y, dtype=np.float64)
     hard = np.isinf(C)
@@ -131,7 +140,7 @@ def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
     m = d + n_b + n_xi
 
     p_diag = np.zeros(m)
-    p_diag[:d] = 1.0
+    p_diag[:d] = 1.0 if col_scale is None else D**2
     q = np.zeros(m)
     if not hard:
         if loss == "hinge":
@@ -150,7 +159,7 @@ def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
         return _infeasible(status, X, y, np.asarray(sol.z)[:n], fit_intercept, sol.iterations)
     x = np.asarray(sol.x)
     alpha = np.asarray(sol.z)[:n].copy()
-    theta = x[:d].copy()
+    theta = x[:d].copy() if col_scale is None else D * x[:d]
     theta_0 = float(x[d]) if fit_intercept else 0.0
     return QPResult("solved" if status in _SOLVED else status, alpha, theta, theta_0,
                     sol.iterations)

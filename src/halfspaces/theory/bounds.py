@@ -267,6 +267,13 @@ class PerceptronBound:
     certificate : ndarray of shape (n_samples,) or None
         If not separable, the certificate itself: ``alpha >= 0``, not all zero, with
         ``sum_i alpha_i y_i z_i = 0`` (see :class:`~halfspaces.exceptions.NotSeparableError`).
+    exact : bool
+        True when ``margin`` is the maximum margin (the QP's, certified by its duality gap).
+        False when the QP could not be solved to a certified optimum (an
+        :class:`~halfspaces.exceptions.InexactMarginWarning` says why): ``margin`` is then
+        the margin of a verified separator (the separating LP's), at most the maximum, so
+        ``bound`` is still an upper bound on the mistakes, only looser than Novikoff's with
+        the maximum margin.
     """
 
     augmented: bool
@@ -278,6 +285,7 @@ class PerceptronBound:
     separator: NDArray[np.float64] | None = None
     certificate_rows: NDArray[np.intp] | None = None
     certificate: NDArray[np.float64] | None = None
+    exact: bool = True
 
 
 def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> PerceptronBound:
@@ -333,7 +341,9 @@ def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> Perc
     ``gamma`` comes from :func:`~halfspaces.theory.max_margin_separator` through the origin
     on the ``z_i``; the separator it returns has smallest functional margin exactly 1 on
     the data, so ``gamma = 1/||v*||`` is the margin of an actual separator and the bound
-    holds for it. The averaged and voted perceptrons run the same perceptron underneath:
+    holds for it. Where the QP fails, that separator is the LP's (``exact=False``): the
+    bound ``(R/gamma_LP)^2`` is larger than Novikoff's with the maximum margin, never
+    smaller. The averaged and voted perceptrons run the same perceptron underneath:
     the bound covers its mistakes (their ``n_mistakes_``), not the mistakes of the averaged
     or voted predictions. It covers every order of the rows, and ``fit``'s passes until
     convergence as one long sequence.
@@ -363,7 +373,7 @@ def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> Perc
     """
     from ..exceptions import NotSeparableError
     from .margins import data_radius
-    from .separability import _check_X_y, max_margin_separator
+    from .separability import _check_X_y, max_margin
 
     X, y_pm = _check_X_y("perceptron_bound", X, y, fit_intercept)
     augmented = bool(fit_intercept)
@@ -372,11 +382,12 @@ def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> Perc
         X = sp.hstack([X, ones], format="csr") if sp.issparse(X) else np.hstack([X, ones])
     radius = float(data_radius(X))
     try:
-        v, _, margin = max_margin_separator(X, y_pm, fit_intercept=False)
+        v, _, margin, exact = max_margin(X, y_pm, False, owner="perceptron_bound")
     except NotSeparableError as exc:
         return PerceptronBound(augmented, False, radius, certificate_rows=exc.rows,
                                certificate=exc.certificate)
     margin = float(margin)
     return PerceptronBound(augmented, True, radius, margin,
                            perceptron_mistake_bound(radius, margin),
-                           margin_one_mistake_bound(radius, float(np.linalg.norm(v))), v)
+                           margin_one_mistake_bound(radius, float(np.linalg.norm(v))), v,
+                           exact=exact)

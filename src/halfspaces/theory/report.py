@@ -53,6 +53,11 @@ class BoundsReport:
     certificate : ndarray of shape (n_samples,) or None
         If not separable, the certificate: ``alpha >= 0`` with ``sum_i alpha_i y_i x_i = 0``
         (and ``sum_i alpha_i y_i = 0`` with an offset).
+    exact : bool
+        False when ``max_margin`` is only the margin of a verified separator (the LP's),
+        a lower bound of the maximum, because the QP could not be solved to a certified
+        optimum (see :func:`~halfspaces.theory.max_margin_separator`); ``perceptron.exact``
+        says the same of the perceptron's margin and bound.
     """
 
     n_samples: int
@@ -67,6 +72,7 @@ class BoundsReport:
     b: float | None = None
     certificate_rows: NDArray[np.intp] | None = None
     certificate: NDArray[np.float64] | None = None
+    exact: bool = True
 
     @property
     def novikoff_bound(self) -> float | None:
@@ -115,7 +121,7 @@ def bounds_report(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool = True,
     array([0, 1])
     """
     from .margins import data_radius
-    from .separability import max_margin_separator
+    from .separability import _check_X_y, max_margin
 
     y_pm = _two_classes(y)
     res = perceptron_bound(X, y_pm, fit_intercept=fit_intercept)
@@ -127,8 +133,11 @@ def bounds_report(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool = True,
         return BoundsReport(**common, certificate_rows=np.asarray(res.certificate_rows),
                             certificate=res.certificate)
     if not fit_intercept:  # the perceptron's gamma is the max margin, already solved
-        return BoundsReport(**common, max_margin=res.margin, w=res.separator, b=0.0)
+        return BoundsReport(**common, max_margin=res.margin, w=res.separator, b=0.0,
+                            exact=res.exact)
     if not svm_margin:
         return BoundsReport(**common)
-    w, b, margin = max_margin_separator(X, y_pm, fit_intercept=True)
-    return BoundsReport(**common, max_margin=float(margin), w=np.ravel(w), b=float(b))
+    X, _ = _check_X_y("bounds_report", X, y_pm, True)
+    w, b, margin, exact = max_margin(X, y_pm, True, owner="bounds_report")
+    return BoundsReport(**common, max_margin=float(margin), w=np.ravel(w), b=float(b),
+                        exact=exact)

@@ -15,6 +15,7 @@ The first is found by the separating LP, the second by the Farkas LP
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,6 +178,12 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
     NotSeparableError
         When no halfspace separates the data; ``certificate`` is the Farkas vector.
 
+    Warns
+    -----
+    InexactMarginWarning
+        When the QP could not be solved to a certified optimum: ``(w, b)`` is then the
+        separating LP's separator and ``margin`` its margin, a lower bound of the maximum.
+
     Notes
     -----
     .. math::
@@ -188,9 +195,25 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
 
     Separability is decided first by the LPs of :func:`is_linearly_separable`; the QP is
     then solved by Clarabel (interior point, through
-    :func:`halfspaces.solvers.qp.svm_primal_qp` with ``C = inf``) on ``X / max|x_ij|``, and
-    its answer mapped back and rescaled so that the smallest functional margin is exactly
-    one.
+    :func:`halfspaces.solvers.qp.svm_primal_qp` with ``C = inf``) in the variables
+    ``u = w / D``, ``D = diag(1 / max_i |x_ij|)``: the same problem, ``min u^T D^2 u``
+    subject to ``y_i (<u, D x_i> + b) >= 1``, on columns of comparable size (unscaled
+    features, from 1e-3 to 1e4, otherwise make the solver declare separable data
+    infeasible). Its answer is mapped back, rescaled so that the smallest functional margin
+    on the data is exactly one, and checked against the dual: with the solver's multipliers
+    ``alpha >= 0`` (with ``sum_i alpha_i y_i = 0`` restored for the offset), weak duality gives
+
+    .. math::
+
+        g(\\alpha) = \\sum_i \\alpha_i
+        - \\tfrac12 \\Big\\|\\sum_i \\alpha_i y_i x_i\\Big\\|^2
+        \\le \\tfrac12 \\|w^\\star\\|^2 \\le \\tfrac12 \\|w\\|^2 ,
+
+    and the QP's answer is the maximum when the relative gap is at most ``GAP_RTOL``. Of it
+    and the LP's separator (both verified), the one of larger margin is returned: the margin
+    of an actual separator, never more than the maximum. When the gap is larger, or the
+    solver fails, an :class:`~halfspaces.exceptions.InexactMarginWarning` says that this
+    margin is only a lower bound of the maximum.
 
     Examples
     --------
@@ -200,32 +223,83 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
     >>> np.round(w, 6) + 0.0, round(b, 6), round(margin, 6)
     (array([1., 0.]), -1.0, 1.0)
     """
-    from ..solvers.qp import svm_primal_qp
-
     owner = "max_margin_separator"
     X, y = _check_X_y(owner, X, y, fit_intercept)
-    fit_b = bool(fit_intercept)
-    separate_or_certify(X, y, fit_b, owner=owner, problem="the data",
-                        hint="The max-margin separator exists only for separable data;"
-                             " use a soft-margin SVC for the rest.")
-    if fit_b and np.all(y == y[0]):  # one class: the hyperplane can recede to infinity
-        return np.zeros(X.shape[1]), float(y[0]), float("inf")
-    # Clarabel's tolerances are absolute: solve on X / s (s = max |x_ij|), whose optimal
-    # objective is of order one, and map back (w = w' / s, b = b'), an exact equivalence.
-    s = float(np.max(np.abs(X.data if sp.issparse(X) else X)))
-    s = s if s > 0.0 else 1.0
-    res = svm_primal_qp(X / s, y, np.inf, fit_intercept=fit_b)
-    if res.status != "solved":
-        raise RuntimeError(
-            f"{owner}: Clarabel stopped with status {res.status!r} on the hard-margin QP of"
-            " separable data. Rescale the features (e.g. StandardScaler) and try again."
-        )
-    w, b = np.asarray(res.theta, dtype=np.float64) / s, float(res.theta_0)
+    w, b, margin, _ = max_margin(X, y, bool(fit_intercept), owner=owner)
+    return w, b, margin
+
+
+#: Relative duality gap ``(p - g) / p`` below which the QP's answer is the maximum margin
+#: (``exact``): the true maximum is then at most ``1 / sqrt(1 - GAP_RTOL)`` times it.
+GAP_RTOL = 1e-6
+
+
+def _normalized(X, y: NDArray[np.float64], w: NDArray[np.float64], b: float):
+    """``(w, b) / min_i y_i (<w, x_i> + b)``, or None when that minimum is not positive
+    (or not finite)."""
     low = float(np.min(y * (np.asarray(X @ w).ravel() + b)))
-    if not low > 0.0:  # pragma: no cover - the LP said separable
-        raise RuntimeError(f"{owner}: the QP solution does not separate the data (min margin"
-                           f" {low:g}); rescale the features and try again.")
-    w, b = w / low, b / low
+    return (w / low, b / low) if 0.0 < low < np.inf else None
+
+
+def _relative_gap(X, y: NDArray[np.float64], alpha: NDArray[np.float64],
+                  w: NDArray[np.float64], fit_b: bool) -> float:
+    """``(p - g(alpha)) / p`` for ``p = ||w||^2 / 2`` (``w`` feasible) and the dual function
+    ``g`` at ``alpha`` clipped to ``>= 0`` (with ``fit_b``, the larger class's weights scaled
+    down so that ``sum_i alpha_i y_i = 0``, where ``g`` is finite)."""
+    alpha = np.maximum(np.asarray(alpha, dtype=np.float64), 0.0)
+    if fit_b:
+        pos, neg = float(alpha[y > 0].sum()), float(alpha[y < 0].sum())
+        if not (pos > 0.0 and neg > 0.0):
+            return 1.0
+        alpha = alpha * np.where(y > 0, min(pos, neg) / pos, min(pos, neg) / neg)
+    v = np.asarray(X.T @ (alpha * y)).ravel()
+    p = 0.5 * float(w @ w)
+    return (p - (float(alpha.sum()) - 0.5 * float(v @ v))) / p
+
+
+def max_margin(X, y: NDArray[np.float64], fit_b: bool, *, owner: str):
+    """``(w, b, margin, exact)`` of :func:`max_margin_separator` on checked ``X`` and labels
+    ``y`` in {-1, +1}; ``exact`` is False (with an ``InexactMarginWarning``) when ``margin``
+    is only a verified lower bound of the maximum margin."""
+    from ..exceptions import InexactMarginWarning
+    from ..solvers.qp import svm_primal_qp
+
+    sep = separate_or_certify(X, y, fit_b, owner=owner, problem="the data",
+                              hint="The max-margin separator exists only for separable data;"
+                                   " use a soft-margin SVC for the rest.")
+    if fit_b and np.all(y == y[0]):  # one class: the hyperplane can recede to infinity
+        return np.zeros(X.shape[1]), float(y[0]), float("inf"), True
+    # Clarabel's tolerances are absolute. Solve on X t, t = ||w_LP||, whose optimal objective
+    # ||w*||^2 / t^2 is at most one (and the multipliers alpha t^2 of order one), with every
+    # column scaled to max |x_ij| = 1 (an exact change of variables, mapped back by
+    # svm_primal_qp); then w = t w'.
+    t = float(np.linalg.norm(sep[0]))
+    Xt = X * t
+    top = np.asarray(abs(Xt).max(axis=0).toarray() if sp.issparse(X) else np.abs(Xt).max(axis=0),
+                     dtype=np.float64).ravel()
+    res = svm_primal_qp(Xt, y, np.inf, fit_intercept=fit_b,
+                        col_scale=1.0 / np.where(top > 0.0, top, 1.0))
+    qp, gap = None, float("nan")
+    if res.status == "solved":
+        qp = _normalized(X, y, t * np.asarray(res.theta, dtype=np.float64), float(res.theta_0))
+    if qp is not None:  # the relative gap is the same on X t with w / t
+        gap = _relative_gap(Xt, y, res.alpha, qp[0] / t, fit_b)
+    exact = gap <= GAP_RTOL
+    # The LP's separator is verified too: keep the one of larger margin (smaller norm). With
+    # a small gap both are within it of the maximum (the LP's can win by rounding).
+    lp = _normalized(X, y, *sep)
+    best = qp if qp is not None and qp[0] @ qp[0] <= lp[0] @ lp[0] else lp
+    w, b = best
     norm = float(np.linalg.norm(w))
     margin = 1.0 / norm if norm > 0.0 else float("inf")
-    return w, b, margin
+    if not exact:
+        why = (f"stopped with status {res.status!r}" if res.status != "solved" else
+               "gave no separator" if qp is None else
+               f"stopped at a relative duality gap of {gap:.1e} (above {GAP_RTOL:g})")
+        warnings.warn(InexactMarginWarning(
+            f"{owner}: the hard-margin QP (Clarabel) {why} on data that the separating LP"
+            f" proves separable; using the {'QP' if best is qp else 'LP'}'s verified separator,"
+            f" whose margin {margin:.6g} is a lower bound of the maximum margin (a mistake"
+            " bound (R/margin)^2 from it is valid, only looser). Standardizing the features"
+            " may let the QP finish."), stacklevel=3)
+    return w, float(b), margin, exact
