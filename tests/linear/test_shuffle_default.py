@@ -64,10 +64,10 @@ def test_default_fit_beats_the_majority_on_a_file_in_time_order(cls, data_seed):
     X, y = drifting_file(seed=data_seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the in-order fit warns (tested below)
-        in_order = cls(shuffle=False).fit(X, y).score(X, y)
+        in_order = cls(shuffle=False, max_iter=10).fit(X, y).score(X, y)
     assert in_order < majority(y)  # the file's order is what makes the old default fail
     for seed in range(3):
-        assert cls(random_state=seed).fit(X, y).score(X, y) > majority(y) + 0.01
+        assert cls(max_iter=10, random_state=seed).fit(X, y).score(X, y) > majority(y) + 0.01
 
 
 @pytest.mark.parametrize("make", [
@@ -107,9 +107,10 @@ def test_partial_fit_and_the_game_keep_the_given_order(cls):
         np.testing.assert_allclose(learner.intercept_[0], b, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("make", [lambda: AveragedPerceptron(shuffle=False),
-                                  lambda: Perceptron(shuffle=False),
-                                  lambda: KernelPerceptron(kernel="linear", shuffle=False)])
+@pytest.mark.parametrize("make", [lambda: AveragedPerceptron(shuffle=False, max_iter=10),
+                                  lambda: Perceptron(shuffle=False, max_iter=10),
+                                  lambda: KernelPerceptron(kernel="linear", shuffle=False,
+                                                           max_iter=10)])
 def test_a_model_below_the_majority_on_its_training_data_warns(make):
     X, y = drifting_file()
     with pytest.warns(UserWarning, match=r"right on (0\.\d{3}) of its training rows, below the"
@@ -144,7 +145,7 @@ def test_a_model_at_or_above_the_majority_does_not_warn():
     X, y, cls = *drifting_file(), AveragedPerceptron
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        assert cls(random_state=0).fit(X, y).score(X, y) >= majority(y)
+        assert cls(max_iter=10, random_state=0).fit(X, y).score(X, y) >= majority(y)
     assert not [w for w in record if "majority" in str(w.message)]
 
 
