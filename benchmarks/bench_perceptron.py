@@ -108,7 +108,7 @@ def bench_set(title: str, X, y, fit_intercept: bool, repeats: int, targets: dict
         fits["sk"] = sklearn_one_epoch(fit_intercept).fit(X, y)
 
     calls = {
-        "fit": ("ours: Perceptron(max_iter=1).fit", our_fit, None),
+        "fit": ("ours: Perceptron(max_iter=1, shuffle=False).fit", our_fit, None),
         "sk": ("scikit-learn: Perceptron(max_iter=1).fit", sk_fit, None),
         "pass": ("diagnostic: ours, pass on validated data", our_pass, fresh),
     }

@@ -65,9 +65,9 @@ def _reference_perceptron(X, y, passes):
 
 
 def _converged_mistakes(cls, X, y, fit_intercept, bound):
-    """``fit`` cycling until a pass makes no mistake; each earlier pass makes one, so
-    bound + 2 passes are enough when the bound holds."""
-    clf = cls(fit_intercept=fit_intercept, max_iter=int(bound) + 2).fit(X, y)
+    """``fit`` cycling in file order until a pass makes no mistake; each earlier pass makes
+    one, so bound + 2 passes are enough when the bound holds."""
+    clf = cls(fit_intercept=fit_intercept, max_iter=int(bound) + 2, shuffle=False).fit(X, y)
     assert clf.converged_
     return clf.n_mistakes_
 

@@ -96,8 +96,8 @@ def test_online_play_gives_identical_transcripts_on_both_paths(cls, fmt):
 def test_warm_start_continues_the_epochs(cls):
     rng = np.random.default_rng(1)
     X, y = rng.standard_normal((80, 4)), rng.integers(0, 2, 80)  # noise: never converges
-    once = cls(max_iter=5).fit(X, y)
-    twice = cls(max_iter=2, warm_start=True).fit(X, y)
+    once = cls(max_iter=5, shuffle=False).fit(X, y)
+    twice = cls(max_iter=2, warm_start=True, shuffle=False).fit(X, y)
     twice.set_params(max_iter=3).fit(X, y)
     assert twice.mistakes_per_epoch_ == once.mistakes_per_epoch_
     np.testing.assert_array_equal(twice.decision_function(X), once.decision_function(X))
@@ -166,7 +166,8 @@ def test_a_non_finite_running_score_stops_fit_partial_fit_and_the_game_at_its_ro
     # w = (1e308, 1e308) after the tie of row 0; row 1 scores -inf + inf = nan
     X = as_format(np.array([[1e308, 1e308], [-1e308, 1e308]] * 5), fmt)
     y = np.array([1, -1] * 5)
-    for run in (lambda: cls().fit(X, y), lambda: cls().partial_fit(X, y, classes=[-1, 1]),
+    for run in (lambda: cls(shuffle=False).fit(X, y),
+                lambda: cls().partial_fit(X, y, classes=[-1, 1]),
                 lambda: play(cls(), X, y)):
         with pytest.raises(NumericalError, match=not_finite(cls.__name__, "the score", 1)):
             run()

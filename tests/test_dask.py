@@ -155,9 +155,10 @@ def test_ipm_on_one_block_is_the_single_machine_fit(client, cls, n_classes):
     X, y = _data(n_classes=n_classes, seed=5, noise=0.1)
     with pytest.warns(ConvergenceWarning, match=r"iterative parameter mixing stopped after"
                                                 r" max_iter=7 epochs"):  # not separable
-        est = hd.fit(cls(max_iter=7), *_dask(X, y, chunks=(50,)), mixing="mistakes")
+        est = hd.fit(cls(max_iter=7, shuffle=False), *_dask(X, y, chunks=(50,)),
+                     mixing="mistakes")
     with pytest.warns(ConvergenceWarning, match=r"fit stopped after max_iter=7 passes"):
-        ref = cls(max_iter=7).fit(X, y)
+        ref = cls(max_iter=7, shuffle=False).fit(X, y)
     for name in ("coef_", "intercept_", "classes_"):
         np.testing.assert_array_equal(getattr(est, name), getattr(ref, name))
     if cls is AveragedPerceptron:
@@ -281,7 +282,7 @@ def test_averaged_ipm_on_two_blocks_is_the_average_of_every_iterate(client):
     """Two shards, uniform mixing: coef_ is (1/T) sum of every weight vector the shards
     produced, recomputed here with a NumPy perceptron run shard by shard."""
     X, y = _data(n=30, d=3, seed=11, noise=0.2)
-    est = hd.fit(AveragedPerceptron(max_iter=3), *_dask(X, y, chunks=(18, 12)))
+    est = hd.fit(AveragedPerceptron(max_iter=3, shuffle=False), *_dask(X, y, chunks=(18, 12)))
     w, b, total, total_b, T = np.zeros(3), 0.0, np.zeros(3), 0.0, 0
     for _ in range(est.n_iter_):
         ends = []

@@ -53,7 +53,7 @@ def evaluate(model: Any, X: ArrayLike, y: ArrayLike) -> dict[str, Any]:
     --------
     >>> from halfspaces import Perceptron
     >>> X = np.array([[2.0], [1.0], [-1.0]]); y = np.array([1, 1, -1])
-    >>> r = evaluate(Perceptron(fit_intercept=False).fit(X, y), X, y)
+    >>> r = evaluate(Perceptron(fit_intercept=False, shuffle=False).fit(X, y), X, y)
     >>> r["accuracy"], r["zero_one"], r["min_functional_margin"], r["geometric_margin"]
     (1.0, 0.0, 2.0, 1.0)
     """

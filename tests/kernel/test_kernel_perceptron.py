@@ -94,7 +94,7 @@ def test_rbf_fit_equals_numpy_reference(fit_intercept):
     X = rng.normal(size=(50, 3))
     y = np.where(np.linalg.norm(X, axis=1) > 1.5, 1.0, -1.0)
     clf = KernelPerceptron(kernel="rbf", gamma=0.7, fit_intercept=fit_intercept,
-                           max_iter=30).fit(X, y)
+                           max_iter=30, shuffle=False).fit(X, y)
     alpha, b, per_epoch, _ = reference_dual_perceptron(rbf(X, X, 0.7), y, 30, fit_intercept)
     assert clf.mistakes_per_epoch_ == per_epoch
     np.testing.assert_array_equal(clf.support_, np.flatnonzero(alpha))
@@ -153,8 +153,8 @@ def test_one_vs_rest_matches_perceptron():
     rng = np.random.default_rng(3)
     X = rng.integers(-3, 4, size=(45, 3)).astype(float)
     y = rng.integers(0, 3, size=45)
-    dual = KernelPerceptron(kernel="linear", max_iter=5).fit(X, y)
-    primal = Perceptron(max_iter=5).fit(X, y)
+    dual = KernelPerceptron(kernel="linear", max_iter=5, shuffle=False).fit(X, y)
+    primal = Perceptron(max_iter=5, shuffle=False).fit(X, y)
     assert dual.mistakes_per_epoch_ == primal.mistakes_per_epoch_
     assert dual.dual_coef_.shape == (3, dual.support_vectors_.shape[0])
     np.testing.assert_array_equal(dual.decision_function(X), primal.decision_function(X))
@@ -184,8 +184,8 @@ def test_sparse_input_gives_the_dense_model():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(40, 6)) * (rng.random((40, 6)) < 0.4)
     y = np.where(X.sum(1) > 0, 1, -1)
-    dense = KernelPerceptron(gamma=0.3).fit(X, y)
-    sparse = KernelPerceptron(gamma=0.3).fit(sp.csr_matrix(X), y)
+    dense = KernelPerceptron(gamma=0.3, shuffle=False).fit(X, y)
+    sparse = KernelPerceptron(gamma=0.3, shuffle=False).fit(sp.csr_matrix(X), y)
     assert sparse.mistakes_per_epoch_ == dense.mistakes_per_epoch_
     assert sp.issparse(sparse.support_vectors_)
     np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X))
@@ -222,9 +222,10 @@ def test_gamma_scale_and_callable_kernel():
     rng = np.random.default_rng(6)
     X = rng.normal(size=(30, 4))
     y = np.where(X[:, 0] > 0, 1, -1)
-    clf = KernelPerceptron(kernel="rbf").fit(X, y)
+    clf = KernelPerceptron(kernel="rbf", shuffle=False).fit(X, y)
     assert clf.gamma_ == pytest.approx(1.0 / (4 * X.var()))
-    custom = KernelPerceptron(kernel=lambda A, B: rbf(A, B, clf.gamma_)).fit(X, y)
+    custom = KernelPerceptron(kernel=lambda A, B: rbf(A, B, clf.gamma_),
+                              shuffle=False).fit(X, y)
     assert custom.mistakes_per_epoch_ == clf.mistakes_per_epoch_
     np.testing.assert_allclose(custom.decision_function(X), clf.decision_function(X))
 
@@ -273,7 +274,7 @@ def test_an_overflowing_gram_value_stops_at_its_row():
     y = np.array([1, -1] * 3)
     params = {"kernel": "poly", "gamma": 1.0, "degree": 3}
     with pytest.raises(NumericalError, match=score_not_finite(1)):
-        KernelPerceptron(**params).fit(X, y)
+        KernelPerceptron(**params, shuffle=False).fit(X, y)
     with pytest.raises(NumericalError, match=score_not_finite(1)):
         KernelPerceptron(**params).partial_fit(X, y, classes=[-1, 1])
     clf = KernelPerceptron(**params).fit(np.array([[1.0], [-1.0]]), [1, -1])
@@ -284,4 +285,5 @@ def test_an_overflowing_gram_value_stops_at_its_row():
 def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
     per_epoch = reference_dual_perceptron(XOR_X @ XOR_X.T, XOR_Y, 5, True)[2]
     assert len(per_epoch) == 5
-    fit_warns_without_a_clean_pass(KernelPerceptron(kernel="linear"), XOR_X, XOR_Y, per_epoch)
+    fit_warns_without_a_clean_pass(KernelPerceptron(kernel="linear", shuffle=False), XOR_X,
+                                   XOR_Y, per_epoch)

@@ -48,7 +48,7 @@ def test_fit_equals_the_naive_average(fmt, fit_intercept):
     X0, y = make_noisy(90, 7, seed=3)
     X0[np.random.default_rng(0).random(X0.shape) < 0.3] = 0.0
     X = as_format(X0, fmt)
-    clf = AveragedPerceptron(fit_intercept=fit_intercept, max_iter=6).fit(X, y)
+    clf = AveragedPerceptron(fit_intercept=fit_intercept, max_iter=6, shuffle=False).fit(X, y)
     avg_w, avg_b, (w, b), _, per_epoch = reference_averaged(dense64(X), pm(y, 1),
                                                             fit_intercept, 6)
     assert clf.mistakes_per_epoch_ == per_epoch and clf.t_ == 90 * len(per_epoch)
@@ -72,7 +72,7 @@ def test_average_runs_over_partial_fit_calls_and_converged_epochs():
         close(clf.coef_[0], avg_w)
         close(clf.intercept_[0], avg_b)
     # fit (from zero) keeps averaging through the final mistake-free epoch too
-    clf = AveragedPerceptron(max_iter=100).fit(X, y)
+    clf = AveragedPerceptron(max_iter=100, shuffle=False).fit(X, y)
     avg_w, avg_b, _, _, per_epoch = reference_averaged(X, y, True, 100)
     assert clf.converged_ and per_epoch[-1] == 0
     close(clf.coef_[0], avg_w)
@@ -84,7 +84,7 @@ def test_average_runs_over_partial_fit_calls_and_converged_epochs():
 @given(shared.labelled_data(integer_valued=True))
 def test_multiclass_is_one_vs_rest_of_the_naive_average(data):
     X, y = data
-    clf = AveragedPerceptron(max_iter=3).fit(X, y)
+    clf = AveragedPerceptron(max_iter=3, shuffle=False).fit(X, y)
     positives = clf.classes_[1:] if clf.classes_.size == 2 else clf.classes_
     for k, label in enumerate(positives):
         # one-vs-rest shares the epochs: a problem already separated keeps averaging
@@ -170,7 +170,7 @@ def test_an_overflowing_average_stops_at_the_update_that_overflowed(fmt, trailin
     X, y = as_format(X0, fmt), np.ones(len(X0))
     y[0] = -1  # two classes; row 0 is a tie either way
     match = averaged_not_finite("the weights after the update", 20)
-    for run in (lambda: AveragedPerceptron(fit_intercept=False).fit(X, y),
+    for run in (lambda: AveragedPerceptron(fit_intercept=False, shuffle=False).fit(X, y),
                 lambda: play(AveragedPerceptron(fit_intercept=False), X, y)):
         with pytest.raises(NumericalError, match=match) as info:
             run()
@@ -190,4 +190,4 @@ def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
     X, y = shared.XOR_X, shared.XOR_Y
     per_epoch = reference_averaged(X, y, True, 5)[-1]
     assert len(per_epoch) == 5
-    shared.fit_warns_without_a_clean_pass(AveragedPerceptron(), X, y, per_epoch)
+    shared.fit_warns_without_a_clean_pass(AveragedPerceptron(shuffle=False), X, y, per_epoch)

@@ -83,7 +83,7 @@ def test_fit_matches_reference_on_float_data(fmt, fit_intercept):
     X0[rng.random(X0.shape) < 0.3] = 0.0
     y = np.where(X0 @ rng.standard_normal(9) + 0.3 >= 0, 1, -1)
     X = as_format(X0, fmt)
-    clf = Perceptron(fit_intercept=fit_intercept, max_iter=50).fit(X, y)
+    clf = Perceptron(fit_intercept=fit_intercept, max_iter=50, shuffle=False).fit(X, y)
     w, b, per_epoch = reference_fit(dense64(X), y, fit_intercept, 50)
     assert clf.mistakes_per_epoch_ == per_epoch
     assert clf.n_mistakes_ == sum(per_epoch)
@@ -99,8 +99,8 @@ def test_dense_and_csr_give_the_same_model():
     X = rng.standard_normal((300, 17))
     X[rng.random(X.shape) < 0.5] = 0.0
     y = rng.integers(0, 2, 300)
-    fits = [Perceptron(max_iter=5).fit(as_format(X, f), y) for f in sorted(MATRIX_FORMATS)
-            if "f64" in f]
+    fits = [Perceptron(max_iter=5, shuffle=False).fit(as_format(X, f), y)
+            for f in sorted(MATRIX_FORMATS) if "f64" in f]
     for clf in fits[1:]:
         assert clf.mistakes_per_epoch_ == fits[0].mistakes_per_epoch_
         np.testing.assert_allclose(clf.coef_, fits[0].coef_, rtol=1e-12, atol=1e-12)
@@ -128,7 +128,7 @@ def test_multiclass_is_one_vs_rest_of_the_reference(fmt):
     y = np.array(["a", "b", "c"])[np.argmax(X0[:, :3] + 0.3 * rng.standard_normal((150, 3)),
                                             axis=1)]
     X = as_format(X0, fmt)
-    clf = Perceptron(max_iter=4).fit(X, y)
+    clf = Perceptron(max_iter=4, shuffle=False).fit(X, y)
     assert list(clf.classes_) == ["a", "b", "c"]
     total = []
     for k, label in enumerate(clf.classes_):
@@ -295,7 +295,7 @@ def test_a_non_finite_score_stops_fit_partial_fit_and_the_game_at_its_row(fmt):
 
     X = as_format(OVERFLOW_X, fmt)
     with pytest.raises(NumericalError, match=score_not_finite(1)) as info:
-        Perceptron().fit(X, OVERFLOW_Y)
+        Perceptron(shuffle=False).fit(X, OVERFLOW_Y)
     assert info.value.row == 1
     with pytest.raises(NumericalError, match=score_not_finite(1)):
         Perceptron().partial_fit(X, OVERFLOW_Y, classes=[-1, 1])
@@ -326,13 +326,13 @@ def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
     X, y = make_noisy(60, 4, seed=2)  # noisy labels: no pass is free of mistakes
     _, _, per_epoch = reference_fit(X, pm(y, 1), True, 7)
     assert len(per_epoch) == 7
-    clf = fit_warns_without_a_clean_pass(Perceptron(), X, y, per_epoch)
+    clf = fit_warns_without_a_clean_pass(Perceptron(shuffle=False), X, y, per_epoch)
     assert clf.mistakes_per_epoch_ == per_epoch
     # a small margin that 2 passes do not reach: separable, and still a warning
     sample = make_planted(40, 3, 1e-3, seed=0)
     _, _, per_epoch = reference_fit(sample.X, sample.y, False, 2)
-    fit_warns_without_a_clean_pass(Perceptron(fit_intercept=False), sample.X, sample.y,
-                                   per_epoch)
+    fit_warns_without_a_clean_pass(Perceptron(fit_intercept=False, shuffle=False), sample.X,
+                                   sample.y, per_epoch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # converging: no warning
         clf = Perceptron(fit_intercept=False, max_iter=10_000).fit(sample.X, sample.y)

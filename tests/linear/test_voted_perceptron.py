@@ -44,7 +44,7 @@ def test_counts_and_votes_equal_the_paper(fmt, fit_intercept):
     X0, y = make_noisy(70, 6, seed=1, noise=1.0, integer=True)
     X0[np.random.default_rng(2).random(X0.shape) < 0.3] = 0.0
     X = as_format(X0, fmt)
-    clf = VotedPerceptron(fit_intercept=fit_intercept, max_iter=3).fit(X, y)
+    clf = VotedPerceptron(fit_intercept=fit_intercept, max_iter=3, shuffle=False).fit(X, y)
     V, B, C, per_epoch = reference_voted(X0, pm(y, 1), fit_intercept, 3)
     assert clf.mistakes_per_epoch_ == per_epoch
     np.testing.assert_array_equal(clf.vote_counts_, C)
@@ -74,7 +74,7 @@ def test_float_data_and_repeated_partial_fit():
 @given(shared.labelled_data(integer_valued=True, max_samples=30))
 def test_multiclass_is_one_vs_rest_of_the_paper(data):
     X, y = data
-    clf = VotedPerceptron(max_iter=3).fit(X, y)
+    clf = VotedPerceptron(max_iter=3, shuffle=False).fit(X, y)
     positives = clf.classes_[1:] if clf.classes_.size == 2 else clf.classes_
     votes = clf.decision_function(X).reshape(len(y), -1)
     for k, label in enumerate(positives):
@@ -172,4 +172,4 @@ def test_fit_warns_when_max_iter_ends_without_a_clean_pass():
     X, y = shared.XOR_X, shared.XOR_Y
     per_epoch = reference_voted(X, y, True, 5)[-1]
     assert len(per_epoch) == 5
-    shared.fit_warns_without_a_clean_pass(VotedPerceptron(), X, y, per_epoch)
+    shared.fit_warns_without_a_clean_pass(VotedPerceptron(shuffle=False), X, y, per_epoch)

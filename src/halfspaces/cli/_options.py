@@ -67,7 +67,8 @@ ESTIMATOR_OPTIONS = [
 ]
 BOOL_OPTIONS = [
     ("--fit-intercept", "fit_intercept", "learn an offset b (default: the estimator's)"),
-    ("--shuffle", "shuffle", "shuffle the rows of each pass"),
+    ("--shuffle", "shuffle", "perceptrons: rows of each pass in a new random order (default;"
+                             " --no-shuffle keeps the file's order)"),
 ]
 # Options of the library functions the commands call, by the parameter they set.
 FUNCTION_FLAGS = {"n_hypotheses": "--n-hypotheses", "kind": "--hypotheses",

@@ -122,8 +122,10 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         Learn an offset ``b <- b + y_t`` on each mistake, as the primal Perceptron does.
     max_iter : int, default=100
         Most passes ``fit`` makes; it stops after a pass with no mistake.
-    shuffle : bool, default=False
-        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
+    shuffle : bool, default=True
+        Visit the rows of each ``fit`` pass in a new random order drawn from
+        ``random_state``; ``False`` keeps the given order (see
+        :class:`~halfspaces.linear.Perceptron`). ``partial_fit`` and the game keep it always.
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
 
@@ -183,7 +185,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
                               "shuffle": Bool(), "random_state": Seed()}
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
-                 fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
+                 fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None):
         keep_params(self, locals())
 

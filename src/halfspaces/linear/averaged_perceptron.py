@@ -117,8 +117,10 @@ class AveragedPerceptron(Perceptron):
     max_iter : int, default=100
         Most passes ``fit`` makes; it stops earlier after a pass in which the running
         perceptron makes no mistake (then ``converged_`` is True).
-    shuffle : bool, default=False
-        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
+    shuffle : bool, default=True
+        Visit the rows of each ``fit`` pass in a new random order drawn from
+        ``random_state``; ``False`` keeps the given order (see
+        :class:`~halfspaces.linear.Perceptron`). ``partial_fit`` and the game keep it always.
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
     warm_start : bool, default=False
@@ -177,6 +179,8 @@ class AveragedPerceptron(Perceptron):
     >>> clf.coef_           # (w_2 + w_3 + w_4 + w_5) / 4 = ([1,0] + 3 [1,1]) / 4
     array([[1.  , 0.75]])
     """
+
+    _clean_pass_is_exact = False  # the running perceptron's clean pass says little of the average
 
     def _init_state(self, X, n_models: int) -> None:
         d = X.shape[1]

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._labels import decode_scores
 from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._primitives import (
     FINITE,
@@ -108,6 +109,14 @@ class BatchPerceptronMixin:
     ``max_iter``, ``shuffle`` and ``random_state``: passes over the data until one makes no
     mistake."""
 
+    #: Whether ``fit`` compares its model's training accuracy with the majority class's. A
+    #: learner whose training predictions cost more than its ``fit`` (the voted perceptron's
+    #: vote over every stored mistake) turns it off.
+    _checks_majority = True
+    #: Whether the model is the running perceptron, which a pass free of mistakes leaves
+    #: classifying every training row right (then the comparison needs no predictions).
+    _clean_pass_is_exact = True
+
     def _fit_scope(self, X):
         """A context for the passes of one ``fit`` (the kernel perceptron keeps its Gram
         matrix there); none by default."""
@@ -119,7 +128,14 @@ class BatchPerceptronMixin:
         On linearly separable data this finds a separator (ERM in the realizable case):
         ``converged_`` is then True. Otherwise (data that is not separable, or a margin
         too small for ``max_iter`` passes) ``converged_`` is False and a
-        ``ConvergenceWarning`` says so. Shuffles each pass when ``shuffle=True``.
+        ``ConvergenceWarning`` says so. Visits the rows of each pass in a new random order
+        (``shuffle=True``, the default) or in the given order (``shuffle=False``).
+
+        A model that ends below the majority class on its own training data (fewer rows
+        right than always predicting the most frequent label) warns with a
+        ``UserWarning`` that gives both accuracies: with ``shuffle=False`` on a file in time
+        order (its distribution drifting along the rows), the model follows the file's end.
+        The check costs one prediction pass, and none after a clean pass of the perceptron.
         """
         X, y_pm = self._prepare_fit(X, y)
         rng = check_random_state(self.random_state)
@@ -139,7 +155,24 @@ class BatchPerceptronMixin:
                 f" {n} rows), so converged_ is False: the data may not be linearly separable,"
                 " or its margin is too small for that many passes. Increase max_iter if it"
                 " is separable.", ConvergenceWarning, stacklevel=2)
+        if self._checks_majority and not (self.converged_ and self._clean_pass_is_exact):
+            self._warn_below_majority(X, y_pm)
         return self
+
+    def _warn_below_majority(self, X, y_pm: NDArray) -> None:
+        """Warn when the fitted model is right on fewer training rows than the majority
+        class is (``y_pm``: fit's labels in {-1, +1}, one row per binary problem for OvR)."""
+        truth = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_)
+        accuracy = float(np.mean(decode_scores(self._decision(X), self.classes_) == truth))
+        majority = float(np.unique(truth, return_counts=True)[1].max() / truth.size)
+        if accuracy >= majority:
+            return
+        hint = (" The rows were visited in the given order (shuffle=False): if the file is"
+                " sorted or in time order, fit with shuffle=True." if not self.shuffle else "")
+        warnings.warn(
+            f"{type(self).__name__}: the fitted model is right on {accuracy:.3f} of its"
+            f" training rows, below the {majority:.3f} of always predicting the majority"
+            f" class.{hint}", UserWarning, stacklevel=3)
 
 
 class Perceptron(BatchPerceptronMixin, OnlineClassifier):
@@ -153,8 +186,12 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
         Novikoff's theorem.
     max_iter : int, default=100
         Most passes (epochs) ``fit`` makes; it stops earlier after a pass with no mistake.
-    shuffle : bool, default=False
-        Visit the rows of each ``fit`` pass in a random order drawn from ``random_state``.
+    shuffle : bool, default=True
+        Visit the rows of each ``fit`` pass in a new random order drawn from
+        ``random_state`` (as scikit-learn's Perceptron does); ``False`` keeps the given
+        order, which on a file sorted by label or time can leave a model worse than
+        predicting the majority class (``fit`` warns then). ``partial_fit`` and the online
+        game always keep the given order.
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
     warm_start : bool, default=False
@@ -204,7 +241,7 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
     _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
                               "random_state": Seed(), "warm_start": Bool()}
 
-    def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = False,
+    def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False):
         keep_params(self, locals())
 

@@ -215,6 +215,10 @@ class VotedPerceptron(Perceptron):
     array([-1.,  3.])
     """
 
+    # fit does not compare the vote with the majority class: its training predictions cost
+    # O(n x nnz of every stored mistake), far more than fit's passes on noisy data.
+    _checks_majority = False
+
     def _init_state(self, X, n_models: int) -> None:
         d = X.shape[1]
         self.current_coef_ = np.zeros((n_models, d), dtype=np.float64)
