@@ -54,10 +54,12 @@ def _same_model(a, b):
 
 
 @pytest.mark.parametrize(("algo", "make", "options"), [
-    ("perceptron", lambda: Perceptron(max_iter=4), ["--max-iter", "4"]),
-    ("averaged", lambda: AveragedPerceptron(max_iter=3, fit_intercept=False),
-     ["--max-iter", "3", "--no-fit-intercept"]),
-    ("voted", lambda: VotedPerceptron(max_iter=2), ["--max-iter", "2"]),
+    ("perceptron", lambda: Perceptron(max_iter=4, shuffle=False),
+     ["--max-iter", "4", "--no-shuffle"]),
+    ("averaged", lambda: AveragedPerceptron(max_iter=3, fit_intercept=False, shuffle=False),
+     ["--max-iter", "3", "--no-fit-intercept", "--no-shuffle"]),
+    ("voted", lambda: VotedPerceptron(max_iter=2, shuffle=False),
+     ["--max-iter", "2", "--no-shuffle"]),
     ("pegasos", lambda: PegasosSVC(lam=0.01, max_iter=3, sampling="cyclic"),
      ["--lam", "0.01", "--max-iter", "3", "--set", "sampling=cyclic"]),
 ])
@@ -84,7 +86,7 @@ def test_cache_beside_the_file_then_reused(tmp_path, capsys, monkeypatch):
     _in_memory_forbidden(monkeypatch)
     for _ in range(2):
         code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--max-iter", "5",
-                            "--cache", "-o", tmp_path / "m")
+                            "--no-shuffle", "--cache", "-o", tmp_path / "m")
         assert code == 0, err
         header = tmp_path / "d.svm.hscache" / "header.json"
         stamp = header.stat().st_mtime_ns
@@ -92,7 +94,7 @@ def test_cache_beside_the_file_then_reused(tmp_path, capsys, monkeypatch):
     X, y = load_svmlight(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = Perceptron(max_iter=5).fit(X, y)
+        expected = Perceptron(max_iter=5, shuffle=False).fit(X, y)
     model, metadata = load(tmp_path / "m", with_metadata=True)
     _same_model(model, expected)
     assert metadata["zero_based"] is True
@@ -101,7 +103,8 @@ def test_cache_beside_the_file_then_reused(tmp_path, capsys, monkeypatch):
 def test_cache_dir_holds_the_cache(tmp_path, capsys):
     data = _write(tmp_path / "d.svm")
     where = tmp_path / "caches"
-    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--cache-dir", where,
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                        "--cache-dir", where,
                         "-o", tmp_path / "m")
     assert code == 0, err
     assert [p.name for p in where.iterdir()] and not (tmp_path / "d.svm.hscache").exists()
@@ -109,7 +112,7 @@ def test_cache_dir_holds_the_cache(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "why"), [
     (["--algo", "svm"], "--algo svm needs all the rows at once"),
-    (["--algo", "perceptron", "--shuffle"], "--shuffle visits the rows in a random order"),
+    (["--algo", "perceptron", "--shuffle"], "the rows of each pass are shuffled (the default;"),
     (["--algo", "pegasos"], "Pegasos streams with --set sampling=cyclic"),
 ])
 def test_cache_without_streaming_is_an_error_in_cli_terms(tmp_path, capsys, argv, why):
@@ -134,13 +137,19 @@ def test_batch_solver_says_it_holds_the_whole_file(tmp_path, capsys, monkeypatch
                    f" examples, 7 features, about {megabytes:,.1f} MB\n")
     code, _, err = _run(capsys, "train", data, "--algo", "svm", "-q", "-o", tmp_path / "m")
     assert code == 0 and err == ""
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", tmp_path / "m")
+    assert code == 0 and err.split("\n")[0] + "\n" == (
+        f"halfspaces: note: Perceptron trains on the whole of {data} in memory: 90 examples,"
+        f" 7 features, about {megabytes:,.1f} MB; the rows of each pass are shuffled (the"
+        " default; --no-shuffle streams them in the file's order)\n")
 
 
 def test_a_bad_line_is_named_by_file_and_line_when_streaming(tmp_path, capsys, monkeypatch):
     data = tmp_path / "d.svm"
     data.write_text("1 1:0.5\n-1 2:x\n")
     _in_memory_forbidden(monkeypatch)
-    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", tmp_path / "m")
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle", "-o",
+                        tmp_path / "m")
     assert code == 1
     assert err.startswith(f"halfspaces: error: {data}:2:")
     assert not (tmp_path / "m").exists()

@@ -86,7 +86,7 @@ def test_perceptron_family_equals_fit(cls, separable, sizes):
     # one-row blocks: one partial_fit per row, so fewer rows (quick without the JIT too)
     X, y = sparse_data(n=40 if sizes == [1] else 120, separable=separable, seed=3)
     max_iter = 200 if separable else 4
-    streamed, in_memory = both(lambda: cls(max_iter=max_iter), X, y, sizes)
+    streamed, in_memory = both(lambda: cls(max_iter=max_iter, shuffle=False), X, y, sizes)
     assert_same_model(streamed, in_memory)
     assert in_memory.converged_ == separable  # both endings of fit are compared
 
@@ -94,34 +94,35 @@ def test_perceptron_family_equals_fit(cls, separable, sizes):
 def test_the_convergence_warning_is_fit_s():
     X, y = sparse_data(seed=4)
     with pytest.warns(ConvergenceWarning, match="fit stopped after max_iter=3 passes"):
-        fit_stream(Perceptron(max_iter=3), blocks_of(X, y, [10]))
+        fit_stream(Perceptron(shuffle=False, max_iter=3), blocks_of(X, y, [10]))
 
 
 def test_multiclass_and_float32_blocks():
     X, y = sparse_data(classes=(0, 1, 2), seed=5)
     X = X.astype(np.float32)
     for cls in (Perceptron, AveragedPerceptron, VotedPerceptron):
-        streamed, in_memory = both(lambda c=cls: c(max_iter=4, fit_intercept=False), X, y,
+        streamed, in_memory = both(lambda c=cls: c(max_iter=4, fit_intercept=False,
+                                                   shuffle=False), X, y,
                                    [9, 31])
         assert_same_model(streamed, in_memory)
 
 
 def test_warm_start_continues_as_fit_does():
     X, y = sparse_data(seed=6)
-    a = Perceptron(max_iter=2, warm_start=True)
-    b = Perceptron(max_iter=2, warm_start=True)
+    a = Perceptron(shuffle=False, max_iter=2, warm_start=True)
+    b = Perceptron(shuffle=False, max_iter=2, warm_start=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for _ in range(2):
             fit_stream(a, blocks_of(X, y, [17]))
             b.fit(X, y)
     assert_same_model(a, b)
-    refit = Perceptron(max_iter=2)  # without warm_start a second fit starts afresh
+    refit = Perceptron(shuffle=False, max_iter=2)  # without warm_start a second fit starts afresh
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         refit.fit(X[:50], y[:50])
         fit_stream(refit, blocks_of(X, y, [17]))
-        assert_same_model(refit, Perceptron(max_iter=2).fit(X, y))
+        assert_same_model(refit, Perceptron(shuffle=False, max_iter=2).fit(X, y))
 
 
 def halfspace_hypotheses(d, seed):
@@ -213,7 +214,7 @@ def test_learners_that_need_all_rows_or_random_order_are_refused():
     with pytest.raises(ValueError, match="'epochs' must be an int >= 1 or None; got 0"):
         fit_stream(LogisticRegression(), blocks, epochs=0)
     with pytest.raises(TypeError, match="'blocks' must be a CachedData"):
-        fit_stream(Perceptron(), 3)
+        fit_stream(Perceptron(shuffle=False), 3)
 
 
 def test_a_numerical_error_names_the_row_in_the_stream():
@@ -222,9 +223,9 @@ def test_a_numerical_error_names_the_row_in_the_stream():
     X[70, :] = 1e308
     X = X.tocsr()
     with pytest.raises(NumericalError) as in_memory:
-        Perceptron(fit_intercept=False).fit(X, y)
+        Perceptron(shuffle=False, fit_intercept=False).fit(X, y)
     with pytest.raises(NumericalError) as streamed:
-        fit_stream(Perceptron(fit_intercept=False), blocks_of(X, y, [30]))
+        fit_stream(Perceptron(shuffle=False, fit_intercept=False), blocks_of(X, y, [30]))
     assert streamed.value.row == in_memory.value.row >= 70  # not a row of its block (30)
     assert str(streamed.value) == str(in_memory.value)
 
@@ -242,8 +243,8 @@ def svm_file(tmp_path):
 @pytest.mark.parametrize("cache", [False, True])
 def test_fit_file_equals_fit_on_the_loaded_file(svm_file, cache):
     X, y = load_svmlight(svm_file)
-    for make in (lambda: Perceptron(max_iter=3), pegasos(max_iter=2),
-                 lambda: AveragedPerceptron(max_iter=2)):
+    for make in (lambda: Perceptron(shuffle=False, max_iter=3), pegasos(max_iter=2),
+                 lambda: AveragedPerceptron(shuffle=False, max_iter=2)):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             streamed = fit_file(make(), svm_file, cache=cache, block_bytes=700, n_threads=2)
@@ -260,9 +261,10 @@ def test_fit_file_from_vw_text(tmp_path):
     for cache in (False, True):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            streamed = fit_file(Perceptron(max_iter=1), path, cache=cache, n_features=2**10,
+            streamed = fit_file(Perceptron(shuffle=False, max_iter=1), path, cache=cache,
+                                n_features=2**10,
                                 block_bytes=500)
-            assert_same_model(streamed, Perceptron(max_iter=1).fit(X, y))
+            assert_same_model(streamed, Perceptron(shuffle=False, max_iter=1).fit(X, y))
 
 
 def test_a_pipe_is_trained_on_in_one_pass_or_refused(svm_file, tmp_path):
@@ -273,11 +275,12 @@ def test_a_pipe_is_trained_on_in_one_pass_or_refused(svm_file, tmp_path):
     writer.start()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        streamed = fit_file(Perceptron(max_iter=1), fifo, classes=[-1.0, 1.0], n_features=30,
+        streamed = fit_file(Perceptron(shuffle=False, max_iter=1), fifo, classes=[-1.0, 1.0],
+                            n_features=30,
                             zero_based=False)
         writer.join()
-        assert_same_model(streamed, Perceptron(max_iter=1).fit(X, y))
+        assert_same_model(streamed, Perceptron(shuffle=False, max_iter=1).fit(X, y))
     with pytest.raises(ValueError, match=r"pipe\.svm is a pipe \(FIFO\), which can be read"
                                          " only once, but training reads it more than once"):
-        fit_file(Perceptron(max_iter=5), fifo, classes=[-1, 1], n_features=30,
+        fit_file(Perceptron(shuffle=False, max_iter=5), fifo, classes=[-1, 1], n_features=30,
                  zero_based=False)

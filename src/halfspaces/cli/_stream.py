@@ -55,7 +55,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
         return f"--algo {args.algo} needs all the rows at once"
     if getattr(estimator, "shuffle", False):
-        return "--shuffle visits the rows in a random order"
+        return ("the rows of each pass are shuffled (the default; --no-shuffle streams them in"
+                " the file's order)")
     if args.algo == "pegasos" and (estimator.sampling != "cyclic" or estimator.tol is not None
                                    or estimator.record_objective):
         return ("Pegasos streams with --set sampling=cyclic (the file order), without --tol"
@@ -78,8 +79,9 @@ def train(args: argparse.Namespace) -> Streamed | None:
         if cache:
             flag = "--cache-dir" if args.cache_dir else "--cache"
             raise CLIError(f"{flag} applies to training by streaming, which this is not: {why};"
-                           f" drop {flag}, or use --algo perceptron, averaged or voted (or"
-                           " pegasos with --set sampling=cyclic) on a svmlight file")
+                           f" drop {flag}, or use --algo perceptron, averaged or voted with"
+                           " --no-shuffle (or pegasos with --set sampling=cyclic) on a svmlight"
+                           " file")
         return None
     with _in_cli_terms():
         return _fit(args, fmt, cache, estimator)
@@ -139,11 +141,12 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
 
 
 def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
-    """For a batch solver: say on stderr that training holds the whole file, and how much
-    memory that takes (once its parameters are known to be valid)."""
-    if args.quiet or data.is_text or args.algo not in BATCH_ALGOS:
+    """Say on stderr that training holds the whole file, how much memory that takes (once the
+    parameters are known to be valid) and, for an online learner, why it does not stream."""
+    if args.quiet or data.is_text or args.algo in EXPERT_ALGOS:
         return
     estimator._validate_params()
+    why = "" if args.algo in BATCH_ALGOS else f"; {_why_not(args, data.format, estimator)}"
     X = data.X
     parts = (X.data, X.indices, X.indptr) if hasattr(X, "indptr") else (X,)
     megabytes = (sum(a.nbytes for a in parts) + data.y.nbytes) / 1e6
@@ -151,7 +154,7 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
         return
     print(f"{PROG}: note: {type(estimator).__name__} trains on the whole of {data.path} in"
           f" memory: {data.n_samples} examples, {X.shape[1]} features, about"
-          f" {megabytes:,.1f} MB", file=sys.stderr)
+          f" {megabytes:,.1f} MB{why}", file=sys.stderr)
 
 
 def predict(model, metadata: dict, args: argparse.Namespace):
