@@ -19,8 +19,9 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 # The same suite with the compiled kernels run as plain Python (coverage of kernel lines,
-# readable tracebacks). The demo and the README's a9a example are left out: they repeat
-# kernels already covered, on data too large for interpreted loops.
+# readable tracebacks). The demo is left out (it repeats passes already covered, on data too
+# large for interpreted loops); tests/test_quickstart.py runs the README's quickstarts in a
+# subprocess with the JIT on, as a user would.
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests src --ignore=tests/test_demo.py
 
