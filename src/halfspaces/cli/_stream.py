@@ -22,6 +22,7 @@ from ._io import (
     STDIN,
     CLIError,
     fit_columns,
+    fit_progress,
     is_text_model,
     model_hints,
     note_ignored,
@@ -111,7 +112,8 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
 
         source = open_cached(args.data, args.cache_dir, format=fmt, n_features=n_features,
                              zero_based="auto" if zero_based is None else zero_based)
-        fit_stream(estimator, source, classes=source.classes)
+        with fit_progress(args, estimator):
+            fit_stream(estimator, source, classes=source.classes)
         n_features, zero_based = source.n_features, source.zero_based
         blocks = source.blocks()
     else:
@@ -124,8 +126,9 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             args.data, svmlight._check_n_features(n_features),
             "auto" if zero_based is None else zero_based, BLOCK_BYTES,
             check_n_threads("train", None))
-        fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
-                 zero_based=zero_based)
+        with fit_progress(args, estimator):
+            fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
+                     zero_based=zero_based)
         blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
     right = n = 0
     for X, y in blocks:  # the training accuracy, as model.score(X, y) counts it
