@@ -256,8 +256,8 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     >>> X, y = make_separable(n_samples=60, margin=0.1, random_state=0)
     >>> X = sp.csr_matrix(X)
     >>> blocks = [(X[i : i + 16], y[i : i + 16]) for i in range(0, 60, 16)]
-    >>> streamed = fit_stream(Perceptron(), blocks)
-    >>> in_memory = Perceptron().fit(X, y)
+    >>> streamed = fit_stream(Perceptron(shuffle=False), blocks)
+    >>> in_memory = Perceptron(shuffle=False).fit(X, y)
     >>> bool(np.array_equal(streamed.coef_, in_memory.coef_)), streamed.n_iter_ == in_memory.n_iter_
     (True, True)
     """
