@@ -76,3 +76,16 @@ def hard_margin_kkt(X, y, w, b, fit_intercept):
         A, rhs = np.vstack([A, y[active]]), np.append(rhs, 0.0)
     alpha, residual = nnls(A, rhs)
     return residual / np.linalg.norm(rhs), 1.0 / np.sqrt(alpha.sum())
+
+
+def assert_same(X, y, X_ref, y_ref):
+    """``(X, y)`` read from a file is ``(X_ref, y_ref)`` bit for bit: CSR structure, values
+    and labels."""
+    import scipy.sparse as sp
+
+    X_ref = sp.csr_matrix(X_ref)
+    assert X.shape == X_ref.shape and X.dtype == X_ref.dtype
+    np.testing.assert_array_equal(X.indptr, X_ref.indptr)
+    np.testing.assert_array_equal(X.indices, X_ref.indices)
+    assert X.data.tobytes() == X_ref.data.tobytes()
+    assert np.asarray(y).tobytes() == np.asarray(y_ref).tobytes()

@@ -9,20 +9,12 @@ import os
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import assert_same
 from sklearn.datasets import load_svmlight_file
 
 import halfspaces.datasets.svmlight as svm
 from halfspaces.datasets import DataFormatError, dump_svmlight, load_vw
 from halfspaces.datasets.cache import CacheError, cache_path, open_cached
-
-
-def assert_same(X, y, X_ref, y_ref):
-    X_ref = sp.csr_matrix(X_ref)
-    assert X.shape == X_ref.shape and X.dtype == X_ref.dtype
-    np.testing.assert_array_equal(X.indptr, X_ref.indptr)
-    np.testing.assert_array_equal(X.indices, X_ref.indices)
-    assert X.data.tobytes() == X_ref.data.tobytes()
-    assert np.asarray(y).tobytes() == np.asarray(y_ref).tobytes()
 
 
 def mapped(a) -> bool:

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import assert_same
 from sklearn.datasets import load_svmlight_file
 
 from halfspaces.datasets import (
@@ -23,15 +24,6 @@ from halfspaces.datasets import (
 )
 from halfspaces.datasets._io import map_in_order
 from halfspaces.datasets.stream import format_of
-
-
-def assert_same(X, y, X_ref, y_ref):
-    X_ref = sp.csr_matrix(X_ref)
-    assert X.shape == X_ref.shape and X.dtype == X_ref.dtype
-    np.testing.assert_array_equal(X.indptr, X_ref.indptr)
-    np.testing.assert_array_equal(X.indices, X_ref.indices)
-    assert X.data.tobytes() == X_ref.data.tobytes()
-    assert y.tobytes() == y_ref.tobytes()
 
 
 def stack(blocks):

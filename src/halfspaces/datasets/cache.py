@@ -315,16 +315,8 @@ def _write_svmlight(path, tmp: Path, options: dict, n_threads: int) -> dict:
         classes.append(np.unique(block.labels))
         nnz_total += block.indices.size
     if not layout:
-        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
-                              " blank and comment lines)", reason="no_examples")
-    if zero_based == "auto":
-        zero_based = not (nnz_total > 0 and lines.min_idx > 0)
-    if nnz_total and n_cols is None:
-        n_cols = lines.max_idx + int(zero_based)
-        svm._check_allocatable(n_cols, *lines.where, path)
-    elif nnz_total and lines.max_idx - int(not zero_based) >= n_cols:
-        raise svm._beyond_error(*lines.where, path, n_cols, True)
-    n_cols = 1 if n_cols is None else n_cols
+        raise svm.no_examples(path)
+    n_cols, zero_based = svm.decide_columns(path, lines, nnz_total, n_cols, zero_based)
     shift = int(not zero_based)
     for k, (_, nnz) in enumerate([] if final else layout):  # 0-based, int32 when they fit
         it = svm._index_dtype(n_cols, nnz)

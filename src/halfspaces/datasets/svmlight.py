@@ -638,17 +638,9 @@ def _load(path, n_features, dtype, zero_based, query_id, n_threads=None):
         if block.n_rows:
             blocks.append(block)
     if not blocks:
-        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
-                              " blank and comment lines)", reason="no_examples")
+        raise no_examples(path)
     nnz = sum(b.indices.size for b in blocks)
-    if zero_based == "auto":  # as scikit-learn: 0-based unless every index is > 0
-        zero_based = not (nnz > 0 and lines.min_idx > 0)
-    if nnz and n_cols is None:
-        n_cols = lines.max_idx + int(zero_based)
-        _check_allocatable(n_cols, *lines.where, path)
-    elif nnz and lines.max_idx - int(not zero_based) >= n_cols:  # "auto" found 0-based
-        raise _beyond_error(*lines.where, path, n_cols, True)
-    n_cols = 1 if n_cols is None else n_cols
+    n_cols, zero_based = decide_columns(path, lines, nnz, n_cols, zero_based)
     data, indices, indptr, labels, qids = _assemble(blocks, n_cols, dt, int(not zero_based))
     X = _csr(data, indices, indptr, (labels.size, n_cols))
     qid = None
@@ -685,8 +677,22 @@ def _survey(path, n_cols, zero_based, block_size: int, n_threads: int):
         n_rows += block.n_rows
         labels.append(np.unique(block.labels))
     if not n_rows:
-        raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
-                              " blank and comment lines)", reason="no_examples")
+        raise no_examples(path)
+    n_cols, zero_based = decide_columns(path, lines, nnz, n_cols, zero_based)
+    return n_cols, zero_based, np.unique(np.concatenate(labels)), n_rows
+
+
+def no_examples(path) -> DataFormatError:
+    """The error for a file without a single example."""
+    return DataFormatError(path, None, "no examples in the file (it is empty, or has only"
+                           " blank and comment lines)", reason="no_examples")
+
+
+def decide_columns(path, lines, nnz: int, n_cols, zero_based):
+    """After a pass that saw every line (``lines``, ``nnz`` stored entries): ``(n_cols,
+    zero_based)``. "auto" indexing is 0-based unless every index is > 0 (as scikit-learn);
+    the columns are the largest index's (checked allocatable) unless ``n_cols`` was given,
+    which the largest index must then fit; 1 column for a file without features."""
     if zero_based == "auto":
         zero_based = not (nnz > 0 and lines.min_idx > 0)
     if nnz and n_cols is None:
@@ -694,8 +700,7 @@ def _survey(path, n_cols, zero_based, block_size: int, n_threads: int):
         _check_allocatable(n_cols, *lines.where, path)
     elif nnz and lines.max_idx - int(not zero_based) >= n_cols:  # "auto" found 0-based
         raise _beyond_error(*lines.where, path, n_cols, True)
-    return (1 if n_cols is None else n_cols), zero_based, np.unique(np.concatenate(labels)), \
-        n_rows
+    return (1 if n_cols is None else n_cols), zero_based
 
 
 def _resolve_columns(path, caller: str, n_cols, zero_based, block_size: int,
