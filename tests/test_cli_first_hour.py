@@ -395,3 +395,53 @@ def test_data_writes_the_bundled_sets(tmp_path, capsys):
     assert table.shape == (200, 3) and set(table[:, 0]) == {-1.0, 1.0}
     code, _, err = _run(capsys, "data", "sms")
     assert code == 1 and "-o FILE" in _one_error_line(err)
+
+
+def test_every_command_reads_a_bundled_set_by_name(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)  # an empty folder: no file named heart_scale or points
+    # heart_scale: 270 rows, 13 features, +1: 120 (PROVENANCE.md)
+    code, out, _ = _run(capsys, "bound", "heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 270
+    assert json.loads(out)["n_features"] == 13
+    assert _run(capsys, "train", "heart_scale", "--algo", "svm", "-o", "m")[0] == 0
+    code, out, _ = _run(capsys, "evaluate", "m", "bundled:heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 270
+    code, out, _ = _run(capsys, "predict", "m", "heart_scale")
+    assert code == 0 and len(out.split()) == 270
+    code, out, _ = _run(capsys, "play", "points", "--json")  # a CSV, told by the name
+    assert code == 0 and json.loads(out)["n_samples"] == 200
+    assert _run(capsys, "plot", "boundary", "points", "-o", "b.png")[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.png", "m"]
+
+
+def test_a_local_file_wins_over_the_bundled_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "heart_scale").write_text("1 1:1\n-1 1:-1\n1 1:2\n")
+    code, out, _ = _run(capsys, "bound", "heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 3
+    code, out, _ = _run(capsys, "bound", "bundled:heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 270
+
+
+@pytest.mark.parametrize("command", [["train", "--algo", "svm", "-o", "m"], ["bound"],
+                                     ["play"]])
+def test_an_unknown_name_is_no_such_file_listing_the_bundled_sets(tmp_path, capsys,
+                                                                   monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, command[0], "a9b", *command[1:])
+    assert code == 1
+    assert _one_error_line(err) == (
+        "halfspaces: error: a9b: No such file or directory, nor a bundled data set"
+        " (heart_scale, a9a, a9a.t, mushrooms, mushrooms.t, sms, points)\n")
+
+
+def test_data_help_says_how_bundled_names_are_read(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["data", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a real file always wins" in text and '"bundled:a9a" always means' in text
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the name of a bundled set" in text and "bundled:NAME is always" in text

@@ -148,6 +148,8 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
     are dropped with a one-line note. With ``labelled=False`` (predict), raw text without
     any tab is one text per line, without labels; returns ``(X, path)`` then.
     """
+    from ..datasets.bundled import bundled_name
+
     text_model = is_text_model(model)
     n_model = None if text_model else getattr(model, "n_features_in_", None)
     # A file is told by its extension (as at training); standard input by the model's record.
@@ -157,7 +159,7 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
     zero_based = args.zero_based if args.zero_based is not None else recorded
     hints = model_hints(args, n_model if fmt != "svmlight" else None, recorded)
     source = args.data
-    if fmt == "tsv" and text_model and not labelled:
+    if fmt == "tsv" and text_model and not labelled and bundled_name(args.data) is None:
         texts, source = _unlabelled_texts(args.data, args.encoding or "utf-8")
         if texts is not None:
             return texts, _name(args.data)
