@@ -374,6 +374,55 @@ def test_a_fit_shows_its_epochs_and_ends_with_a_summary(tmp_path, capsys, monkey
     assert "7 epochs" in out and "NOT converged" in out and "training accuracy" in out
 
 
+def _bar_lines(terminal):
+    """The states the bar was drawn in (tqdm redraws a line after a carriage return)."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", "".join(terminal.text))
+    return [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+
+
+@pytest.mark.parametrize("algo, options, pattern", [
+    ("svm", ["--solver", "dcd", "--tol", "1e-6"],
+     r"fit SVC \(dcd\): (\d+)/1000 epochs, objective [-\d.e+]+, relative duality gap"
+     r" [-\d.e+]+(?: at epoch \d+)? \(stops at 1e-08\), time left (~|at most )"),
+    ("logistic", ["--tol", "1e-8"],
+     r"fit LogisticRegression \(lbfgs\): (\d+)/100 iterations, objective [-\d.e+]+, max"
+     r" \|gradient\| [-\d.e+]+ \(stops at 1e-08\), time left (~|at most )"),
+])
+def test_a_solver_fit_shows_its_iterations_its_stopping_measure_and_time_left(
+        tmp_path, capsys, monkeypatch, algo, options, pattern):
+    import re
+
+    X, y = _separable(n=60, d=3, seed=5)
+    y = np.where(np.arange(60) % 9 == 0, -y, y)  # noisy: many epochs
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code = cli.main(["train", data, "--algo", algo, *options, "--json", "-o",
+                     str(tmp_path / "m")])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    shown = [m for m in map(re.compile(pattern).match, _bar_lines(terminal)) if m]
+    assert shown, _bar_lines(terminal)
+    # the last state drawn is the last iteration (DCD: the epoch in progress is counted
+    # by the summary)
+    assert summary["epochs"] - 1 <= int(shown[-1][1]) <= summary["epochs"]
+    assert "time left ~" in shown[-1].string and "(estimate)" in shown[-1].string
+
+
+def test_the_lp_fit_says_its_time_left_is_unknown(tmp_path, capsys, monkeypatch):
+    X, y = _separable(n=30, d=2, seed=6)
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert cli.main(["train", data, "--algo", "lp", "-o", str(tmp_path / "m")]) == 0
+    assert any(line.startswith("fit LPSeparator, time left unknown (HiGHS, called through"
+                               " SciPy, reports no progress until it is done)")
+               for line in _bar_lines(terminal))
+    assert "trained LPSeparator on 30 examples" in capsys.readouterr().out
+
+
 # -- 3. the quickstart's files ---------------------------------------------------------------
 
 
