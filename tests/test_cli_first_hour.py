@@ -374,6 +374,55 @@ def test_a_fit_shows_its_epochs_and_ends_with_a_summary(tmp_path, capsys, monkey
     assert "7 epochs" in out and "NOT converged" in out and "training accuracy" in out
 
 
+def _bar_lines(terminal):
+    """The states the bar was drawn in (tqdm redraws a line after a carriage return)."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", "".join(terminal.text))
+    return [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+
+
+@pytest.mark.parametrize("algo, options, pattern", [
+    ("svm", ["--solver", "dcd", "--tol", "1e-6"],
+     r"fit SVC \(dcd\): (\d+)/1000 epochs, objective [-\d.e+]+, relative duality gap"
+     r" [-\d.e+]+(?: at epoch \d+)? \(stops at 1e-08\), time left (~|at most )"),
+    ("logistic", ["--tol", "1e-8"],
+     r"fit LogisticRegression \(lbfgs\): (\d+)/100 iterations, objective [-\d.e+]+, max"
+     r" \|gradient\| [-\d.e+]+ \(stops at 1e-08\), time left (~|at most )"),
+])
+def test_a_solver_fit_shows_its_iterations_its_stopping_measure_and_time_left(
+        tmp_path, capsys, monkeypatch, algo, options, pattern):
+    import re
+
+    X, y = _separable(n=60, d=3, seed=5)
+    y = np.where(np.arange(60) % 9 == 0, -y, y)  # noisy: many epochs
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code = cli.main(["train", data, "--algo", algo, *options, "--json", "-o",
+                     str(tmp_path / "m")])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    shown = [m for m in map(re.compile(pattern).match, _bar_lines(terminal)) if m]
+    assert shown, _bar_lines(terminal)
+    # the last state drawn is the last iteration (DCD: the epoch in progress is counted
+    # by the summary)
+    assert summary["epochs"] - 1 <= int(shown[-1][1]) <= summary["epochs"]
+    assert "time left ~" in shown[-1].string and "(estimate)" in shown[-1].string
+
+
+def test_the_lp_fit_says_its_time_left_is_unknown(tmp_path, capsys, monkeypatch):
+    X, y = _separable(n=30, d=2, seed=6)
+    data = _write(tmp_path / "d.svm", _svmlight_text(X, y))
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert cli.main(["train", data, "--algo", "lp", "-o", str(tmp_path / "m")]) == 0
+    assert any(line.startswith("fit LPSeparator, time left unknown (HiGHS, called through"
+                               " SciPy, reports no progress until it is done)")
+               for line in _bar_lines(terminal))
+    assert "trained LPSeparator on 30 examples" in capsys.readouterr().out
+
+
 # -- 3. the quickstart's files ---------------------------------------------------------------
 
 
@@ -395,3 +444,53 @@ def test_data_writes_the_bundled_sets(tmp_path, capsys):
     assert table.shape == (200, 3) and set(table[:, 0]) == {-1.0, 1.0}
     code, _, err = _run(capsys, "data", "sms")
     assert code == 1 and "-o FILE" in _one_error_line(err)
+
+
+def test_every_command_reads_a_bundled_set_by_name(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)  # an empty folder: no file named heart_scale or points
+    # heart_scale: 270 rows, 13 features, +1: 120 (PROVENANCE.md)
+    code, out, _ = _run(capsys, "bound", "heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 270
+    assert json.loads(out)["n_features"] == 13
+    assert _run(capsys, "train", "heart_scale", "--algo", "svm", "-o", "m")[0] == 0
+    code, out, _ = _run(capsys, "evaluate", "m", "bundled:heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 270
+    code, out, _ = _run(capsys, "predict", "m", "heart_scale")
+    assert code == 0 and len(out.split()) == 270
+    code, out, _ = _run(capsys, "play", "points", "--json")  # a CSV, told by the name
+    assert code == 0 and json.loads(out)["n_samples"] == 200
+    assert _run(capsys, "plot", "boundary", "points", "-o", "b.png")[0] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.png", "m"]
+
+
+def test_a_local_file_wins_over_the_bundled_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "heart_scale").write_text("1 1:1\n-1 1:-1\n1 1:2\n")
+    code, out, _ = _run(capsys, "bound", "heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 3
+    code, out, _ = _run(capsys, "bound", "bundled:heart_scale", "--json")
+    assert code == 0 and json.loads(out)["n_samples"] == 270
+
+
+@pytest.mark.parametrize("command", [["train", "--algo", "svm", "-o", "m"], ["bound"],
+                                     ["play"]])
+def test_an_unknown_name_is_no_such_file_listing_the_bundled_sets(tmp_path, capsys,
+                                                                   monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(capsys, command[0], "a9b", *command[1:])
+    assert code == 1
+    assert _one_error_line(err) == (
+        "halfspaces: error: a9b: No such file or directory, nor a bundled data set"
+        " (heart_scale, a9a, a9a.t, mushrooms, mushrooms.t, sms, points)\n")
+
+
+def test_data_help_says_how_bundled_names_are_read(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["data", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a real file always wins" in text and '"bundled:a9a" always means' in text
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the name of a bundled set" in text and "bundled:NAME is always" in text

@@ -2,6 +2,7 @@
 
 import gzip
 import hashlib
+import io
 from importlib import resources
 
 import numpy as np
@@ -97,3 +98,53 @@ def test_bad_split():
         load_a9a("dev")
     with pytest.raises(ValueError, match="'split' must be one of"):
         load_mushrooms("all")
+
+
+# -- bundled sets by name, wherever a data file is read --------------------------------------
+
+
+def test_load_reads_a_bundled_set_by_name(tmp_path, monkeypatch):
+    from halfspaces.datasets import load
+
+    monkeypatch.chdir(tmp_path)  # no file of these names here
+    for name, raw, n_features in (("heart_scale", "heart_scale", 13), ("a9a.t", "a9a.t.gz", 123)):
+        data = load(name)
+        X, y = load_svmlight_file(io.BytesIO(raw_bytes(raw)), n_features=n_features,
+                                  zero_based=False)
+        assert data.path == name and data.format == "svmlight" and data.zero_based is False
+        assert data.X.shape == X.shape and (data.X != X).nnz == 0 and np.array_equal(data.y, y)
+    sms = load("sms")  # raw text, told by the name, not the extension
+    lines = raw_bytes("SMSSpamCollection.gz").decode("utf-8").splitlines()
+    assert sms.format == "tsv" and sms.X == [line.split("\t", 1)[1] for line in lines]
+    assert sms.y.tolist() == [line.split("\t", 1)[0] for line in lines]
+    points = load("points")
+    assert points.format == "csv" and points.X.shape == (200, 2)
+    assert set(points.y.tolist()) == {-1.0, 1.0}
+
+
+def test_a_local_file_wins_over_a_bundled_name_and_bundled_prefix_does_not(tmp_path,
+                                                                           monkeypatch):
+    from halfspaces.datasets import detect_format, load
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "heart_scale").write_text("1 1:0.5\n-1 2:1\n")
+    (tmp_path / "sms").write_text("1 1:2\n")
+    mine = load("heart_scale")
+    assert mine.X.toarray().tolist() == [[0.5, 0.0], [0.0, 1.0]] and mine.y.tolist() == [1, -1]
+    assert detect_format("sms") == "svmlight" and load("sms").y.tolist() == [1.0]
+    bundled = load("bundled:heart_scale")
+    assert bundled.X.shape == (270, 13) and bundled.path == "bundled:heart_scale"
+    assert detect_format("bundled:sms") == "tsv"
+
+
+def test_an_unknown_name_is_no_such_file_and_lists_the_bundled_sets(tmp_path, monkeypatch):
+    from halfspaces.datasets import load
+
+    monkeypatch.chdir(tmp_path)
+    names = "heart_scale, a9a, a9a.t, mushrooms, mushrooms.t, sms, points"
+    with pytest.raises(FileNotFoundError, match=rf"No such file or directory, nor a bundled"
+                                                rf" data set \({names}\): 'a9b'"):
+        load("a9b")
+    with pytest.raises(FileNotFoundError, match=rf"No bundled data set 'a9b'; the bundled sets"
+                                                rf" are {names}"):
+        load("bundled:a9b")

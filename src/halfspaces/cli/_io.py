@@ -148,6 +148,8 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
     are dropped with a one-line note. With ``labelled=False`` (predict), raw text without
     any tab is one text per line, without labels; returns ``(X, path)`` then.
     """
+    from ..datasets.bundled import bundled_name
+
     text_model = is_text_model(model)
     n_model = None if text_model else getattr(model, "n_features_in_", None)
     # A file is told by its extension (as at training); standard input by the model's record.
@@ -157,7 +159,7 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
     zero_based = args.zero_based if args.zero_based is not None else recorded
     hints = model_hints(args, n_model if fmt != "svmlight" else None, recorded)
     source = args.data
-    if fmt == "tsv" and text_model and not labelled:
+    if fmt == "tsv" and text_model and not labelled and bundled_name(args.data) is None:
         texts, source = _unlabelled_texts(args.data, args.encoding or "utf-8")
         if texts is not None:
             return texts, _name(args.data)
@@ -289,13 +291,27 @@ def progress(args: argparse.Namespace, **kwargs):
     return tqdm(disable=disable, file=sys.stderr, leave=False, **kwargs)
 
 
+# Estimators whose solver reports nothing until it is done, and why.
+_SILENT = {"LPSeparator": "HiGHS, called through SciPy, reports no progress until it is done"}
+
+
 @contextlib.contextmanager
 def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
-    """A bar of the epochs of ``estimator.fit`` (out of ``max_iter``, with the last epoch's
-    mistakes and the time left), read every ``every`` seconds from what the estimator
-    records (``n_iter_``, ``mistakes_per_epoch_``) by a thread that only reads; a solver
-    that records nothing until the end shows the time spent."""
+    """A bar of ``estimator.fit`` on stderr (off with --quiet or when stderr is not a
+    terminal).
+
+    A solver that reports its iterations (:mod:`halfspaces._progress`: dual coordinate
+    descent, the QP's interior point, L-BFGS) shows them out of ``max_iter``, with the
+    quantity its stopping rule tests and the time left (:func:`time_left`). An estimator
+    that records its epochs as it goes (``n_iter_``, ``mistakes_per_epoch_``: the
+    perceptron family) shows them with the last epoch's mistakes, read every ``every``
+    seconds by a thread that only reads. The LP separator shows the time spent and says
+    that the time left is unknown (``_SILENT``: HiGHS, called through SciPy, reports nothing
+    until it is done).
+    """
     import threading
+
+    from .._progress import listening
 
     total = getattr(estimator, "max_iter", None)
     with progress(args, total=total if isinstance(total, int) else None,
@@ -303,9 +319,17 @@ def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
         if bar.disable:
             yield
             return
+        reports = _Reports(bar, every)
         stop = threading.Event()
+        silent = _SILENT.get(type(estimator).__name__)
+        if silent:
+            bar.bar_format = "{desc}{postfix} [{elapsed}]"
+            bar.set_postfix_str(f"time left unknown ({silent})")
 
         def show():
+            if reports.last is not None:
+                reports.show()
+                return
             epochs = getattr(estimator, "n_iter_", 0)
             bar.update(max(int(epochs) - bar.n, 0))
             mistakes = getattr(estimator, "mistakes_per_epoch_", None)
@@ -320,11 +344,98 @@ def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
         try:
-            yield
+            with listening(reports.hear):
+                yield
         finally:
             stop.set()
             watcher.join()
         show()
+
+
+class _Reports:
+    """What the solvers reported (:class:`halfspaces._progress.Progress`), shown on ``bar``:
+    ``fit SVC (dcd): 40/1000 epochs, objective 3517.3, relative duality gap 2.1e-05 at epoch
+    33 (stops at 1e-06), time left ~00:04 (estimate) [00:03]``. A report whose iteration
+    goes back (the next one-vs-rest problem, or another solver taking over) starts a new
+    problem. The solver's thread records and the watcher's thread shows, under one lock."""
+
+    def __init__(self, bar, every: float):
+        import threading
+        import time
+
+        self.bar, self.every, self.clock = bar, every, time.perf_counter
+        self.lock = threading.Lock()
+        self.last = self.objective = None
+        self.points: list[tuple[int, float]] = []
+        self.problem, self.started, self.shown = 0, self.clock(), 0.0
+
+    def hear(self, report) -> None:
+        """Record ``report`` (called by the solver, between its iterations)."""
+        with self.lock:
+            last = self.last
+            if last is None or report.iteration < last.iteration \
+                    or report.solver != last.solver:
+                self.points, self.objective, self.started = [], None, self.clock()
+                self.problem += 1
+            if report.measure is not None:
+                self.points.append((report.iteration, report.measure))
+            if report.objective is not None:
+                self.objective = report.objective
+            self.last = report
+        if self.clock() - self.shown >= self.every:  # a compiled solver may hold the GIL
+            self.show()
+
+    def show(self) -> None:
+        import re
+
+        with self.lock:
+            report, bar = self.last, self.bar
+            unit = "epoch" if report.solver == "dcd" else "iteration"
+            desc = re.sub(r" \(.*", "", bar.desc) + f" ({report.solver}" + (
+                f", problem {self.problem})" if self.problem > 1 else ")")
+            bar.bar_format = "{desc}: {n}/{total} " + unit + "s{postfix} [{elapsed}]"
+            bar.total, bar.n = report.max_iter, report.iteration
+            bar.set_description_str(desc, refresh=False)
+            parts = [] if self.objective is None else [f"objective {self.objective:.6g}"]
+            if self.points:
+                k, value = self.points[-1]
+                where = "" if k == report.iteration else f" at {unit} {k}"
+                parts.append(f"{report.name} {value:.2g}{where} (stops at"
+                             f" {report.target:.2g})")
+            parts.append(time_left(self.points, report, self.clock() - self.started))
+            bar.set_postfix_str(", ".join(parts), refresh=False)
+            bar.refresh()
+            self.shown = self.clock()
+
+
+def time_left(points, report, seconds: float) -> str:
+    """The time left, for ``report`` after ``seconds`` on its problem: the iterations left
+    (:func:`halfspaces._progress.iterations_left`, extrapolating ``points``, the
+    ``(iteration, measure)`` pairs) at the mean time per iteration so far. An
+    extrapolation is labelled an estimate; without one, the time to ``max_iter`` (at the
+    same pace) is a bound.
+
+    Examples
+    --------
+    >>> from halfspaces._progress import Progress
+    >>> report = Progress("dcd", 20, 1000, None, 1e-6, "relative duality gap")
+    >>> time_left([(10, 1e-2), (20, 1e-4)], report, 40.0)   # 10 more epochs at 2 s each
+    'time left ~00:20 (estimate)'
+    >>> time_left([(10, 1e-2)], report, 40.0)  # one gap: at most 980 epochs of 2 s
+    'time left at most ~32:40 (to max_iter 1000)'
+    """
+    from tqdm import tqdm
+
+    from .._progress import iterations_left
+
+    if report.iteration <= 0:
+        return "time left unknown"
+    left, extrapolated = iterations_left(points, report.target, report.iteration,
+                                         report.max_iter)
+    when = tqdm.format_interval(left * seconds / report.iteration)
+    if extrapolated:
+        return f"time left ~{when} (estimate)"
+    return f"time left at most ~{when} (to max_iter {report.max_iter})"
 
 
 def _jsonable(value: Any) -> Any:

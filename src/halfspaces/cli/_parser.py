@@ -17,17 +17,20 @@ _MODEL_FEATURES = ("svmlight: number of features of the file (default: the large
                    " features beyond the model's are ignored (zero weight), with a note")
 _MODEL_INDEXING = "default: as the model's training file was read"
 _DETECT_INDEXING = "default: 0-based if any index is 0, else 1-based"
+_DATA_HELP = ("the data file, - for standard input, or the name of a bundled set (a9a, sms, ...:"
+              " halfspaces data lists them); a file of that name in the working directory"
+              " wins, bundled:NAME is always the bundled set")
 
 _MAIN_EPILOG = """\
 examples:
-  halfspaces data heart_scale -o heart_scale   # a bundled set (halfspaces data lists them)
-  halfspaces train heart_scale --algo svm --C 1 -o heart.model
+  halfspaces train heart_scale --algo svm --C 1 -o heart.model   # a bundled set, by name
   halfspaces evaluate heart.model heart_scale --json
   halfspaces predict heart.model heart_scale -o predictions.txt
-  halfspaces train sms.tsv --algo pegasos --lam 1e-4 -o spam.model   # raw text
-  halfspaces play train.svm --algo perceptron --no-fit-intercept
+  halfspaces train sms --algo pegasos --lam 1e-4 -o spam.model   # raw text
+  halfspaces play mushrooms --algo perceptron --no-fit-intercept
   halfspaces bound train.svm
-  halfspaces plot boundary points.csv --algo svm --C 10 -o boundary.png
+  halfspaces plot boundary points --algo svm --C 10 -o boundary.png
+  halfspaces data a9a -o a9a.svm     # write a bundled set to a file (halfspaces data lists them)
   halfspaces demo
 
 data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
@@ -35,6 +38,8 @@ data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
                                  fields split by --delimiter (default ',')
   .vw   Vowpal Wabbit      anything else: svmlight / libsvm ("label index:value ...")
 DATA - reads standard input (with --format, else the model's recorded format, else svmlight).
+DATA may also name a bundled set (heart_scale, a9a, a9a.t, mushrooms, mushrooms.t, sms,
+points) when no file of that name exists; bundled:NAME always reads the bundled set.
 
 errors print one line "halfspaces: error: FILE:LINE: problem" and exit with status 1
 (with --json, one JSON object on standard output); add --debug for the traceback.
@@ -115,11 +120,17 @@ examples:
   halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png
   halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png"""),
     "data": ("write a bundled data set to a file (list them without NAME)", """\
-Write one of the data sets bundled with halfspaces to FILE (decompressed, unless FILE ends
-in .gz, .bz2 or .xz), so that the examples run in an empty folder. Without NAME, list them.
-Their sources are in halfspaces/datasets/data/PROVENANCE.md.""", """\
+The data sets bundled with halfspaces. Every command that reads DATA takes a bundled set's
+NAME in place of a file: "halfspaces train a9a ..." reads the bundled a9a when no file named
+a9a exists in the working directory (a real file always wins); "bundled:a9a" always means
+the bundled set. The library's halfspaces.datasets.load("a9a") does the same.
+This command writes one of them to FILE (decompressed, unless FILE ends in .gz, .bz2 or
+.xz), to read or edit it as a file. Without NAME, it lists them. Their sources are in
+halfspaces/datasets/data/PROVENANCE.md.""", """\
 examples:
   halfspaces data
+  halfspaces train a9a --algo svm --lam 1e-4 -o a9a.model   # by name, no file needed
+  halfspaces evaluate a9a.model bundled:a9a.t
   halfspaces data a9a -o a9a.svm
   halfspaces data sms -o sms.tsv"""),
     "demo": ("a tour of the library: runs, bounds and figures", None, """\
@@ -192,7 +203,7 @@ def _command(sub, name: str) -> argparse.ArgumentParser:
 
 def _add_train(sub) -> None:
     p = _command(sub, "train")
-    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
+    p.add_argument("data", metavar="DATA", help=_DATA_HELP)
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to save the model")
     p.add_argument("--vectorizer", choices=("hashing", "tfidf"), default="hashing",
@@ -217,7 +228,7 @@ def _add_model_command(sub, name: str) -> argparse.ArgumentParser:
     """A command that reads a MODEL file and a DATA file as the model's training file was."""
     p = _command(sub, name)
     p.add_argument("model", metavar="MODEL")
-    p.add_argument("data", metavar="DATA", help="the data file, or - for standard input")
+    p.add_argument("data", metavar="DATA", help=_DATA_HELP)
     return p
 
 
@@ -241,7 +252,7 @@ def _add_evaluate(sub) -> None:
 
 def _add_play(sub) -> None:
     p = _command(sub, "play")
-    p.add_argument("data", metavar="DATA")
+    p.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo="perceptron")
     p.add_argument("--bound-limit", type=int, default=5000,
@@ -253,7 +264,7 @@ def _add_play(sub) -> None:
 
 def _add_bound(sub) -> None:
     p = _command(sub, "bound")
-    p.add_argument("data", metavar="DATA")
+    p.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
                    help="halfspaces with an offset b (default) or through the origin")
@@ -264,7 +275,7 @@ def _add_bound(sub) -> None:
 def _add_plot(sub) -> None:
     p = _command(sub, "plot")
     p.add_argument("kind", choices=PLOT_KINDS, metavar="KIND", help=", ".join(PLOT_KINDS))
-    p.add_argument("data", metavar="DATA")
+    p.add_argument("data", metavar="DATA", help=_DATA_HELP)
     p.add_argument("-o", "--output", required=True, metavar="PNG")
     p.add_argument("--lams", type=float_or_inf, nargs=2, default=(1e-3, 1.0),
                    metavar=("SMALL", "LARGE"), help="regularization: the two lambdas")
@@ -279,7 +290,7 @@ def _add_plot(sub) -> None:
 
 
 def _add_data(sub) -> None:
-    from ._data import BUNDLED
+    from ..datasets.bundled import BUNDLED
 
     p = _command(sub, "data")
     p.add_argument("name", nargs="?", choices=list(BUNDLED), metavar="NAME",

@@ -50,7 +50,10 @@ class Streamed(NamedTuple):
 def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     """Why this training cannot stream (None: it can)."""
     if args.data == STDIN or not os.path.isfile(args.data):
-        return "a pipe is read once"
+        from ..datasets.bundled import bundled_name
+
+        return "a bundled set is read whole" if bundled_name(args.data) else \
+            "a pipe is read once"
     if fmt != "svmlight":
         return f"only svmlight files stream ({fmt} data is read whole)"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:

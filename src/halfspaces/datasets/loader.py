@@ -10,6 +10,10 @@ stripping ``.gz``, ``.bz2`` or ``.xz``):
 
 Options go to the format's reader; an option the format does not take is an error, and an
 option set to None counts as not given.
+
+The name of a bundled data set (:data:`halfspaces.datasets.bundled.BUNDLED`: ``a9a``,
+``sms``, ...) is read where no file of that name exists; ``bundled:NAME`` always reads the
+bundled set.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._io import DataFormatError, _is_stream, compression_of
+from .bundled import BUNDLED, bundled_name, open_bundled
 
 __all__ = ["FORMATS", "Dataset", "detect_format", "load"]
 
@@ -71,18 +76,22 @@ class Dataset:
 
 
 def detect_format(path, format: str | None = None, default: str = "svmlight") -> str:
-    """``format`` if given, else the format the extension names (compression suffix stripped),
-    else ``default``.
+    """``format`` if given, else a bundled set's format (for its name, when no file of that
+    name exists), else the format the extension names (compression suffix stripped), else
+    ``default``.
 
     Examples
     --------
     >>> detect_format("sms.tsv.gz"), detect_format("points.csv"), detect_format("a9a.t")
     ('tsv', 'csv', 'svmlight')
-    >>> detect_format("-", default="csv")
-    'csv'
+    >>> detect_format("-", default="csv"), detect_format("bundled:sms")
+    ('csv', 'tsv')
     """
     if format:
         return format
+    bundled = bundled_name(path)
+    if bundled is not None:
+        return BUNDLED[bundled].format
     name = os.path.basename(str(getattr(path, "name", path))).lower()
     suffix = compression_of(name)
     if suffix:
@@ -96,9 +105,12 @@ def load(path, format: str | None = None, **options) -> Dataset:
     Parameters
     ----------
     path : str, path-like or binary file object
-        A file (decompressed by extension), or a stream read once to its end.
+        A file (decompressed by extension), a stream read once to its end, or the name of a
+        bundled data set (``"a9a"``, read as :func:`load_a9a` reads it, when no file of that
+        name exists; ``"bundled:a9a"`` even when one does).
     format : {"svmlight", "vw", "tsv", "csv"} or None, default=None
-        None: by the extension, svmlight when it names no other format.
+        None: a bundled set's format, else by the extension, svmlight when it names no other
+        format.
     **options
         The reader's options: ``n_features`` (svmlight, vw; csv: the number of feature
         columns it must have), ``zero_based`` (svmlight, vw; default "auto"),
@@ -119,8 +131,17 @@ def load(path, format: str | None = None, **options) -> Dataset:
     >>> X, y = load(io.BytesIO(b"0.5,1,1\\n-1,2e-1,-1\\n"), "csv", label_column=-1)
     >>> X.tolist(), y.tolist()
     ([[0.5, 1.0], [-1.0, 0.2]], [1.0, -1.0])
+
+    A bundled set by name (a file ``heart_scale`` in the working directory would win):
+
+    >>> load("heart_scale").X.shape
+    (270, 13)
     """
     from .._validation import check_choice
+
+    bundled = bundled_name(path)
+    if bundled is not None:
+        return _load_bundled(path, bundled, format, options)
 
     format = check_choice("load", "format", detect_format(path, format), FORMATS)
     given = {name: value for name, value in options.items() if value is not None}
@@ -130,9 +151,23 @@ def load(path, format: str | None = None, **options) -> Dataset:
                          f" {format} takes {', '.join(_OPTIONS[format])}.")
     name = getattr(path, "name", "<stream>") if _is_stream(path) else os.fspath(path)
     if not _is_stream(path) and not os.path.exists(path):
-        raise FileNotFoundError(2, "No such file or directory", str(name))
+        raise FileNotFoundError(2, "No such file or directory, nor a bundled data set ("
+                                + ", ".join(BUNDLED) + ")", str(name))
     X, y, zero_based = _READERS[format](path, **given)
     return Dataset(X, np.asarray(y), str(name), format, zero_based)
+
+
+def _load_bundled(path: str, name: str, format: str | None, options: dict) -> Dataset:
+    """The bundled set ``name`` (asked for as ``path``), read as its loader reads it (its
+    number of features, 1-based) unless ``format`` or ``options`` say otherwise."""
+    entry = BUNDLED[name]
+    format = format or entry.format
+    if format == "svmlight" == entry.format:
+        options = {"n_features": entry.n_features, "zero_based": False,
+                   **{key: value for key, value in options.items() if value is not None}}
+    with open_bundled(name) as source:
+        data = load(source, format, **options)
+    return Dataset(data.X, data.y, path, data.format, data.zero_based)
 
 
 def _svmlight(path, *, n_features=None, zero_based="auto", dtype=np.float64):

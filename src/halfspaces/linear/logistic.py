@@ -43,6 +43,7 @@ from .._primitives import (
     row_axpy,
     row_dot,
 )
+from .._progress import lbfgs_reports, listener
 from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
 from .._validation import check_row_norms, param_error, validate_X_y
 from ..losses import logistic_objective
@@ -136,11 +137,14 @@ def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept
     return total / n + 0.5 * lam * float(w @ w), grad
 
 
-def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 2):
+def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 2,
+          callback=None):
     """``scipy.optimize.minimize``'s result of L-BFGS-B on ``fun(theta) -> (J, grad J)`` from
     ``theta0``, stopped by ``max |grad| <= tol`` or ``max_iter`` iterations (then a
-    ConvergenceWarning, ``stacklevel`` counted from the caller of this function)."""
-    res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
+    ConvergenceWarning, ``stacklevel`` counted from the caller of this function).
+    ``callback`` hears each iteration (:func:`halfspaces._progress.lbfgs_reports`)."""
+    fun, report = lbfgs_reports(fun, callback, max_iter, tol)
+    res = minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=report,
                    options={"maxiter": int(max_iter), "gtol": float(tol),
                             "ftol": 64 * np.finfo(float).eps, "maxls": 50})
     if res.status == 1:
@@ -307,7 +311,7 @@ class LogisticRegression(OnlineClassifier):
         for k, y_k in enumerate(self._y_rows(y_pm)):
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
             res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, X, y_k, lam, fit_b),
-                        theta0, max_iter=self.max_iter, tol=self.tol)
+                        theta0, max_iter=self.max_iter, tol=self.tol, callback=listener())
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
             objectives.append(logistic_objective(self.coef_[k], self.intercept_[k], X, y_k,

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
+from .._progress import listener
 from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
@@ -282,7 +283,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         if self.solver_ == "dcd":
             res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
                           max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=rng,
-                          verbose=bool(self.verbose), owner="SVC")
+                          verbose=bool(self.verbose), owner="SVC", callback=listener())
             if not res.converged:
                 if self.solver == "auto" and _qp_fits(X):
                     return None
@@ -295,7 +296,8 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
                     ConvergenceWarning, stacklevel=4)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
-                            max_iter=self.max_iter, verbose=bool(self.verbose))
+                            max_iter=self.max_iter, verbose=bool(self.verbose),
+                            callback=listener())
         self._check_qp(res, X, y, k)
         return res.theta, res.theta_0, res.alpha, res.n_iter
 
@@ -368,7 +370,8 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         margins, objectives, gaps, iters = [], [], [], []
         for k, y in enumerate(problems):
             res = svm_dual_qp(K, y, C, fit_intercept=bool(self.fit_intercept), loss=self.loss,
-                              max_iter=self.max_iter, verbose=bool(self.verbose))
+                              max_iter=self.max_iter, verbose=bool(self.verbose),
+                              callback=listener())
             self._check_qp(res, K, y, k)
             alpha = res.alpha
             alphas[k], self.intercept_[k] = alpha, res.theta_0

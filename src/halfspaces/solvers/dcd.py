@@ -159,6 +159,7 @@ from .._primitives import (
     row_dot,
     shuffle,
 )
+from .._progress import Callback, Progress
 from .._validation import check_row_norms
 
 __all__ = ["DCDParams", "DCDResult", "DCDState", "dcd_svm", "feasible_dual", "primal_dual"]
@@ -457,7 +458,7 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
             tol: float = 1e-4, max_iter: int = 1000, shrinking: bool = True,
             rng: np.random.RandomState | None = None, verbose: bool = False,
-            owner: str = "dcd_svm") -> DCDResult:
+            owner: str = "dcd_svm", callback: Callback | None = None) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
     ``max_iter`` bounds the epochs (``n`` row visits each; ``n_iter`` is their number,
@@ -468,6 +469,9 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     data is read as float64 values with its own int32 or int64 indices (no copy for float64
     data). A row whose ``||x_i||^2`` or score is not finite raises
     :class:`~halfspaces.exceptions.NumericalError` naming ``owner`` and the row.
+    ``callback`` hears a :class:`~halfspaces._progress.Progress` after every epoch (one
+    compiled call each, with the same iterates), with the relative duality gap where it is
+    checked.
     """
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -479,16 +483,22 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     chunk = 1 if verbose else np.iinfo(np.int64).max
     budget, check_at = float(max_iter) * n, _FIRST_CHECK * n
     while True:
-        p = p._replace(budget=min(budget, check_at))
-        while st.status == RUNNING and st.visits < p.budget:
+        stop = min(budget, check_at)
+        while st.status == RUNNING and st.visits < stop:
+            # a callback hears of every epoch: the call stops at the next one's end
+            p = p._replace(budget=stop if callback is None else min(stop, (st.visits // n + 1) * n))
             st, trouble = _dcd_run(rows, a, p, st, chunk)
             check_pass(owner, trouble, "the score y_i (theta.x_i + theta_0) or the weights")
             if verbose:
                 print(f"dcd: iter {st.n_outer} (epoch {st.visits / n:.2f}): active"
                       f" {st.n_active}, b {st.b:.6g}, sum alpha y {st.s:.3g}")
+            if callback is not None:
+                callback(_progress(st, n, max_iter, tol, None))
         theta, theta_0 = _primal_solution(a.w, mu, m, st, fit_intercept)
         primal, dual, _ = primal_dual(X, y, C, loss, fit_intercept, a.alpha, theta, theta_0)
         converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
+        if callback is not None:
+            callback(_progress(st, n, max_iter, tol, (primal, dual)))
         if converged or st.visits >= budget:
             break
         if st.status == CONVERGED:  # the projected gradients met tol' but the gap did not
@@ -501,6 +511,15 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     # epochs = row visits / n, rounded up; the last outer iteration may end past the budget
     n_iter = min(int(-(-st.visits // n)), int(max_iter))
     return DCDResult(theta, theta_0, a.alpha, n_iter, converged, primal, dual)
+
+
+def _progress(st: DCDState, n: int, max_iter: int, tol: float, objectives) -> Progress:
+    """The report of the epochs done, with the relative gap ``(P - D) / P`` of ``objectives
+    = (P, D)`` when it was just computed."""
+    primal, dual = objectives or (None, None)
+    gap = None if primal is None else (primal - dual) / max(abs(primal), np.finfo(float).tiny)
+    return Progress("dcd", int(min(st.visits // n, max_iter)), int(max_iter), gap,
+                    _GAP_PER_TOL * tol, "relative duality gap", primal)
 
 
 def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st: DCDState,

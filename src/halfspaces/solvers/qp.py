@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from .._progress import Callback, Progress
 from .lp import CERTIFICATE_RTOL, certificate_residual
 
 __all__ = ["QPResult", "svm_primal_qp", "svm_dual_qp"]
@@ -71,6 +72,22 @@ def _settings(max_iter: int, tol: float, verbose: bool) -> clarabel.DefaultSetti
     settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = float(tol)
     settings.presolve_enable = False  # keep a row-for-row map from constraints to duals
     return settings
+
+
+def _report_iterations(solver, callback: Callback | None, max_iter: int, tol: float) -> None:
+    """Send each interior-point iteration to ``callback``: Clarabel stops when the duality
+    gap (absolute or relative) and both residuals are at most ``tol``, so the measure is the
+    largest of them. (``set_termination_callback`` came with Clarabel 0.10.)"""
+    if callback is None or not hasattr(solver, "set_termination_callback"):
+        return
+
+    def report(info) -> bool:
+        measure = max(min(info.gap_abs, info.gap_rel), info.res_primal, info.res_dual)
+        callback(Progress("qp", int(info.iterations), int(max_iter), float(measure), tol,
+                          "max(gap, residuals)", float(info.cost_primal)))
+        return False  # never stops the solver
+
+    solver.set_termination_callback(report)
 
 
 def _clean_certificate(v: NDArray) -> NDArray[np.float64]:
@@ -117,7 +134,8 @@ def _primal_constraints(X, y: NDArray, fit_intercept: bool, slack: bool, xi_nonn
 
 def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
                   loss: str = "hinge", max_iter: int = 200, tol: float = 1e-9,
-                  verbose: bool = False, col_scale: NDArray | None = None) -> QPResult:
+                  verbose: bool = False, col_scale: NDArray | None = None,
+                  callback: Callback | None = None) -> QPResult:
     """Solve the primal SVM QP for a linear kernel (dense or sparse ``X``, ``y`` in {-1,+1}).
 
     Variables ``x = (theta [d], theta_0 [1 if fit_intercept], xi [n unless C = inf])``.
@@ -128,6 +146,7 @@ def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
     ``D = diag(col_scale)``. This is the same problem (the same optimum ``theta``, the same
     multipliers ``alpha``), but with columns of comparable size when ``col_scale`` is one
     over each column's largest ``|x_ij|``; ``theta`` is returned mapped back.
+    ``callback`` hears a :class:`~halfspaces._progress.Progress` after each iteration.
     """
     if col_scale is not None:
         D = np.asarray(col_scale, dtype=np.float64)
@@ -152,6 +171,7 @@ def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
     A, b, cones = _primal_constraints(X, y, fit_intercept, slack=not hard,
                                       xi_nonneg=not hard and loss == "hinge")
     solver = clarabel.DefaultSolver(P, q, A, b, cones, _settings(max_iter, tol, verbose))
+    _report_iterations(solver, callback, max_iter, tol)
     sol = solver.solve()
     status = str(sol.status).split(".")[-1]
     if status in ("PrimalInfeasible", "AlmostPrimalInfeasible"):
@@ -167,10 +187,11 @@ def svm_primal_qp(X, y: NDArray, C: float, *, fit_intercept: bool = True,
 
 def svm_dual_qp(K: NDArray, y: NDArray, C: float, *, fit_intercept: bool = True,
                 loss: str = "hinge", max_iter: int = 200, tol: float = 1e-9,
-                verbose: bool = False) -> QPResult:
+                verbose: bool = False, callback: Callback | None = None) -> QPResult:
     """Solve the dual SVM QP from a Gram matrix ``K`` (``n x n``, float64) and ``y`` in {-1,+1}.
 
     Returns ``alpha`` and ``theta_0`` (the multiplier of ``sum alpha_i y_i = 0``, or 0).
+    ``callback`` hears a :class:`~halfspaces._progress.Progress` after each iteration.
     """
     n = K.shape[0]
     y = np.asarray(y, dtype=np.float64)
@@ -197,6 +218,7 @@ def svm_dual_qp(K: NDArray, y: NDArray, C: float, *, fit_intercept: bool = True,
     b = np.concatenate(rhs)
 
     solver = clarabel.DefaultSolver(P, q, A, b, cones, _settings(max_iter, tol, verbose))
+    _report_iterations(solver, callback, max_iter, tol)
     sol = solver.solve()
     status = str(sol.status).split(".")[-1]
     if status in ("DualInfeasible", "AlmostDualInfeasible"):
