@@ -195,6 +195,10 @@ def test_read_linear_refuses_what_load_refuses(tmp_path):
         with pytest.raises(ModelFormatError):
             load(path)
         assert read_linear(path) is None
+    named = halfspaces.Perceptron().fit(X, [1, -1, 1])
+    named.feature_names_in_ = np.array(["a", "b"], dtype=object)  # predict on arrays warns
+    named.save(path)
+    assert read_linear(path) is None and load(path).feature_names_in_.size == 2
     path.write_bytes(path.read_bytes()[:200])
     assert read_linear(path) is None
     kernel = halfspaces.SVC(kernel="rbf").fit(X, [1, -1, 1])

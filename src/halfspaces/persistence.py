@@ -67,7 +67,8 @@ from ._model_codec import REGISTRY, _array_nodes, _Decoder, _Encoder, _resolve
 from ._schema import SchemaError
 from .datasets._io import atomic_write
 
-__all__ = ["save", "load", "ModelFormatError", "REGISTRY", "FORMAT_VERSION", "MAX_BYTES"]
+__all__ = ["save", "load", "read_linear", "LinearModel", "ModelFormatError", "REGISTRY",
+           "FORMAT_VERSION", "MAX_BYTES"]
 
 FORMAT_NAME = "halfspaces-model"
 FORMAT_VERSION = 1
@@ -389,13 +390,14 @@ def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Linea
     :func:`load` (entries, sizes, headers, JSON, checksum, and each attribute against its
     schema, with the rules between attributes) except the constructor parameters, whose
     table belongs to the class and which the prediction does not use. Returns None for any
-    other file: another class, an unfitted model, or anything that :func:`load` refuses
-    (so that :func:`load` says why, in its words).
+    other file: another class, an unfitted model, a model fitted with feature names, or
+    anything that :func:`load` refuses (so that :func:`load` says why, in its words).
     """
-    def linear(tree: dict) -> bool:
+    def linear(tree: dict) -> bool:  # feature names: the estimator warns on arrays
         attrs = tree.get("attrs")
         return tree.get("__estimator__") in LINEAR and isinstance(attrs, dict) \
-            and "coef_" in attrs and isinstance(tree.get("params"), dict)
+            and "coef_" in attrs and "feature_names_in_" not in attrs \
+            and isinstance(tree.get("params"), dict)
 
     try:
         read = _read(path, max_bytes, linear, with_params=False)

@@ -22,9 +22,10 @@ import scipy.sparse as sp
 
 from ._io import compression_of
 
-#: Above this size the compiled, threaded reader is faster, its import included (measured
-#: in benchmarks/bench_startup.py).
-SMALL_BYTES = 1 << 20
+#: Above this size ``predict`` reads with the compiled, threaded reader. The imports that
+#: the small reader saves pay for parsing some 18 MB with it (benchmarks/bench_startup.py);
+#: a few MB keep its Python lists small.
+SMALL_BYTES = 4 << 20
 
 _NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 _LINE = re.compile(rf"[ \t]*{_NUMBER}(?:[ \t]+[0-9]{{1,9}}:{_NUMBER})*[ \t]*")
