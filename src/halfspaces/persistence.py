@@ -44,6 +44,10 @@ checks on what it writes, so it never writes a file that :func:`load` refuses. F
 written atomically (temporary file in the same directory, then :func:`os.replace`): a crash
 leaves the old file intact.
 
+:func:`read_linear` runs steps 1 to 5 on the attributes of a linear model and returns its
+arrays without building the estimator (whose module imports scikit-learn and numba), for
+``halfspaces predict``.
+
 A parameter that is code (a callable kernel, callable hypotheses, a custom tokenizer)
 cannot be saved this way; :func:`save` says so. Such models can still be pickled, which
 executes code on load: only unpickle files you trust.
