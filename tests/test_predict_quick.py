@@ -11,6 +11,9 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import decimal_numbers
 from test_model_files import _replace, _set, craft
 
 import halfspaces
@@ -177,6 +180,46 @@ def test_small_reader_is_the_compiled_reader_bit_for_bit(tmp_path):
                 assert X.shape == X2.shape and y.tobytes() == y2.tobytes()
                 for part in ("data", "indices", "indptr"):
                     assert getattr(X, part).tobytes() == getattr(X2, part).tobytes(), part
+
+
+_ODD = st.sampled_from(["nan", "inf", "-inf", "1:", ":1", "qid:2", "1:2:3", "x", "-1:2",
+                        "1:0x1", "1e999", "1:1_0", "+1:2"])
+_SEP = st.sampled_from([" ", "\t", "  ", " \t"])
+
+
+@st.composite
+def _svmlight_text(draw):
+    """Lines of svmlight, mostly well formed: numbers of every shape, indices sometimes out
+    of order, now and then an odd token, comments, blank lines and \\r\\n ends."""
+    lines = []
+    for _ in range(draw(st.integers(0, 6))):
+        label = draw(decimal_numbers() | st.sampled_from(["1", "-1", "+1", "0.5"]))
+        indices = sorted(draw(st.sets(st.integers(0, 40), max_size=6)))
+        if draw(st.integers(0, 9)) == 0:
+            indices.reverse()
+        tokens = [label] + [f"{j}:{draw(decimal_numbers())}" for j in indices]
+        if draw(st.integers(0, 9)) == 0:
+            tokens.insert(draw(st.integers(0, len(tokens))), draw(_ODD))
+        line = draw(_SEP).join(tokens) + draw(st.sampled_from(["", " ", " # note", "#"]))
+        lines.append(line + draw(st.sampled_from(["\n", "\r\n", "\n\n"])))
+    return "".join(lines)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=_svmlight_text(), zero_based=st.booleans(),
+       n_features=st.sampled_from([None, 30, 41]))
+def test_small_reader_reads_as_the_compiled_reader_or_declines(tmp_path_factory, text,
+                                                               zero_based, n_features):
+    path = tmp_path_factory.mktemp("small") / "f.svm"
+    path.write_text(text)
+    small = read_small_svmlight(path, zero_based=zero_based, n_features=n_features)
+    if small is None:
+        return  # the compiled reader reads it (or says what is wrong)
+    X, y = load_svmlight(path, n_features, zero_based=zero_based)
+    X2, y2 = small
+    assert X.shape == X2.shape and y.tobytes() == y2.tobytes()
+    for part in ("data", "indices", "indptr"):
+        assert getattr(X, part).tobytes() == getattr(X2, part).tobytes(), part
 
 
 def test_read_linear_refuses_what_load_refuses(tmp_path):
