@@ -238,6 +238,8 @@ def test_read_linear_refuses_what_load_refuses(tmp_path):
         with pytest.raises(ModelFormatError):
             load(path)
         assert read_linear(path) is None
+    craft(path, fitted, _set("params", max_iter={"__estimator__": "Pipeline"}))
+    assert read_linear(path) is None  # a parameter that is not a plain value
     named = halfspaces.Perceptron().fit(X, [1, -1, 1])
     named.feature_names_in_ = np.array(["a", "b"], dtype=object)  # predict on arrays warns
     named.save(path)

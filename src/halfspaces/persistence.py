@@ -394,14 +394,18 @@ def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Linea
     :func:`load` (entries, sizes, headers, JSON, checksum, and each attribute against its
     schema, with the rules between attributes) except the constructor parameters, whose
     table belongs to the class and which the prediction does not use. Returns None for any
-    other file: another class, an unfitted model, a model fitted with feature names, or
-    anything that :func:`load` refuses (so that :func:`load` says why, in its words).
+    other file: another class, an unfitted model, a model fitted with feature names or with
+    a parameter that is not a plain value (a RandomState), or anything that :func:`load`
+    refuses (so that :func:`load` says why, in its words).
     """
-    def linear(tree: dict) -> bool:  # feature names: the estimator warns on arrays
-        attrs = tree.get("attrs")
+    def linear(tree: dict) -> bool:
+        attrs, params = tree.get("attrs"), tree.get("params")
+        # feature names: the estimator warns on arrays; parameters that are not plain
+        # values (a RandomState, anything crafted) are for load's checks to judge
         return tree.get("__estimator__") in LINEAR and isinstance(attrs, dict) \
             and "coef_" in attrs and "feature_names_in_" not in attrs \
-            and isinstance(tree.get("params"), dict)
+            and isinstance(params, dict) and all(
+                v is None or isinstance(v, (bool, int, float, str)) for v in params.values())
 
     try:
         read = _read(path, max_bytes, linear, with_params=False)
