@@ -82,6 +82,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
         "quick": ["--rows", "2000", "--cols", "1000", "--nnz", "10", "--repeat", "1",
                   "--scaling-rows", "1000", "3000", "--sections", "loader", "parallel",
                   "cache", "scaling"]}),
+    "bench_startup": ("bench_startup", {"full": [], "quick": ["--rounds", "3"]}),
     "bench_file_to_model": ("bench_file_to_model", {
         "full": [], "reduced": ["--rows", "100000"], "quick": ["--quick"]}),
 }

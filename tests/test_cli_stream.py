@@ -13,7 +13,7 @@ import pytest
 from halfspaces import AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron, cli
 from halfspaces._labels import format_label
 from halfspaces.cli import _models
-from halfspaces.datasets import load_svmlight
+from halfspaces.datasets import load_svmlight, small_svmlight
 from halfspaces.persistence import load
 
 
@@ -160,6 +160,7 @@ def test_predict_streams_a_svmlight_file(tmp_path, capsys, monkeypatch):
     assert _run(capsys, "train", train, "--algo", "pegasos", "--lam", "0.1", "--random-state",
                 "0", "-o", tmp_path / "m")[0] == 0
     monkeypatch.setattr(_models, "read_for_model", lambda *a: pytest.fail("read it whole"))
+    monkeypatch.setattr(small_svmlight, "SMALL_BYTES", 0)  # not the small-file path
     code, out, err = _run(capsys, "predict", tmp_path / "m", test)
     assert code == 0, err
     X, _ = load_svmlight(test, n_features=7)
@@ -167,7 +168,8 @@ def test_predict_streams_a_svmlight_file(tmp_path, capsys, monkeypatch):
     assert out == "".join(f"{int(p)}\n" for p in expected)
 
 
-def test_streamed_predict_gives_the_models_advice(tmp_path, capsys):
+def test_streamed_predict_gives_the_models_advice(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(small_svmlight, "SMALL_BYTES", 0)  # not the small-file path
     train = _write(tmp_path / "a.svm")
     assert _run(capsys, "train", train, "--algo", "perceptron", "-o", tmp_path / "m")[0] == 0
     wide = tmp_path / "wide.svm"

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.multiclass import check_classification_targets
 
 
 def check_classes(owner: str, y: NDArray, classes: ArrayLike | None) -> NDArray:
     """Return the sorted array of classes: ``classes`` if given, else ``unique(y)``."""
+    # scikit-learn here only: predict decodes labels in processes that never import it
+    from sklearn.utils.multiclass import check_classification_targets
+
     check_classification_targets(y)
     if classes is None:
         classes = np.unique(y)

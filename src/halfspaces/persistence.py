@@ -44,6 +44,10 @@ checks on what it writes, so it never writes a file that :func:`load` refuses. F
 written atomically (temporary file in the same directory, then :func:`os.replace`): a crash
 leaves the old file intact.
 
+:func:`read_linear` runs steps 1 to 5 on the attributes of a linear model and returns its
+arrays without building the estimator (whose module imports scikit-learn and numba), for
+``halfspaces predict``.
+
 A parameter that is code (a callable kernel, callable hypotheses, a custom tokenizer)
 cannot be saved this way; :func:`save` says so. Such models can still be pickled, which
 executes code on load: only unpickle files you trust.
@@ -58,7 +62,7 @@ import math
 import os
 import re
 import zipfile
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -67,7 +71,8 @@ from ._model_codec import REGISTRY, _array_nodes, _Decoder, _Encoder, _resolve
 from ._schema import SchemaError
 from .datasets._io import atomic_write
 
-__all__ = ["save", "load", "ModelFormatError", "REGISTRY", "FORMAT_VERSION", "MAX_BYTES"]
+__all__ = ["save", "load", "read_linear", "LinearModel", "ModelFormatError", "REGISTRY",
+           "FORMAT_VERSION", "MAX_BYTES"]
 
 FORMAT_NAME = "halfspaces-model"
 FORMAT_VERSION = 1
@@ -341,17 +346,82 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
     --------
     See :func:`save`.
     """
+    meta, arrays = _read(path, max_bytes)
+    model, metadata = _build(path, meta, arrays)  # 5. values and parameters, then objects
+    return (model, metadata) if with_metadata else model
+
+
+def _read(path, max_bytes: int, accept=None, *, with_params: bool = True):
+    """Steps 1 to 4 of :func:`load`: the metadata and the arrays, checked. ``accept(tree)``
+    may refuse a file by returning False before its schemas are checked; then None."""
     with _zip_archive(path) as zf:
         archive = _Archive(path, zf, max_bytes)  # 1. entries and their sizes
         meta_bytes, meta = _open_meta(path, archive)  # 2. the JSON
+        if accept is not None and not accept(meta["tree"]):
+            return None
         _check_headers(path, archive, meta["tree"])  # 2. the .npy headers
-        _schema.check_structure(meta["tree"])  # 3. the schemas, from dtypes and shapes
+        # 3. the schemas, from dtypes and shapes
+        _schema.check_structure(meta["tree"], with_params=with_params)
         arrays = {key: archive.read(key) for key in sorted(archive.entries)
                   if not key.startswith("__")}  # 4. decompressed
         digest = archive.read("__sha256__")
     _check_digest(path, str(digest), _digest(meta_bytes, arrays))  # 4. the checksum
-    model, metadata = _build(path, meta, arrays)  # 5. values and parameters, then objects
-    return (model, metadata) if with_metadata else model
+    return meta, arrays
+
+
+class LinearModel(NamedTuple):
+    """What a saved linear model predicts with (see :func:`read_linear`)."""
+
+    estimator: str  # the class name
+    coef: np.ndarray  # float64 (n_models, n_features)
+    intercept: np.ndarray  # float64 (n_models,)
+    classes: np.ndarray
+    n_features: int
+    metadata: dict
+
+
+#: The classes whose model is ``sign(<w, x> + b)`` (one-vs-rest: the argmax), saved with
+#: ``coef_`` and ``intercept_``; a kernel SVC has no ``coef_``.
+LINEAR = ("Perceptron", "AveragedPerceptron", "PegasosSVC", "LogisticRegression",
+          "LPSeparator", "SVC")
+
+
+def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> LinearModel | None:
+    """The arrays of a fitted linear model in ``path``, without building the estimator.
+
+    The estimator's module imports scikit-learn and numba, which a process that only
+    predicts (``halfspaces predict``) need not pay for. The file passes every check of
+    :func:`load` (entries, sizes, headers, JSON, checksum, and each attribute against its
+    schema, with the rules between attributes) except the constructor parameters, whose
+    table belongs to the class and which the prediction does not use. Returns None for any
+    other file: another class, an unfitted model, a model fitted with feature names or with
+    a parameter that is not a plain value (a RandomState), or anything that :func:`load`
+    refuses (so that :func:`load` says why, in its words).
+    """
+    def linear(tree: dict) -> bool:
+        attrs, params = tree.get("attrs"), tree.get("params")
+        # feature names: the estimator warns on arrays; parameters that are not plain
+        # values (a RandomState, anything crafted) are for load's checks to judge
+        return tree.get("__estimator__") in LINEAR and isinstance(attrs, dict) \
+            and "coef_" in attrs and "feature_names_in_" not in attrs \
+            and isinstance(params, dict) and all(
+                v is None or isinstance(v, (bool, int, float, str)) for v in params.values())
+
+    try:
+        read = _read(path, max_bytes, linear, with_params=False)
+        if read is None:
+            return None
+        meta, arrays = read
+        tree, metadata = meta["tree"], meta.get("metadata", {})
+        _check_metadata(metadata, "metadata")
+        decoder, name = _Decoder(arrays), tree["__estimator__"]
+        params = {k: decoder.decode(v, f"{name}.{k}") for k, v in tree["params"].items()}
+        attrs = {k: decoder.decode(v, f"{name}.{k}") for k, v in tree["attrs"].items()}
+        _schema.check_values(name, params, attrs, with_params=False)
+        return LinearModel(name, attrs["coef_"], attrs["intercept_"], attrs["classes_"],
+                           int(attrs["n_features_in_"]), metadata)
+    except Exception:  # noqa: BLE001 - load reports every problem, in its own words
+        return None
 
 
 @contextlib.contextmanager

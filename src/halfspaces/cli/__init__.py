@@ -18,7 +18,8 @@ with the library's advice re-worded as options (:func:`cli_terms`); with ``--jso
 error is a JSON object on standard output (``error``, ``file``, ``line``); an unknown option
 shows the sub-command's usage (status 2). ``--debug`` shows the traceback instead.
 ``halfspaces --help`` imports neither scikit-learn nor SciPy: each command imports what it
-uses.
+uses; ``predict`` with a linear model on a small svmlight file imports neither scikit-learn
+nor numba (``_quick.py``).
 
     _parser.py      the argument parser
     _options.py     algorithms, and the options that map 1:1 to parameters
@@ -26,6 +27,7 @@ uses.
     _estimators.py  the estimator --algo names
     _models.py      train, predict, evaluate
     _stream.py      train and predict from a svmlight file block by block (fit_file)
+    _quick.py       predict: a linear model, a small svmlight file, NumPy and SciPy alone
     _theory.py      play, bound
     _figures.py     plot, demo
     _data.py        data: the bundled sets written to files

@@ -103,13 +103,17 @@ def _scalar(value):
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from .._labels import format_label
-    from . import _stream
+    from . import _quick
 
-    model, metadata = load_model(args.model)
-    predictions = _stream.predict(model, metadata, args)  # a svmlight file in blocks
+    predictions = _quick.predict(args)  # a small file, a linear model: no sklearn, no numba
     if predictions is None:
-        X, _ = read_for_model(model, metadata, args, labelled=False)
-        predictions = _predict_blocks(model, X, args)
+        from . import _stream
+
+        model, metadata = load_model(args.model)
+        predictions = _stream.predict(model, metadata, args)  # a svmlight file in blocks
+        if predictions is None:
+            X, _ = read_for_model(model, metadata, args, labelled=False)
+            predictions = _predict_blocks(model, X, args)
     text = "".join(format_label(p) + "\n" for p in predictions)
     if args.output and args.output != "-":
         write_atomic(args.output, text)
