@@ -52,6 +52,12 @@ def keep_params(estimator, arguments: dict) -> None:
 class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class: see the module docstring. Not part of the public API."""
 
+    #: Whether ``fit``'s first pass proves ``X`` finite (it scores every row with a sum that
+    #: has a term for each stored value, and stops on an inf or nan score): then a fresh
+    #: ``fit`` leaves the scan for inf and nan to that pass, and calls
+    #: ``_validation.check_finite`` when it stops (see ``BatchPerceptronMixin.fit``).
+    _first_pass_checks_finite = False
+
     # -- hooks -----------------------------------------------------------------------------
     def _init_state(self, X, n_models: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -92,7 +98,9 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         Returns the validated ``X`` and the encoded labels."""
         self._validate_params()
         warm = getattr(self, "warm_start", False) and hasattr(self, "classes_")
-        X, y = validate_X_y(self, X, y, reset=not warm)
+        # A warm start scans X first: bad input must not change the model it continues.
+        X, y = validate_X_y(self, X, y, reset=not warm,
+                            finite=warm or not self._first_pass_checks_finite)
         classes = check_classes(type(self).__name__, y, None)
         if not (warm and np.array_equal(classes, self.classes_)):
             self._start(X, classes)
