@@ -148,3 +148,18 @@ def test_the_majority_check_warns_exactly_when_predict_is_below_the_majority(cla
                     f" {majority_share(y):.3f}") in below[0]
         warned.append(bool(below))
     assert any(warned) and not all(warned)
+
+
+def test_the_first_fault_in_row_order_is_reported_whatever_its_kind():
+    # A nan in row 2 and a column index out of range in row 5: the index-only sweep of fit
+    # finds row 5 first, and the full sweep then reports row 2, as validation always did.
+    X, y = data(n=8, d=4)
+    X[:, 0] = 1.0
+    M = sp.csr_matrix(X)
+    M.data[M.indptr[2]] = np.nan
+    M.indices[M.indptr[5]] = 9
+    with pytest.raises(ValueError, match=r"contains NaN at row 2, column 0"):
+        Perceptron(max_iter=1).fit(M, y)
+    M.data[M.indptr[2]] = 1.0
+    with pytest.raises(ValueError, match=r"X\.indices has 9 at row 5"):
+        Perceptron(max_iter=1).fit(M, y)
