@@ -51,6 +51,8 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "bench_svc": ("bench_svc", {
         "full": [], "quick": ["--quick", "--datasets", "reuters", "synthetic", "--synthetic",
                               "20000x10000", "--repeats", "1", "--qp-rows", "1000"]}),
+    "bench_svc_small": ("bench_svc_small", {
+        "full": [], "quick": ["--repeats", "1", "--inner", "1"]}),
     "bench_svc_1m": ("bench_svc", {
         "full": [*_SVC_1M, "--synthetic", "1000000x100000", "--repeats", "3"],
         "reduced": [*_SVC_1M, "--synthetic", "200000x100000", "--repeats", "3"],

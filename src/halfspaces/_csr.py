@@ -15,7 +15,7 @@ OK, BAD_SHAPE, BAD_INDPTR, BAD_INDEX, NOT_FINITE = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
-def _csr_sweep(bits, mask, indices, indptr, n_features):
+def _csr_sweep(bits, mask, indices, indptr, n_features, finite):
     """One pass over CSR arrays: the first fault, and whether the matrix is canonical.
 
     ``bits`` is the data viewed as unsigned integers of its width, ``mask`` the exponent
@@ -25,6 +25,8 @@ def _csr_sweep(bits, mask, indices, indptr, n_features):
     indptr[row + 1] <= nnz`` fails), ``BAD_INDEX`` (``indices[p]`` of ``row`` is outside
     ``[0, n_features)``) and ``NOT_FINITE`` (``data[p]`` is inf or nan); ``canonical`` is
     whether the indices of each row seen are strictly increasing (sorted, no duplicates).
+    With ``finite`` false the data is not read (no ``NOT_FINITE``): for a caller whose first
+    pass proves the values finite (a score with an inf or nan term is not finite).
 
     A row is checked without a branch per entry and with unsigned positions (no
     wraparound test, as in the kernels): on 200,000 x 100,000 with 80 entries per row this
@@ -46,21 +48,22 @@ def _csr_sweep(bits, mask, indices, indptr, n_features):
             bad |= np.uint64(j) >= d  # a negative index wraps to a huge one
             increasing &= j > previous
             previous = j
-            bad |= (bits[p] & mask) == mask
+            if finite:  # loop-invariant: compiled as two loops
+                bad |= (bits[p] & mask) == mask
         canonical &= increasing
         if bad:  # find the first fault of the row
             for p in range(start, end):
                 if not 0 <= indices[p] < n_features:
                     return BAD_INDEX, i, p, canonical
-                if (bits[p] & mask) == mask:
+                if finite and (bits[p] & mask) == mask:
                     return NOT_FINITE, i, p, canonical
     return OK, -1, -1, canonical
 
 
-def csr_fault(X) -> tuple[int, int, int, bool]:
+def csr_fault(X, finite: bool = True) -> tuple[int, int, int, bool]:
     """``_csr_sweep``'s ``(fault, row, p, canonical)`` for a CSR matrix with float32 or
     float64 data, after the O(1) checks that make the sweep safe (``BAD_SHAPE`` when they
-    fail)."""
+    fail); ``finite=False`` leaves out the scan of the values."""
     n, d = X.shape
     data, indices, indptr = X.data, X.indices, X.indptr
     if indptr.shape != (n + 1,) or data.shape != indices.shape or indptr[0] < 0:
@@ -71,4 +74,4 @@ def csr_fault(X) -> tuple[int, int, int, bool]:
         bits, mask = data.view(np.uint64), np.uint64(0x7FF0000000000000)
     else:  # callers convert first (validate_X, check_X)
         raise TypeError(f"csr_fault needs float32 or float64 data; got {data.dtype}.")
-    return _csr_sweep(bits, mask, indices, indptr, d)
+    return _csr_sweep(bits, mask, indices, indptr, d, finite)

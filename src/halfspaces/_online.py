@@ -35,7 +35,7 @@ from ._base import ParamsMixin, SaveMixin
 from ._labels import check_classes, decode_scores, encode_pm
 from ._primitives import as_rows, check_pass
 from ._specs import Int
-from ._validation import validate_X, validate_X_y
+from ._validation import check_csr, validate_X, validate_X_y
 
 #: ``max_iter`` of an online learner: passes over the data.
 EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
@@ -51,6 +51,12 @@ def keep_params(estimator, arguments: dict) -> None:
 
 class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Base class: see the module docstring. Not part of the public API."""
+
+    #: Whether ``fit``'s first pass proves ``X`` finite (it scores every row with a sum that
+    #: has a term for each stored value, and stops on an inf or nan score): then a fresh
+    #: ``fit`` leaves the scan for inf and nan to that pass, and calls
+    #: ``_validation.check_finite`` when it stops (see ``BatchPerceptronMixin.fit``).
+    _first_pass_checks_finite = False
 
     # -- hooks -----------------------------------------------------------------------------
     def _init_state(self, X, n_models: int) -> None:  # pragma: no cover - abstract
@@ -92,7 +98,9 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         Returns the validated ``X`` and the encoded labels."""
         self._validate_params()
         warm = getattr(self, "warm_start", False) and hasattr(self, "classes_")
-        X, y = validate_X_y(self, X, y, reset=not warm)
+        # A warm start scans X first: bad input must not change the model it continues.
+        X, y = validate_X_y(self, X, y, reset=not warm,
+                            finite=warm or not self._first_pass_checks_finite)
         classes = check_classes(type(self).__name__, y, None)
         if not (warm and np.array_equal(classes, self.classes_)):
             self._start(X, classes)
@@ -119,6 +127,13 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         ``classes`` is required on the first call. Adds the pass's mistakes to
         ``n_mistakes_``.
         """
+        block = self._fast_block(X, y, classes)
+        if block is not None:
+            X, y = block
+            self.n_mistakes_ += self._run_pass(X, encode_pm(y, self.classes_),
+                                               np.arange(X.shape[0]))
+            self.n_iter_ += 1
+            return self
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
@@ -194,6 +209,31 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         if row.shape != (self.n_features_in_,) or not np.isfinite(row).all():
             return None
         return row.reshape(1, -1)
+
+    def _fast_block(self, X, y, classes) -> tuple | None:
+        """``(X, y)`` checked, when a later ``partial_fit`` may skip scikit-learn's checks.
+
+        The case of a stream's blocks (a cache's memory-mapped ones, ``fit_stream``, Dask):
+        a fitted learner of the base ``partial_fit``, given a CSR block of float32/float64
+        data with its ``n_features_in_`` columns and at least one row, a 1-D array of
+        labels that are all in ``classes_``, and ``classes`` None or ``classes_``. Then
+        scikit-learn's checks (about 1.5 ms a block, more than the pass on a block of 4,000
+        rows) would find nothing; the
+        compiled sweep of :func:`~halfspaces._validation.check_csr` still runs (the passes
+        index with X.indices). Anything else returns None and takes the full path, which
+        also words the errors.
+        """
+        if (not hasattr(self, "classes_") or hasattr(self, "feature_names_in_")
+                or type(self).partial_fit is not OnlineClassifier.partial_fit
+                or not (sp.issparse(X) and X.format == "csr" and X.ndim == 2
+                        and X.shape[0] >= 1 and X.shape[1] == self.n_features_in_
+                        and X.dtype in (np.float32, np.float64))
+                or not (isinstance(y, np.ndarray) and y.shape == (X.shape[0],)
+                        and np.isin(y, self.classes_).all())
+                or not (classes is None
+                        or np.array_equal(np.unique(np.asarray(classes)), self.classes_))):
+            return None
+        return check_csr(type(self).__name__, X), y
 
     def score_one(self, x: ArrayLike) -> float:
         """The learner's score for one example (its sign is the prediction)."""

@@ -18,11 +18,11 @@ from halfspaces.datasets.cache import CacheError, cache_path, open_cached
 
 
 def mapped(a) -> bool:
-    """Whether the array is a view of a memory-mapped file."""
+    """Whether the array is a view of a memory-mapped file (through a memoryview too)."""
     while a is not None:
         if isinstance(a, (np.memmap, mmap.mmap)):
             return True
-        a = getattr(a, "base", None)
+        a = a.obj if isinstance(a, memoryview) else getattr(a, "base", None)
     return False
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import tempfile
@@ -90,9 +91,38 @@ class CachedData:
         self.n_features = int(header["n_features"])
         self.zero_based = bool(header["zero_based"])
         self.classes = np.array(header["classes"], dtype=np.float64)
+        self._layouts: dict[Path, tuple] = {}  # (shape, dtype, offset) of each .npy file read
 
     def _file(self, k: int, what: str) -> Path:
         return self.directory / f"{k:06d}.{what}.npy"
+
+    def _map(self, k: int, what: str) -> np.ndarray:
+        """Block ``k``'s array ``what``, memory-mapped read-only, as
+        ``np.load(mmap_mode="r")`` maps it, with each file's header read once: every pass
+        maps the blocks again (so that only the blocks in use are mapped), and np.load's
+        header parsing and path resolution took about 0.3 ms a file, 4 files a block (on
+        200,000 x 100,000 rows of 80 entries, 50 blocks, about half of a pass's time
+        outside the compiled pass)."""
+        path = self._file(k, what)
+        with open(path, "rb") as fh:
+            layout = self._layouts.get(path)
+            if layout is None:
+                version = np.lib.format.read_magic(fh)
+                if version not in ((1, 0), (2, 0)):  # np.save writes 1.0 (2.0: huge headers)
+                    return np.load(path, mmap_mode="r")
+                read = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
+                        np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read(fh)
+                if dtype.hasobject:
+                    raise CacheError(f"{path} holds Python objects, not numbers: the cache is"
+                                     " damaged; delete the directory to rebuild it.")
+                layout = self._layouts[path] = (shape, dtype, fh.tell())
+            shape, dtype, offset = layout
+            count = int(np.prod(shape))
+            if count == 0:  # mmap cannot map an empty range
+                return np.empty(shape, dtype=dtype)
+            buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        return np.frombuffer(buffer, dtype=dtype, count=count, offset=offset).reshape(shape)
 
     def __iter__(self) -> Iterator[tuple]:
         return self.blocks()
@@ -101,8 +131,7 @@ class CachedData:
         """Yield ``(X, y)`` (or ``(X, y, sample_weight)``) for each block, memory-mapped:
         only the blocks in use are mapped, so memory stays bounded."""
         for k, (rows, nnz) in enumerate(self.header["blocks"]):
-            arrays = [np.load(self._file(k, what), mmap_mode="r")
-                      for what in ("data", "indices", "indptr", "labels")]
+            arrays = [self._map(k, what) for what in ("data", "indices", "indptr", "labels")]
             data, indices, indptr, labels = arrays
             if data.shape != (nnz,) or indptr.shape != (rows + 1,) or labels.shape != (rows,):
                 raise CacheError(f"{self.directory}: block {k} does not match header.json (the"
@@ -110,7 +139,7 @@ class CachedData:
             X = sp.csr_matrix((data, indices, indptr), shape=(rows, self.n_features))
             X.has_sorted_indices = True
             if weights:
-                yield X, labels, np.load(self._file(k, "weights"), mmap_mode="r")
+                yield X, labels, self._map(k, "weights")
             else:
                 yield X, labels
 

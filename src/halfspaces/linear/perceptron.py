@@ -37,6 +37,8 @@ from .._primitives import (
     row_prefetch,
 )
 from .._specs import Bool, Seed
+from .._validation import check_finite
+from ..exceptions import NumericalError
 
 
 @njit(cache=True)
@@ -104,6 +106,34 @@ def linear_scores(X, coef: NDArray, intercept: NDArray, owner: str) -> NDArray[n
     return out.ravel() if coef.shape[0] == 1 else out
 
 
+@njit(cache=True)
+def _rows_right(X, W, B, Y, need):
+    """How many rows the linear model ``(W, B)`` predicts right, in row order, stopping once
+    ``need`` rows are; a PassResult whose first field is that count (not mistakes), which
+    stops at the first row whose score is inf or nan.
+
+    Scores are summed as in :func:`_linear_scores`; the prediction is ``predict``'s: the
+    positive class when the score is ``>= 0`` (one model), else the first model of highest
+    score. ``Y[k, i]`` is row i's label for model k in {-1, +1} (one row for two classes).
+    """
+    right = 0
+    for i in range(n_rows(X)):
+        if right >= need:
+            break
+        best, k_best = -math.inf, 0
+        for k in range(W.shape[0]):
+            score = row_dot(X, i, W[k]) + B[k]
+            if not math.isfinite(score):
+                return PassResult(right, SCORE_NOT_FINITE, i)
+            if score > best:
+                best, k_best = score, k
+        if W.shape[0] == 1:
+            right += 1 if (best >= 0.0) == (Y[0, i] > 0.0) else 0
+        else:
+            right += 1 if Y[k_best, i] > 0.0 else 0
+    return PassResult(right, FINITE, -1)
+
+
 class BatchPerceptronMixin:
     """``fit`` as the batch perceptron, for an OnlineClassifier with ``fit_intercept``,
     ``max_iter``, ``shuffle`` and ``random_state``: passes over the data until one makes no
@@ -135,16 +165,22 @@ class BatchPerceptronMixin:
         right than always predicting the most frequent label) warns with a
         ``UserWarning`` that gives both accuracies: with ``shuffle=False`` on a file in time
         order (its distribution drifting along the rows), the model follows the file's end.
-        The check costs one prediction pass, and none after a clean pass of the perceptron.
+        The check costs at most one prediction pass (it stops once the model is right on
+        as many rows as the majority class), and none after a clean pass of the perceptron.
         """
         X, y_pm = self._prepare_fit(X, y)
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         self.converged_ = False
         with self._fit_scope(X):
-            for _ in range(self.max_iter):
+            for epoch in range(self.max_iter):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
-                mistakes = self._fit_epoch(X, y_pm, order)
+                try:
+                    mistakes = self._fit_epoch(X, y_pm, order)
+                except NumericalError:
+                    if epoch == 0 and self._first_pass_checks_finite:
+                        check_finite(self, X)  # inf or nan in X: the input's error
+                    raise
                 if mistakes == 0:
                     self.converged_ = True
                     break
@@ -162,17 +198,27 @@ class BatchPerceptronMixin:
     def _warn_below_majority(self, X, y_pm: NDArray) -> None:
         """Warn when the fitted model is right on fewer training rows than the majority
         class is (``y_pm``: fit's labels in {-1, +1}, one row per binary problem for OvR)."""
-        truth = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_)
-        accuracy = float(np.mean(decode_scores(self._decision(X), self.classes_) == truth))
-        majority = float(np.unique(truth, return_counts=True)[1].max() / truth.size)
-        if accuracy >= majority:
+        n = X.shape[0]
+        positives = np.count_nonzero(y_pm > 0.0, axis=-1)
+        majority_rows = int(max(n - positives, positives) if y_pm.ndim == 1 else
+                            positives.max())
+        right = self._rows_right(X, y_pm, majority_rows)
+        if right >= majority_rows:
             return
+        accuracy, majority = right / n, majority_rows / n
         hint = (" The rows were visited in the given order (shuffle=False): if the file is"
                 " sorted or in time order, fit with shuffle=True." if not self.shuffle else "")
         warnings.warn(
             f"{type(self).__name__}: the fitted model is right on {accuracy:.3f} of its"
             f" training rows, below the {majority:.3f} of always predicting the majority"
             f" class.{hint}", UserWarning, stacklevel=3)
+
+
+    def _rows_right(self, X, y_pm: NDArray, need: int) -> int:
+        """How many training rows the model predicts right, or any count ``>= need`` once
+        that many are (a subclass may stop there)."""
+        truth = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_)
+        return int(np.count_nonzero(decode_scores(self._decision(X), self.classes_) == truth))
 
 
 class Perceptron(BatchPerceptronMixin, OnlineClassifier):
@@ -240,6 +286,7 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
 
     _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
                               "random_state": Seed(), "warm_start": Bool()}
+    _first_pass_checks_finite = True  # every pass of the family scores each row it visits
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False):
@@ -255,3 +302,10 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def _decision(self, X) -> NDArray[np.float64]:
         return linear_scores(X, self.coef_, self.intercept_, type(self).__name__)
+
+    def _rows_right(self, X, y_pm: NDArray, need: int) -> int:
+        # _decision's scores, compiled, without storing them, stopping at `need` rows right.
+        rows = y_pm.reshape(1, -1) if y_pm.ndim == 1 else y_pm
+        return check_pass(type(self).__name__, _rows_right(
+            as_rows(X), np.ascontiguousarray(self.coef_, dtype=np.float64),
+            np.ascontiguousarray(self.intercept_, dtype=np.float64), rows, need))

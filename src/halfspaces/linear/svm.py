@@ -254,8 +254,9 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
             raise param_error("SVC", "lam", f"large enough that C = 1/(lam n) is finite (n = {n})",
                               self.lam, "Use C=np.inf for the hard margin, or a lam of 1e-12"
                               " or more.")
-        check_row_norms("SVC", X)
         self.solver_ = self._pick_solver(X)
+        if self.solver_ != "dcd":  # dcd_svm checks them as it computes its curvatures
+            check_row_norms("SVC", X)
         if self.verbose:
             print(f"SVC: solver={self.solver!r} -> {self.solver_!r} (kernel={self.kernel!r},"
                   f" n_samples={n}, {'sparse' if sp.issparse(X) else 'dense'})")
