@@ -231,10 +231,9 @@ def _array_error(owner: str, exc: ValueError, X: Any, name: str = "X") -> ValueE
         where, _, count = _first_bad_cell(values, lambda a: ~np.isfinite(a))
         more = f" (and {count - 1} more cells)" if count > 1 else ""
         fix = ("Give every row a label, or drop the unlabelled rows" if name == "y" else
-               "Replace them (e.g. impute missing values with"
-               " sklearn.impute.SimpleImputer) or drop those rows")
-        return ValueError(f"{owner}: {name} contains {what} at {where}{more}; every value must"
-                          f" be finite. {fix}.")
+               "Replace it (e.g. impute it) or drop the row")
+        return ValueError(f"{owner}: Input {name} contains {what} at {where}{more}; every"
+                          f" value must be finite. {fix}.")
     if text.startswith("could not convert string to float"):
         values = np.asarray(X, dtype=object)
         where, first, _ = _first_bad_cell(values, np.vectorize(_not_a_number, otypes=[bool]))

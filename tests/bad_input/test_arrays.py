@@ -19,42 +19,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from bad_input_data import ESTIMATORS, X, Y
 from sklearn.exceptions import NotFittedError
 
-from halfspaces import (
-    SVC,
-    AveragedPerceptron,
-    KernelPegasosSVC,
-    KernelPerceptron,
-    LogisticRegression,
-    LPSeparator,
-    NumericalError,
-    PegasosSVC,
-    Perceptron,
-    VotedPerceptron,
-)
+from halfspaces import NumericalError
 from halfspaces.experts import HalvingClassifier, WeightedMajorityClassifier
-
-# Six rows labelled by the sign of the first feature: realizable by the hypothesis e_0 of the
-# experts' class, so every estimator fits them.
-X = np.array([[1.0, 0.5, -0.2], [-1.0, 0.3, 0.1], [2.0, -0.4, 0.5], [-2.0, 0.1, -0.3],
-              [0.5, 0.2, 0.2], [-0.5, -0.1, 0.4]])
-Y = (X[:, 0] > 0).astype(int)
-HYPOTHESES = np.vstack([np.eye(3), -np.eye(3)])
-
-ESTIMATORS = {
-    "Perceptron": lambda: Perceptron(random_state=0),
-    "AveragedPerceptron": lambda: AveragedPerceptron(random_state=0),
-    "VotedPerceptron": lambda: VotedPerceptron(random_state=0),
-    "KernelPerceptron": lambda: KernelPerceptron(random_state=0),
-    "HalvingClassifier": lambda: HalvingClassifier(HYPOTHESES),
-    "WeightedMajorityClassifier": lambda: WeightedMajorityClassifier(HYPOTHESES),
-    "PegasosSVC": lambda: PegasosSVC(random_state=0),
-    "KernelPegasosSVC": lambda: KernelPegasosSVC(random_state=0),
-    "SVC": lambda: SVC(solver="qp"),  # "auto" picks dcd for sparse X: another optimum
-    "LogisticRegression": lambda: LogisticRegression(),
-    "LPSeparator": lambda: LPSeparator(),
-}
 
 
 def _with(i: int, j: int, value) -> np.ndarray:
@@ -108,24 +77,26 @@ class Case:
 
 CASES = [
     Case("nan_in_X", lambda e: e.fit(_with(2, 1, np.nan), Y), ValueError,
-         r"X contains NaN", r"row 2, column 1", r"impute|drop those rows"),
+         r"X contains NaN", r"row 2, column 1", r"impute it\) or drop the row"),
     Case("inf_in_X", lambda e: e.fit(_with(3, 2, np.inf), Y), ValueError,
-         r"X contains infinity", r"row 3, column 2", r"Replace them|drop those rows"),
+         r"X contains infinity", r"row 3, column 2", r"impute it\) or drop the row"),
     Case("minus_inf_in_X", lambda e: e.fit(_with(0, 0, -np.inf), Y), ValueError,
-         r"X contains infinity", r"row 0, column 0", r"Replace them|drop those rows"),
+         r"X contains infinity", r"row 0, column 0", r"impute it\) or drop the row"),
     Case("nan_in_X_at_predict", lambda e: _fitted(e).predict(_with(5, 2, np.nan)),
-         ValueError, r"X contains NaN", r"row 5, column 2", r"impute|drop those rows"),
+         ValueError, r"X contains NaN", r"row 5, column 2", r"impute it\) or drop the row"),
     Case("nan_in_list_X", lambda e: e.fit(_with(1, 1, np.nan).tolist(), Y), ValueError,
-         r"X contains NaN", r"row 1, column 1", r"impute|drop those rows"),
+         r"X contains NaN", r"row 1, column 1", r"impute it\) or drop the row"),
     Case("inf_in_csr_X", lambda e: e.fit(_csr_with(data={7: np.inf}), Y), ValueError,
          r"X contains infinity", r"row 2, column 1", r"Replace it|drop the row"),
     Case("nan_in_y", lambda e: e.fit(X, np.where(Y == 1, 1.0, np.nan)), ValueError,
          r"y contains NaN", r"index 1", r"label|drop the unlabelled rows"),
     Case("nan_in_pandas_X", lambda e: e.fit(pd.DataFrame(_with(4, 1, np.nan)), Y),
-         ValueError, r"X contains NaN", r"row 4, column 1", r"impute|drop those rows"),
+         ValueError, r"X contains NaN", r"row 4, column 1", r"impute it\) or drop the row"),
     Case("overflow_1e308", lambda e: e.fit(OVERFLOWING, Y), NumericalError,
          r"non-finite|overflow", r"row \d", r"Scale the features",
          applies=lambda e: not isinstance(e, (HalvingClassifier, WeightedMajorityClassifier))),
+    Case("X_too_wide_for_a_weight_vector", lambda e: e.fit(_wide_csr(), Y), ValueError,
+         r"X has 1099511627776 columns", r"cannot be allocated", r"smaller n_features"),
     Case("X_1d", lambda e: e.fit(X[:, 0], Y), ValueError,
          r"must be 2-D", r"got a 1-D array of shape \(6,\)", r"reshape\(-1, 1\)"),
     Case("X_3d", lambda e: e.fit(X[:, :, None], Y), ValueError,
@@ -180,6 +151,13 @@ CASES = [
     Case("csc_invalid_structure", lambda e: e.fit(_broken_csc(), Y), ValueError,
          r"not a valid CSC matrix", r"X", r"Build it with scipy\.sparse|pass a CSR"),
 ]
+
+
+def _wide_csr() -> sp.csr_matrix:
+    """X's rows in a CSR matrix of 2**40 columns (8 TiB of float64 weights)."""
+    C = sp.csr_matrix(X)
+    return sp.csr_matrix((C.data, C.indices.astype(np.int64), C.indptr.astype(np.int64)),
+                         shape=(6, 2**40))
 
 
 def _broken_csc() -> sp.csc_matrix:

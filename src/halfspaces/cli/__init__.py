@@ -100,6 +100,7 @@ _CLI_TERMS = [
     (re.compile(r"\b(such as|or|use|Use) ([A-Z]\w+)\b"), _algo_of),
     (re.compile(r"(?<![-\w])(?<!--set )([A-Za-z_]+)=([-+\w.]+?)(?=[;,)]|\.?(?:\s|$))"),
      _flag_value),
+    (re.compile(r"\blabel_column (?=-?\d)"), "--label-column "),
     (re.compile(r"\bnp\.inf\b"), "inf"),
     (re.compile(r"\ba finite C\b"), "a finite --C"),
     (re.compile(r"Enlarge the hypothesis class"),

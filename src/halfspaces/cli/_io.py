@@ -8,7 +8,6 @@ import dataclasses
 import io
 import json
 import math
-import os
 import re
 import sys
 from typing import Any

@@ -38,10 +38,9 @@ import numpy as np
 _COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
 _NAMES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 BOM = codecs.BOM_UTF8
-# How to fix a file that cannot be opened, by errno (added to the system's own words).
+# How to fix a file that cannot be opened, by errno (added to the system's own words; a
+# missing file needs no advice).
 _OPEN_HINTS = {
-    errno.ENOENT: "check the path (a relative one starts at the current folder)",
-    errno.ENOTDIR: "a part of the path is a file, not a folder; check the path",
     errno.EISDIR: "it is a folder; give a data file inside it",
     errno.ELOOP: "the symbolic link leads to itself (a loop of links); point it at the data"
                  " file",
@@ -229,7 +228,12 @@ def read_text(path, encoding: str = "utf-8") -> str:
     ------
     DataFormatError
         Bytes that are not ``encoding`` text, naming the line where they stand.
+    ValueError
+        ``encoding`` is not the name of a codec Python knows.
     """
+    from .._specs import Encoding, check_param
+
+    check_param("load", "encoding", encoding, Encoding())
     with open_binary(path) as f:
         raw = f.read()
     if raw.startswith(BOM) and codecs.lookup(encoding).name == "utf-8":
