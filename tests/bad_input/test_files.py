@@ -443,3 +443,28 @@ def test_label_outside_the_models_classes(tmp_path, capsys):
     assert re.search(r"test\.svm: .*labels \['3'\] are not among the model's classes"
                      r" \['-1', '1'\] \(the first at row 1\); evaluate on data labelled with"
                      r" the model's classes", err), err
+
+
+@pytest.mark.parametrize("case", [c for c in FILE_CASES if c.id in (
+    "symlink_loop", "gzip_cut_short", "missing_file", "folder")], ids=lambda c: c.id)
+def test_streamed_training_reports_the_file_problem(case, tmp_path, monkeypatch, capsys):
+    """train --no-shuffle --cache reads svmlight in blocks: the same one line as read whole
+    (a link loop was called "a pipe is read once")."""
+    path = _path(case, tmp_path, monkeypatch)
+    code = cli.main(["train", str(path), "--algo", "perceptron", "--no-shuffle", "--cache",
+                     "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "m.hs")])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.splitlines()) == 1, err
+    _check(err, case, case.cli_fix, path)
+
+
+def test_streamed_training_with_an_unallocatable_n_features(tmp_path, capsys):
+    path = tmp_path / "a.svm"
+    path.write_bytes(GOOD)
+    code = cli.main(["train", str(path), "--algo", "perceptron", "--no-shuffle", "--cache",
+                     "--cache-dir", str(tmp_path / "cache"), "--n-features", str(2**40),
+                     "-o", str(tmp_path / "m.hs")])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert re.search(r"X has 1099511627776 columns.* cannot be allocated here.* a smaller"
+                     r" --n-features \(or leave it out", err), err

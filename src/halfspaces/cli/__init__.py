@@ -101,6 +101,8 @@ _CLI_TERMS = [
     (re.compile(r"(?<![-\w])(?<!--set )([A-Za-z_]+)=([-+\w.]+?)(?=[;,)]|\.?(?:\s|$))"),
      _flag_value),
     (re.compile(r"\blabel_column (?=-?\d)"), "--label-column "),
+    (re.compile(r"\ba smaller n_features \(or leave it None:"),
+     "a smaller --n-features (or leave it out:"),
     (re.compile(r"\bnp\.inf\b"), "inf"),
     (re.compile(r"\ba finite C\b"), "a finite --C"),
     (re.compile(r"Enlarge the hypothesis class"),
