@@ -205,6 +205,8 @@ ARRAY_CASES = [pytest.param(case, name, id=f"{case.id}-{name}")
 
 @pytest.mark.filterwarnings("ignore::halfspaces.NotSeparableWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # overflow_1e308
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # ditto
 @pytest.mark.parametrize(("case", "name"), ARRAY_CASES)
 def test_bad_array(case, name):
     est = ESTIMATORS[name]()

@@ -265,7 +265,6 @@ def load_model(path: str) -> tuple[Any, dict]:
     from ..persistence import load
 
     check_readable(path)
-
     return load(path, with_metadata=True)
 
 

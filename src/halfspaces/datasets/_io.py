@@ -1,7 +1,10 @@
 """Shared plumbing for the readers and writers: compressed files, atomic writes, errors.
 
 Compression is chosen by the file name's extension (``.gz``, ``.bz2``, ``.xz``), with the
-standard library's :mod:`gzip`, :mod:`bz2` and :mod:`lzma`. Readers take files that are not
+standard library's :mod:`gzip`, :mod:`bz2` and :mod:`lzma`; damaged or truncated compressed
+data is a :class:`DataFormatError` at the line where the data stops, and a path that cannot
+be opened (a folder, a loop of symbolic links, no permission) an :class:`OSError` that says
+how to fix it (:func:`open_binary`, :func:`check_readable`). Readers take files that are not
 regular files (a pipe, ``/dev/stdin``, a FIFO) as streams, read once from start to end, and
 skip a UTF-8 byte-order mark at the start. Every writer goes through :func:`atomic_write`:
 for a regular file the bytes go to a temporary file in the target's directory, which is
@@ -68,7 +71,8 @@ class DataFormatError(ValueError):
     reason : str or None
         A tag for the problems a caller may re-word: ``"zero_index"`` (an index 0 in a
         file read as 1-based), ``"n_features"`` (an index beyond ``n_features``),
-        ``"no_examples"``.
+        ``"no_examples"``, ``"encoding"`` (bytes that are not the encoding's text),
+        ``"compression"`` (damaged or truncated compressed data).
     """
 
     def __init__(self, path, line: int | None, message: str, column: int | None = None, *,
