@@ -250,24 +250,24 @@ def _array_error(owner: str, exc: ValueError, X: Any, name: str = "X") -> ValueE
                           " Give every row the same number of features (0 where a feature"
                           " is absent), or pass a scipy.sparse matrix.")
     if text.startswith("Complex data not supported"):
-        return ValueError(f"{owner}: {name} holds complex numbers; the estimators need real"
-                          f" ones. Pass {name}.real, or the real and imaginary parts as"
-                          f" columns: np.hstack([{name}.real, {name}.imag]).")
+        return ValueError(f"{owner}: Complex data not supported: {name} holds complex"
+                          f" numbers; the estimators need real ones. Pass {name}.real, or the"
+                          f" real and imaginary parts as columns:"
+                          f" np.hstack([{name}.real, {name}.imag]).")
     if text.startswith("Expected 2D array"):
         kind = "a scalar" if np.ndim(X) == 0 else "a 1-D array"
         return ValueError(f"{owner}: {name} must be 2-D (n_samples, n_features); got {kind}"
-                          f" of shape {np.shape(X)}. Reshape it: {name}.reshape(-1, 1) if it is"
-                          f" one feature, {name}.reshape(1, -1) if it is one example.")
+                          f" of shape {np.shape(X)}. Reshape your data: {name}.reshape(-1, 1)"
+                          f" if it is one feature, {name}.reshape(1, -1) if it is one example.")
     if text.startswith("Found array with dim"):
         return ValueError(f"{owner}: {name} must be 2-D (n_samples, n_features); got"
                           f" {np.ndim(X)} dimensions, shape {np.shape(X)}. Reshape it, e.g."
                           f" {name}.reshape(len({name}), -1).")
     if text.startswith("Found array with 0 sample"):
-        return ValueError(f"{owner}: {name} has no rows (shape {np.shape(X)}); pass at least"
-                          " one example.")
+        return ValueError(f"{owner}: {first}: {name} has no rows; pass at least one example.")
     if text.startswith("Found array with 0 feature"):
-        return ValueError(f"{owner}: {name} has no columns (shape {np.shape(X)}); pass at"
-                          " least one feature.")
+        return ValueError(f"{owner}: {first}: {name} has no columns; pass at least one"
+                          " feature.")
     if " features, but " in first and "is expecting" in first:
         expected = first.rsplit("expecting ", 1)[1].split()[0]
         return ValueError(f"{first}. Pass {name} with the same {expected} columns, in the"

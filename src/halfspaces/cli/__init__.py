@@ -87,7 +87,7 @@ _CLI_TERMS = [
     # scikit-learn's paragraphs after its first sentence
     (re.compile(r"^(Input (?:X |y )?contains (?:NaN|infinity)[^.]*)\..*"),
      r"\1: remove those values or replace them by numbers"),
-    (re.compile(r"^Found array with 0 feature\(s\).*"),
+    (re.compile(r"^(?:\w+: )?Found array with 0 feature\(s\).*"),
      "no feature columns were read: check --format, --delimiter and --label-column"),
     # a Python function or attribute where the command has a name of its own
     (re.compile(r"^(?:[a-z]+_[a-z_]+|load): "), ""),
