@@ -187,7 +187,7 @@ def test_compressed_csv_and_vw_dispatch(tmp_path, capsys):
     ("1,2,3\n1,2\n", 0, r"bad.csv:2: expected 3 fields, got 2"),
     ("1,2,3\n1,x,3\n", 0, r"bad.csv:2: expected a number in column 1, got 'x'"),
     ("a,b\n1,2\n", "nope", r"bad.csv:1: no column named 'nope'"),
-    ("1,2\n", 5, r"bad.csv:1: label_column 5 is out of range for 2 columns"),
+    ("1,2\n", 5, r"bad.csv:1: --label-column 5 is out of range for 2 columns"),
     ("\n\n", 0, r"bad.csv:1: the file has no data rows"),
 ])
 def test_csv_errors_name_file_and_line(tmp_path, capsys, content, column, match):

@@ -172,17 +172,23 @@ def validate_X(estimator: Any, X: Any, *, reset: bool, allow_sparse: bool = True
     sparse = sp.issparse(X)
     if sparse:
         _check_compressed(owner, X)
-    X = validate_data(
-        estimator,
-        X,
-        reset=reset,
-        accept_sparse="csr" if allow_sparse else False,
-        dtype=[np.float64, np.float32],
-        order="C",
-        accept_large_sparse=True,
-        ensure_all_finite=finite and not sparse,
-    )
-    return check_csr(owner, X, finite) if sparse else X
+    try:
+        X = validate_data(
+            estimator,
+            X,
+            reset=reset,
+            accept_sparse="csr" if allow_sparse else False,
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=True,
+            ensure_all_finite=finite and not sparse,
+        )
+    except ValueError as exc:
+        raise _array_error(owner, exc, X) from exc
+    if sparse:
+        _check_weights_allocatable(owner, X.shape[1])
+        return check_csr(owner, X, finite)
+    return X
 
 
 def check_finite(estimator: Any, X: Any) -> None:
@@ -197,7 +203,103 @@ def check_finite(estimator: Any, X: Any) -> None:
     if sp.issparse(X):
         check_csr(type(estimator).__name__, X)
     else:
-        check_array(X, dtype=None, order=None, input_name="X", estimator=estimator)
+        try:
+            check_array(X, dtype=None, order=None, input_name="X", estimator=estimator)
+        except ValueError as exc:
+            raise _array_error(type(estimator).__name__, exc, X) from exc
+
+
+# Below this many columns (1 GiB of float64 weights) a weight vector is not probed.
+_PROBE_COLUMNS = 1 << 27
+
+
+def _check_weights_allocatable(owner: str, n_features: int) -> None:
+    """Refuse a sparse X with more columns than a weight vector can be allocated for (a dense
+    X that wide could not exist), instead of a MemoryError in the middle of fit."""
+    from .datasets._io import weights_size_if_too_large
+
+    size = weights_size_if_too_large(n_features) if n_features > _PROBE_COLUMNS else None
+    if size is not None:
+        raise ValueError(
+            f"{owner}: X has {n_features} columns, and a weight vector that long ({size} of"
+            " float64) cannot be allocated here. Use fewer columns: read the file with a"
+            " smaller n_features (or leave it None: the largest index + 1), or hash the"
+            " features into fewer buckets."
+        )
+
+
+def _first_bad_cell(values: Any, bad) -> tuple[str, tuple[int, ...], int]:
+    """``("row i, column j" or "index i", (i, j), count)`` of the cells where ``bad(values)``
+    holds."""
+    cells = np.argwhere(bad(values))
+    first = tuple(int(k) for k in cells[0])
+    where = ", ".join(f"{axis} {k}" for axis, k in zip(
+        ("row", "column") if values.ndim == 2 else ("index",), first, strict=False))
+    return where, first, len(cells)
+
+
+def _not_a_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
+def _array_error(owner: str, exc: ValueError, X: Any, name: str = "X") -> ValueError:
+    """scikit-learn's complaint ``exc`` about the array ``X`` (named ``name``) re-worded as
+    ours: the estimator, where in X (row and column) and how to fix it; ``exc`` itself when
+    it is not one of scikit-learn's array checks."""
+    text = str(exc)
+    first = text.split(".", 1)[0]
+    if text.startswith(f"Input {name} contains"):
+        what = "NaN" if "NaN" in first else "infinity"
+        values = np.asarray(X.to_numpy() if hasattr(X, "to_numpy") else X, dtype=np.float64)
+        where, _, count = _first_bad_cell(values, lambda a: ~np.isfinite(a))
+        more = f" (and {count - 1} more cells)" if count > 1 else ""
+        fix = ("Give every row a label, or drop the unlabelled rows" if name == "y" else
+               "Replace it (e.g. impute it) or drop the row")
+        return ValueError(f"{owner}: Input {name} contains {what} at {where}{more}; every"
+                          f" value must be finite. {fix}.")
+    if text.startswith("could not convert string to float"):
+        values = np.asarray(X, dtype=object)
+        where, first, _ = _first_bad_cell(values, np.vectorize(_not_a_number, otypes=[bool]))
+        cell = values[first]
+        return ValueError(f"{owner}: {name} must hold numbers, but the cell at {where} is"
+                          f" {cell!r}. Encode text or categories as numbers first (e.g."
+                          " sklearn.preprocessing.OneHotEncoder, or a vectorizer for texts).")
+    if text.startswith("setting an array element with a sequence"):
+        lengths = [np.size(row) for row in X] if isinstance(X, (list, tuple)) else []
+        row = next((i for i, n in enumerate(lengths) if n != lengths[0]), None)
+        where = "" if row is None else (f": row {row} has {lengths[row]} values but row 0"
+                                        f" has {lengths[0]}")
+        return ValueError(f"{owner}: {name} is ragged (its rows differ in length){where}."
+                          " Give every row the same number of features (0 where a feature"
+                          " is absent), or pass a scipy.sparse matrix.")
+    if text.startswith("Complex data not supported"):
+        return ValueError(f"{owner}: Complex data not supported: {name} holds complex"
+                          f" numbers; the estimators need real ones. Pass {name}.real, or the"
+                          f" real and imaginary parts as columns:"
+                          f" np.hstack([{name}.real, {name}.imag]).")
+    if text.startswith("Expected 2D array"):
+        kind = "a scalar" if np.ndim(X) == 0 else "a 1-D array"
+        return ValueError(f"{owner}: {name} must be 2-D (n_samples, n_features); got {kind}"
+                          f" of shape {np.shape(X)}. Reshape your data: {name}.reshape(-1, 1)"
+                          f" if it is one feature, {name}.reshape(1, -1) if it is one example.")
+    if text.startswith("Found array with dim"):
+        return ValueError(f"{owner}: {name} must be 2-D (n_samples, n_features); got"
+                          f" {np.ndim(X)} dimensions, shape {np.shape(X)}. Reshape it, e.g."
+                          f" {name}.reshape(len({name}), -1).")
+    if text.startswith("Found array with 0 sample"):
+        return ValueError(f"{owner}: {first}: {name} has no rows; pass at least one example.")
+    if text.startswith("Found array with 0 feature"):
+        return ValueError(f"{owner}: {first}: {name} has no columns; pass at least one"
+                          " feature.")
+    if " features, but " in first and "is expecting" in first:
+        expected = first.rsplit("expecting ", 1)[1].split()[0]
+        return ValueError(f"{first}. Pass {name} with the same {expected} columns, in the"
+                          " same order, as the data the model was fitted on.")
+    return exc
 
 
 def check_X(owner: str, X: Any, **check_array_params: Any) -> Any:
@@ -206,7 +308,10 @@ def check_X(owner: str, X: Any, **check_array_params: Any) -> Any:
     sparse = sp.issparse(X)
     if sparse:
         _check_compressed(owner, X)
-    X = check_array(X, input_name="X", ensure_all_finite=not sparse, **check_array_params)
+    try:
+        X = check_array(X, input_name="X", ensure_all_finite=not sparse, **check_array_params)
+    except ValueError as exc:
+        raise _array_error(owner, exc, X) from exc
     return check_csr(owner, X) if sparse else X
 
 
@@ -218,7 +323,11 @@ def validate_X_y(estimator: Any, X: Any, y: Any, *, reset: bool, allow_sparse: b
             f"{type(estimator).__name__} requires y to be passed, but the target y is None."
         )
     X = validate_X(estimator, X, reset=reset, allow_sparse=allow_sparse, finite=finite)
-    y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=True, input_name="y")
+    try:
+        y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=True,
+                        input_name="y")
+    except ValueError as exc:
+        raise _array_error(type(estimator).__name__, exc, y, "y") from exc
     if y.ndim == 2 and y.shape[1] == 1:
         y = column_or_1d(y, warn=True)  # warns DataConversionWarning, as scikit-learn does
     if y.ndim != 1:

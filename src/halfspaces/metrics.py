@@ -73,8 +73,11 @@ def evaluate(model: Any, X: ArrayLike, y: ArrayLike) -> dict[str, Any]:
         return result
     unseen = np.setdiff1d(np.unique(y), classes)
     if unseen.size:
+        row = int(np.flatnonzero(~np.isin(y, classes))[0])
         raise ValueError(f"evaluate: labels {[format_label(u) for u in unseen[:5]]} are not"
-                         f" among the model's classes {[format_label(c) for c in classes]}")
+                         f" among the model's classes {[format_label(c) for c in classes]}"
+                         f" (the first at row {row}); evaluate on data labelled with the"
+                         " model's classes, or train on data that has these labels too")
     y_pm = encode_pm(y, classes)
     z = y_pm * scores
     result.update(zero_one=float(np.mean(losses.zero_one(z))),

@@ -170,5 +170,5 @@ def test_an_error_in_the_reading_thread_reaches_the_consumer(tmp_path):
         f.write(b"1 1:1\n" * 10000)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])  # a truncated gzip stream
-    with pytest.raises(EOFError):
+    with pytest.raises(DataFormatError, match=r"broken\.svm\.gz:\d+: the gzip data ends"):
         list(iter_blocks(path, block_bytes=1000, n_features=1, zero_based=False))

@@ -89,7 +89,7 @@ _CLI_TERMS = [
     # scikit-learn's paragraphs after its first sentence
     (re.compile(r"^(Input (?:X |y )?contains (?:NaN|infinity)[^.]*)\..*"),
      r"\1: remove those values or replace them by numbers"),
-    (re.compile(r"^Found array with 0 feature\(s\).*"),
+    (re.compile(r"^(?:\w+: )?Found array with 0 feature\(s\).*"),
      "no feature columns were read: check --format, --delimiter and --label-column"),
     # a Python function or attribute where the command has a name of its own
     (re.compile(r"^(?:[a-z]+_[a-z_]+|load): "), ""),
@@ -102,6 +102,9 @@ _CLI_TERMS = [
     (re.compile(r"\b(such as|or|use|Use) ([A-Z]\w+)\b"), _algo_of),
     (re.compile(r"(?<![-\w])(?<!--set )([A-Za-z_]+)=([-+\w.]+?)(?=[;,)]|\.?(?:\s|$))"),
      _flag_value),
+    (re.compile(r"\blabel_column (?=-?\d)"), "--label-column "),
+    (re.compile(r"\ba smaller n_features \(or leave it None:"),
+     "a smaller --n-features (or leave it out:"),
     (re.compile(r"\bnp\.inf\b"), "inf"),
     (re.compile(r"\ba finite C\b"), "a finite --C"),
     (re.compile(r"Enlarge the hypothesis class"),

@@ -8,7 +8,6 @@ import dataclasses
 import io
 import json
 import math
-import os
 import re
 import sys
 from typing import Any
@@ -71,6 +70,7 @@ def read_data(path: str, fmt: str | None = None, *, hints: dict[str, str] | None
     if wrong:
         raise CLIError(f"{path}: {', '.join(wrong)} does not apply to {fmt} data (given by"
                        " --format or the file's extension)")
+    _check_n_features(options.get("n_features"))
     source = sys.stdin.buffer if path == STDIN else path
     try:
         data = load(source, fmt, **options)
@@ -84,6 +84,18 @@ def read_data(path: str, fmt: str | None = None, *, hints: dict[str, str] | None
                        " raw text: read it with --format csv --delimiter tab (the label in"
                        " --label-column, default the first)")
     return data
+
+
+def _check_n_features(n_features: int | None) -> None:
+    """Refuse an --n-features whose weight vector cannot be allocated, before reading."""
+    from ..datasets._io import weights_size_if_too_large
+
+    size = weights_size_if_too_large(n_features) if n_features and n_features > 0 else None
+    if size is not None:
+        raise CLIError(f"--n-features {n_features}: a weight vector that long ({size} of"
+                       " float64) cannot be allocated here; pass a smaller --n-features"
+                       " (e.g. 1048576), or leave it out to take the largest index of the"
+                       " file")
 
 
 def _data_format(args: argparse.Namespace, default: str = "svmlight") -> str:
@@ -251,10 +263,10 @@ def model_hints(args: argparse.Namespace, n_features: int | None, recorded) -> d
 def load_model(path: str) -> tuple[Any, dict]:
     """``(model, metadata)`` saved by ``train`` (any estimator or a text Pipeline); the
     metadata says how the training data was read (format, zero_based, n_features)."""
-    if not os.path.exists(path):
-        raise FileNotFoundError(2, "No such file or directory", str(path))
+    from ..datasets._io import check_readable
     from ..persistence import load
 
+    check_readable(path)
     return load(path, with_metadata=True)
 
 

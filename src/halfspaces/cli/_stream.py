@@ -16,6 +16,7 @@ import os
 import sys
 from typing import NamedTuple
 
+from ..datasets._io import check_readable
 from . import _estimators
 from ._io import (
     _HINTS,
@@ -49,6 +50,8 @@ class Streamed(NamedTuple):
 
 def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     """Why this training cannot stream (None: it can)."""
+    if args.data != STDIN:
+        check_readable(args.data)  # a missing or unreadable file is that error, not "a pipe"
     if args.data == STDIN or not os.path.isfile(args.data):
         from ..datasets.bundled import bundled_name
 

@@ -1,7 +1,10 @@
 """Shared plumbing for the readers and writers: compressed files, atomic writes, errors.
 
 Compression is chosen by the file name's extension (``.gz``, ``.bz2``, ``.xz``), with the
-standard library's :mod:`gzip`, :mod:`bz2` and :mod:`lzma`. Readers take files that are not
+standard library's :mod:`gzip`, :mod:`bz2` and :mod:`lzma`; damaged or truncated compressed
+data is a :class:`DataFormatError` at the line where the data stops, and a path that cannot
+be opened (a folder, a loop of symbolic links, no permission) an :class:`OSError` that says
+how to fix it (:func:`open_binary`, :func:`check_readable`). Readers take files that are not
 regular files (a pipe, ``/dev/stdin``, a FIFO) as streams, read once from start to end, and
 skip a UTF-8 byte-order mark at the start. Every writer goes through :func:`atomic_write`:
 for a regular file the bytes go to a temporary file in the target's directory, which is
@@ -20,6 +23,7 @@ from __future__ import annotations
 import bz2
 import codecs
 import contextlib
+import errno
 import gzip
 import lzma
 import os
@@ -27,6 +31,7 @@ import queue
 import stat
 import tempfile
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO
@@ -34,7 +39,17 @@ from typing import IO
 import numpy as np
 
 _COMPRESSORS = {".gz": gzip, ".bz2": bz2, ".xz": lzma}
+_NAMES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 BOM = codecs.BOM_UTF8
+# How to fix a file that cannot be opened, by errno (added to the system's own words; a
+# missing file needs no advice).
+_OPEN_HINTS = {
+    errno.EISDIR: "it is a folder; give a data file inside it",
+    errno.ELOOP: "the symbolic link leads to itself (a loop of links); point it at the data"
+                 " file",
+    errno.EACCES: "this user may not read the file or search a folder on its path; make"
+                  " them readable (chmod) or copy the file where you may read it",
+}
 
 
 class DataFormatError(ValueError):
@@ -56,7 +71,8 @@ class DataFormatError(ValueError):
     reason : str or None
         A tag for the problems a caller may re-word: ``"zero_index"`` (an index 0 in a
         file read as 1-based), ``"n_features"`` (an index beyond ``n_features``),
-        ``"no_examples"``.
+        ``"no_examples"``, ``"encoding"`` (bytes that are not the encoding's text),
+        ``"compression"`` (damaged or truncated compressed data).
     """
 
     def __init__(self, path, line: int | None, message: str, column: int | None = None, *,
@@ -95,6 +111,28 @@ def _is_stream(path) -> bool:
     return hasattr(path, "read") and not isinstance(path, (str, bytes, os.PathLike))
 
 
+def explained(exc: OSError, path) -> OSError:
+    """``exc`` (from opening or examining ``path``) with how to fix it after the system's
+    words, e.g. ``Too many levels of symbolic links; the symbolic link leads to itself ...``
+    (the same type, errno and file name; ``exc`` itself when there is no advice)."""
+    hint = _OPEN_HINTS.get(exc.errno)
+    if hint is None or not exc.strerror or hint in exc.strerror:
+        return exc
+    return type(exc)(exc.errno, f"{exc.strerror}; {hint}", os.fspath(path))
+
+
+def check_readable(path) -> None:
+    """Raise an :class:`OSError` that says why and how to fix it unless ``path`` names
+    something a reader can open: it exists (through its symbolic links, which must not loop)
+    and is not a folder."""
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
+    except OSError as exc:
+        raise explained(exc, path) from None
+
+
 def require_regular_file(path, caller: str, why: str) -> None:
     """Raise a ValueError unless ``path`` is a regular file, which can be read twice.
 
@@ -104,6 +142,7 @@ def require_regular_file(path, caller: str, why: str) -> None:
     if _is_stream(path):
         kind = "an open file object"
     else:
+        check_readable(path)
         mode = os.stat(path).st_mode
         if stat.S_ISREG(mode):
             return
@@ -112,17 +151,78 @@ def require_regular_file(path, caller: str, why: str) -> None:
     raise ValueError(f"{caller}: {name} is {kind}, which can be read only once, but {why}.")
 
 
-def open_binary(path) -> IO[bytes]:
+@contextlib.contextmanager
+def open_binary(path) -> Iterator[IO[bytes]]:
     """Open ``path`` for reading bytes, decompressing by extension.
 
-    An already open binary file object is used as it is (and left open).
+    An already open binary file object is used as it is (and left open). A file that cannot
+    be opened raises an :class:`OSError` that says how to fix it (:func:`explained`); damaged
+    or truncated compressed data read in the block raises a :class:`DataFormatError` naming
+    the line where the data stops (:func:`_decompression_error`).
     """
     if _is_stream(path):
-        return contextlib.nullcontext(path)
-    kind = compression_of(path)
+        f, close = path, False
+    else:
+        kind = compression_of(path)
+        try:
+            f = open(path, "rb") if kind is None else _COMPRESSORS[kind].open(path, "rb")
+        except OSError as exc:
+            raise explained(exc, path) from None
+        close = True
+    try:
+        yield f
+    except (EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
+        error = _decompression_error(path, exc)
+        if error is None:
+            raise
+        raise error from None
+    finally:
+        if close:
+            f.close()
+
+
+def _decompression_error(path, exc: BaseException) -> DataFormatError | None:
+    """The DataFormatError for ``exc`` raised while decompressing ``path`` (None if ``exc``
+    is not a decompression error): at the line where the readable data stops (re-read here,
+    for a file), saying what to do."""
+    kind = None if _is_stream(path) else compression_of(path)
+    # gzip.BadGzipFile and bz2's "Invalid data stream" are OSErrors without an errno
+    if isinstance(exc, OSError) and (exc.errno is not None or kind is None) \
+            and not isinstance(exc, gzip.BadGzipFile):
+        return None
+    name = _NAMES.get(kind, "compressed")
+    if isinstance(exc, EOFError):
+        problem = (f"the {name} data ends before its end-of-stream marker: the file was cut"
+                   " short")
+        hint = "copy or download it again (an interrupted transfer leaves such a file)"
+    else:
+        problem = f"the {name} data is damaged ({exc})"
+        hint = (f"copy or download it again; if it is not {name}-compressed, rename it"
+                f" without {kind}" if kind else "copy or download it again")
+    return DataFormatError(path, _lines_before_failure(path, kind), problem, hint=hint,
+                           reason="compression")
+
+
+_DECOMPRESSORS = {".gz": lambda: zlib.decompressobj(wbits=31), ".bz2": bz2.BZ2Decompressor,
+                  ".xz": lzma.LZMADecompressor}
+
+
+def _lines_before_failure(path, kind: str | None) -> int | None:
+    """The 1-based line on which the decompressed data of the file ``path`` stops (None for
+    a stream, which cannot be read again): every byte that decompresses is counted."""
     if kind is None:
-        return open(path, "rb")
-    return _COMPRESSORS[kind].open(path, "rb")
+        return None
+    newlines = 0
+    decompressor = _DECOMPRESSORS[kind]()
+    with contextlib.suppress(EOFError, zlib.error, lzma.LZMAError, OSError), \
+            open(path, "rb") as raw:
+        while chunk := raw.read(1 << 16):
+            while chunk:
+                newlines += decompressor.decompress(chunk).count(b"\n")
+                chunk = decompressor.unused_data if decompressor.eof else b""
+                if chunk:  # the next member of a multi-member file
+                    decompressor = _DECOMPRESSORS[kind]()
+    return newlines + 1
 
 
 def read_text(path, encoding: str = "utf-8") -> str:
@@ -132,7 +232,12 @@ def read_text(path, encoding: str = "utf-8") -> str:
     ------
     DataFormatError
         Bytes that are not ``encoding`` text, naming the line where they stand.
+    ValueError
+        ``encoding`` is not the name of a codec Python knows.
     """
+    from .._specs import Encoding, check_param
+
+    check_param("load", "encoding", encoding, Encoding())
     with open_binary(path) as f:
         raw = f.read()
     if raw.startswith(BOM) and codecs.lookup(encoding).name == "utf-8":

@@ -121,6 +121,10 @@ def load_csv(
         raise DataFormatError(path, int(lines[i]), f"expected a finite number in column"
                               f" {original}, got {features[i, j].strip()!r}")
     labels = np.char.strip(table[:, column])
+    empty = np.flatnonzero(labels == "")
+    if empty.size:  # else every label would become a string, "" one of the classes
+        raise DataFormatError(path, int(lines[empty[0]]), f"the label (column {column}) is"
+                              " empty", hint="give every row a label, or drop the row")
     try:
         y = labels.astype(np.float64)
     except ValueError:

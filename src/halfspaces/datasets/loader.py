@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._io import DataFormatError, _is_stream, compression_of
+from ._io import DataFormatError, _is_stream, check_readable, compression_of
 from .bundled import BUNDLED, bundled_name, open_bundled
 
 __all__ = ["FORMATS", "Dataset", "detect_format", "load"]
@@ -150,9 +150,11 @@ def load(path, format: str | None = None, **options) -> Dataset:
         raise ValueError(f"load: {', '.join(map(repr, wrong))} does not apply to {format} files;"
                          f" {format} takes {', '.join(_OPTIONS[format])}.")
     name = getattr(path, "name", "<stream>") if _is_stream(path) else os.fspath(path)
-    if not _is_stream(path) and not os.path.exists(path):
-        raise FileNotFoundError(2, "No such file or directory, nor a bundled data set ("
-                                + ", ".join(BUNDLED) + ")", str(name))
+    if not _is_stream(path):
+        if not os.path.lexists(path):
+            raise FileNotFoundError(2, "No such file or directory, nor a bundled data set ("
+                                    + ", ".join(BUNDLED) + ")", str(name))
+        check_readable(path)
     X, y, zero_based = _READERS[format](path, **given)
     return Dataset(X, np.asarray(y), str(name), format, zero_based)
 

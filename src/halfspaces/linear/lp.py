@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
 from .._specs import Bool, Choice
-from .._validation import validate_X, validate_X_y
+from .._validation import check_row_norms, validate_X, validate_X_y
 from ..exceptions import NotSeparableWarning
 from ..solvers.lp import (
     describe_rows,
@@ -154,6 +154,7 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
+        check_row_norms("LPSeparator", X)  # HiGHS fails on features of 1e154 or more
         self.classes_ = check_classes("LPSeparator", y, None)
         y_pm = encode_pm(y, self.classes_)
         X = X.astype(np.float64, copy=False)
