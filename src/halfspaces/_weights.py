@@ -1,0 +1,71 @@
+"""Example weights: ``sample_weight`` checked, and ``class_weight`` folded into it.
+
+A weight ``s_i >= 0`` multiplies example ``i``'s term in the objective (``C s_i`` in the SVM,
+``s_i loss_i`` in logistic regression). In the ``lam`` form ``1/n sum_i loss_i`` becomes
+``1/S sum_i s_i loss_i`` with ``S = sum_i s_i``, so that an integer weight ``k`` is the row
+repeated ``k`` times and a weight 0 is the row removed, exactly, in either form.
+
+``class_weight`` has scikit-learn's meaning: ``None`` (every class 1), ``"balanced"``
+(class ``c`` weighs ``n / (n_classes * n_c)``, counted on the unweighted labels) or a dict
+``{label: weight}`` (classes not named weigh 1); the example's weight is its class weight
+times its ``sample_weight``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["example_weights"]
+
+
+def example_weights(owner: str, sample_weight: ArrayLike | None, y: NDArray,
+                    class_weight=None, classes: NDArray | None = None
+                    ) -> NDArray[np.float64] | None:
+    """The weight of each example, or None when every weight is 1 (the unweighted path).
+
+    ``sample_weight``: None or ``n`` finite numbers ``>= 0`` with a positive sum; ``y`` the
+    labels as given (``classes`` their sorted distinct values). Messages name ``owner``
+    (e.g. ``"SVC.fit"``) and the first bad entry.
+    """
+    n = y.shape[0]
+    s = None
+    if sample_weight is not None:
+        s = np.asarray(sample_weight)
+        if s.ndim == 0 or s.dtype.kind not in "biuf":
+            raise ValueError(f"{owner}: 'sample_weight' must be None or one number >= 0 per"
+                             f" example ({n}); got {s!r:.80}.")
+        s = np.array(s, dtype=np.float64).ravel() if s.ndim == 1 else s
+        if s.ndim != 1 or s.shape[0] != n:
+            raise ValueError(f"{owner}: 'sample_weight' must have one entry per example of X"
+                             f" ({n}); got shape {np.shape(sample_weight)}.")
+        bad = np.flatnonzero(~(np.isfinite(s) & (s >= 0)))
+        if bad.size:
+            raise ValueError(f"{owner}: 'sample_weight' must be finite and >= 0; got"
+                             f" {s[bad[0]]!r} at example {bad[0]}. A weight of 0 leaves the"
+                             " example out.")
+    if class_weight is not None:
+        s = np.ones(n) if s is None else s.copy()
+        s *= _class_factors(owner, class_weight, y, classes)
+    if s is not None and not s.sum() > 0:
+        what = "sample_weight" if class_weight is None else "sample_weight times class_weight"
+        raise ValueError(f"{owner}: every example weight ({what}) is zero, so there is"
+                         " nothing to learn from; give some example a positive weight.")
+    return s
+
+
+def _class_factors(owner: str, class_weight, y: NDArray, classes: NDArray) -> NDArray:
+    """Each example's class weight."""
+    index = np.searchsorted(classes, y)
+    if isinstance(class_weight, str):  # "balanced": n / (n_classes * n_c)
+        counts = np.bincount(index, minlength=classes.size)
+        per_class = y.shape[0] / (classes.size * np.maximum(counts, 1))
+        return per_class[index]
+    per_class = np.ones(classes.size)
+    for label, weight in class_weight.items():
+        hit = np.flatnonzero(classes == label)
+        if hit.size == 0:
+            raise ValueError(f"{owner}: class_weight names the label {label!r}, which is not"
+                             f" among the classes {classes.tolist()}; use the labels of y.")
+        per_class[hit[0]] = float(weight)
+    return per_class[index]
