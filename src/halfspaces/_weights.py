@@ -42,8 +42,8 @@ def example_weights(owner: str, sample_weight: ArrayLike | None, y: NDArray,
         bad = np.flatnonzero(~(np.isfinite(s) & (s >= 0)))
         if bad.size:
             raise ValueError(f"{owner}: 'sample_weight' must be finite and >= 0; got"
-                             f" {s[bad[0]]!r} at example {bad[0]}. A weight of 0 leaves the"
-                             " example out.")
+                             f" {float(s[bad[0]])!r} at example {bad[0]}. A weight of 0"
+                             " leaves the example out.")
     if class_weight is not None:
         s = np.ones(n) if s is None else s.copy()
         s *= _class_factors(owner, class_weight, y, classes)

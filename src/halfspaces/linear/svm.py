@@ -277,7 +277,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
             X, y, s = X[kept], y[kept], s[kept]
             missing = np.setdiff1d(self.classes_, y)
             if missing.size:
-                raise ValueError(f"SVC.fit: class {missing[0]!r} has no example with a"
+                raise ValueError(f"SVC.fit: class {missing.tolist()[0]!r} has no example with a"
                                  " positive weight, so the SVM cannot separate it; give"
                                  " it some weight, or leave its examples out of y.")
         n = X.shape[0] if s is None else float(s.sum())
