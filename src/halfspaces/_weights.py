@@ -6,9 +6,10 @@ A weight ``s_i >= 0`` multiplies example ``i``'s term in the objective (``C s_i`
 repeated ``k`` times and a weight 0 is the row removed, exactly, in either form.
 
 ``class_weight`` has scikit-learn's meaning: ``None`` (every class 1), ``"balanced"``
-(class ``c`` weighs ``n / (n_classes * n_c)``, counted on the unweighted labels) or a dict
-``{label: weight}`` (classes not named weigh 1); the example's weight is its class weight
-times its ``sample_weight``.
+(class ``c`` weighs ``S / (n_classes * S_c)``, ``S_c`` the sum of ``sample_weight`` over the
+class, its count without weights: ``n / (n_classes * n_c)``) or a dict ``{label: weight}``
+(classes not named weigh 1); the example's weight is its class weight times its
+``sample_weight``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["example_weights"]
+from ._specs import NONE, Choice, ClassWeights, OneOf
+
+__all__ = ["CLASS_WEIGHT", "example_weights"]
+
+#: ``class_weight`` in a ``_parameter_constraints`` table.
+CLASS_WEIGHT = OneOf(NONE, Choice("balanced"), ClassWeights()).about(
+    "the weight of each class", "Pass None, 'balanced' or e.g. class_weight={0: 1.0, 1: 5.0}.")
 
 
 def example_weights(owner: str, sample_weight: ArrayLike | None, y: NDArray,
@@ -45,8 +52,8 @@ def example_weights(owner: str, sample_weight: ArrayLike | None, y: NDArray,
                              f" {float(s[bad[0]])!r} at example {bad[0]}. A weight of 0"
                              " leaves the example out.")
     if class_weight is not None:
-        s = np.ones(n) if s is None else s.copy()
-        s *= _class_factors(owner, class_weight, y, classes)
+        factors = _class_factors(owner, class_weight, y, classes, s)
+        s = factors if s is None else s * factors
     if s is not None and not s.sum() > 0:
         what = "sample_weight" if class_weight is None else "sample_weight times class_weight"
         raise ValueError(f"{owner}: every example weight ({what}) is zero, so there is"
@@ -54,12 +61,13 @@ def example_weights(owner: str, sample_weight: ArrayLike | None, y: NDArray,
     return s
 
 
-def _class_factors(owner: str, class_weight, y: NDArray, classes: NDArray) -> NDArray:
+def _class_factors(owner: str, class_weight, y: NDArray, classes: NDArray,
+                   s: NDArray | None) -> NDArray:
     """Each example's class weight."""
     index = np.searchsorted(classes, y)
-    if isinstance(class_weight, str):  # "balanced": n / (n_classes * n_c)
-        counts = np.bincount(index, minlength=classes.size)
-        per_class = y.shape[0] / (classes.size * np.maximum(counts, 1))
+    if isinstance(class_weight, str):  # "balanced": S / (n_classes * S_c)
+        counts = np.bincount(index, weights=s, minlength=classes.size)
+        per_class = counts.sum() / (classes.size * np.where(counts > 0, counts, 1.0))
         return per_class[index]
     per_class = np.ones(classes.size)
     for label, weight in class_weight.items():

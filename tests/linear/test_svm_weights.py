@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import (
     check_sample_weight_equivalence_on_sparse_data,
 )
 
+import halfspaces
 from halfspaces import SVC, LogisticRegression
 
 
@@ -131,3 +132,48 @@ def test_a_class_without_weight_is_an_error_for_the_svm():
     with pytest.raises(ValueError, match=r"SVC.fit: class 1 has no example with a positive"
                                          r" weight"):
         SVC().fit(X, y, sample_weight=(y == 0).astype(float))
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {True: 0.5, False: 3.0}])
+def test_class_weight_as_sklearn(class_weight):
+    X, _, _ = _data(n=60)
+    y = np.arange(60) % 3 == 0  # unbalanced: 20 True, 40 False
+    s = np.random.default_rng(4).uniform(0.2, 2.0, size=60)
+    ours = LogisticRegression(C=0.5, tol=1e-10, max_iter=1000, class_weight=class_weight)
+    ref = SkLogisticRegression(C=0.5, tol=1e-12, max_iter=10000, class_weight=class_weight)
+    np.testing.assert_allclose(ours.fit(X, y, sample_weight=s).coef_,
+                               ref.fit(X, y, sample_weight=s).coef_, atol=1e-7)
+    # LIBSVM counts "balanced" without sample_weight (LogisticRegression and we with it)
+    s = None if class_weight == "balanced" else s
+    svc = SVC(C=0.5, class_weight=class_weight).fit(X, y, sample_weight=s)
+    libsvm = SkSVC(kernel="linear", C=0.5, tol=1e-10, class_weight=class_weight)
+    np.testing.assert_allclose(svc.coef_, libsvm.fit(X, y, sample_weight=s).coef_, atol=1e-6)
+
+
+def test_balanced_is_the_class_totals_and_saves(tmp_path):
+    X, _, _ = _data(n=30)
+    y = np.array(["a", "b", "c"])[np.arange(30) % 5 % 3]  # 12 a, 12 b, 6 c
+    s = np.linspace(0.5, 2.0, 30)
+    totals = {c: s[y == c].sum() for c in "abc"}
+    by_hand = s * np.array([s.sum() / (3 * totals[c]) for c in y])
+    balanced = SVC(solver="qp", class_weight="balanced").fit(X, y, sample_weight=s)
+    np.testing.assert_allclose(balanced.coef_,
+                               SVC(solver="qp").fit(X, y, sample_weight=by_hand).coef_,
+                               atol=1e-7)
+    clf = SVC(class_weight={"a": 2.0, "c": 0.5}).fit(X, y)
+    clf.save(tmp_path / "m.hs")
+    assert halfspaces.load(tmp_path / "m.hs").get_params()["class_weight"] == {"a": 2.0,
+                                                                               "c": 0.5}
+
+
+@pytest.mark.parametrize("class_weight, message", [
+    ({1: -1.0}, r"'class_weight' must be a dict \{label: weight >= 0\}; got \{1: -1.0\}"
+                r" \(the weight of 1 is -1.0\)"),
+    ("bal", r"'class_weight' must be one of None, 'balanced' or a dict"),
+    ({7: 1.0}, r"LogisticRegression.fit: class_weight names the label 7, which is not among"
+               r" the classes \[0, 1\]"),
+])
+def test_bad_class_weight_is_named(class_weight, message):
+    X, y, _ = _data(n=10)
+    with pytest.raises(ValueError, match=message):
+        LogisticRegression(class_weight=class_weight).fit(X, y)

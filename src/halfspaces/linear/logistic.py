@@ -51,7 +51,7 @@ from .._primitives import (
 )
 from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
 from .._validation import check_row_norms, param_error, validate_X_y
-from .._weights import example_weights
+from .._weights import CLASS_WEIGHT, example_weights
 from ..losses import logistic_objective
 
 
@@ -186,6 +186,10 @@ class LogisticRegression(OnlineClassifier):
         batch (the logistic loss is ``||x||^2/4``-smooth).
     warm_start : bool, default=False
         ``fit`` starts L-BFGS-B from the current ``coef_``.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: the losses of class ``c`` weigh its weight (``"balanced"``:
+        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``),
+        times ``sample_weight``; used by ``fit``.
 
     Raises
     ------
@@ -243,11 +247,11 @@ class LogisticRegression(OnlineClassifier):
         "fit_intercept": Bool(), "max_iter": EPOCHS,
         "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
         "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
-        "warm_start": Bool()}
+        "warm_start": Bool(), "class_weight": CLASS_WEIGHT}
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
-                 eta0="auto", warm_start: bool = False):
+                 eta0="auto", warm_start: bool = False, class_weight=None):
         self.C = C
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -256,6 +260,7 @@ class LogisticRegression(OnlineClassifier):
         self.solver = solver
         self.eta0 = eta0
         self.warm_start = warm_start
+        self.class_weight = class_weight
 
     def _lam(self, n: int) -> float:
         if self.lam is not None:
@@ -315,7 +320,8 @@ class LogisticRegression(OnlineClassifier):
         if not (warm and np.array_equal(classes, self.classes_) and self.coef_.shape[1] == d):
             self._start(X, classes)
         y_pm = encode_pm(y, self.classes_)
-        s = example_weights("LogisticRegression.fit", sample_weight, y)
+        s = example_weights("LogisticRegression.fit", sample_weight, y, self.class_weight,
+                            self.classes_)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         fit_b = bool(self.fit_intercept)

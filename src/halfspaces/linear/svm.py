@@ -37,7 +37,7 @@ from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
 from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
-from .._weights import example_weights
+from .._weights import CLASS_WEIGHT, example_weights
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
@@ -130,6 +130,10 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         Seed of the DCD row permutations.
     verbose : bool, default=False
         Print the solver chosen and the DCD progress.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: class ``c``'s examples get ``C`` times its weight (``"balanced"``:
+        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``); it
+        multiplies ``sample_weight``.
 
     Raises
     ------
@@ -206,14 +210,15 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         "loss": Choice("hinge", "squared_hinge"),
         "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
         "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
-        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool()}
+        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
+        "class_weight": CLASS_WEIGHT}
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
-                 verbose: bool = False):
+                 verbose: bool = False, class_weight=None):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -228,6 +233,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self.shrinking = shrinking
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -270,7 +276,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("SVC", y, None)
-        s = example_weights("SVC.fit", sample_weight, y)
+        s = example_weights("SVC.fit", sample_weight, y, self.class_weight, self.classes_)
         kept = None
         if s is not None and not s.all():  # a weight of 0 is the example left out
             kept = np.flatnonzero(s)
