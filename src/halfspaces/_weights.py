@@ -26,16 +26,16 @@ CLASS_WEIGHT = OneOf(NONE, Choice("balanced"), ClassWeights()).about(
     "the weight of each class", "Pass None, 'balanced' or e.g. class_weight={0: 1.0, 1: 5.0}.")
 
 
-def example_weights(owner: str, sample_weight: ArrayLike | None, y: NDArray,
-                    class_weight=None, classes: NDArray | None = None
+def example_weights(owner: str, sample_weight: ArrayLike | None, n: int,
+                    y: NDArray | None = None, class_weight=None, classes: NDArray | None = None
                     ) -> NDArray[np.float64] | None:
-    """The weight of each example, or None when every weight is 1 (the unweighted path).
+    """The weight of each of ``n`` examples, or None when every weight is 1 (the unweighted
+    path).
 
     ``sample_weight``: None or ``n`` finite numbers ``>= 0`` with a positive sum; ``y`` the
-    labels as given (``classes`` their sorted distinct values). Messages name ``owner``
-    (e.g. ``"SVC.fit"``) and the first bad entry.
+    labels as given (``classes`` their sorted distinct values), needed with a
+    ``class_weight``. Messages name ``owner`` (e.g. ``"SVC.fit"``) and the first bad entry.
     """
-    n = y.shape[0]
     s = None
     if sample_weight is not None:
         s = np.asarray(sample_weight)

@@ -320,8 +320,8 @@ class LogisticRegression(OnlineClassifier):
         if not (warm and np.array_equal(classes, self.classes_) and self.coef_.shape[1] == d):
             self._start(X, classes)
         y_pm = encode_pm(y, self.classes_)
-        s = example_weights("LogisticRegression.fit", sample_weight, y, self.class_weight,
-                            self.classes_)
+        s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0], y,
+                            self.class_weight, self.classes_)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         fit_b = bool(self.fit_intercept)

@@ -276,7 +276,8 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("SVC", y, None)
-        s = example_weights("SVC.fit", sample_weight, y, self.class_weight, self.classes_)
+        s = example_weights("SVC.fit", sample_weight, X.shape[0], y, self.class_weight,
+                            self.classes_)
         kept = None
         if s is not None and not s.all():  # a weight of 0 is the example left out
             kept = np.flatnonzero(s)
