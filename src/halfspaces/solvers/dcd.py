@@ -213,7 +213,7 @@ class DCDArrays(NamedTuple):
     w: NDArray[np.float64]        # sum_i alpha_i y_i x_i over the raw rows
     active: NDArray[np.int64]     # a permutation of the rows, the active ones first
     rng_state: NDArray[np.uint64]
-    s: NDArray[np.float64] | None  # s_i > 0: C_i = C s_i (U_i = U s_i, D_ii / s_i); None: 1
+    s: NDArray[np.float64] | None = None  # s_i > 0: C_i = C s_i (U_i = U s_i, D_ii / s_i)
 
 
 @njit(cache=True)
