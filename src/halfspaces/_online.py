@@ -91,7 +91,8 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         if not self._takes_sample_weight:
             raise TypeError(f"{name}.{method}: sample_weight is not supported by {name};"
-                            " Perceptron, SVC and LogisticRegression take it.")
+                            " fit and partial_fit of Perceptron and AveragedPerceptron, and"
+                            " fit of SVC and LogisticRegression take it.")
         from ._weights import example_weights
 
         return example_weights(f"{name}.{method}", sample_weight, X.shape[0])

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
+from halfspaces import (
+    AveragedPerceptron,
+    KernelPerceptron,
+    LogisticRegression,
+    Perceptron,
+    VotedPerceptron,
+)
 
 
 def _data(n=40, d=4, seed=0):
@@ -78,7 +84,8 @@ def test_unit_weights_are_the_unweighted_rule_and_k_is_not_k_copies():
     assert doubled.coef_[0, 0] == 2.0 and copies.coef_[0, 0] == 1.0
 
 
-@pytest.mark.parametrize("est", [VotedPerceptron(), KernelPerceptron()], ids=repr)
+@pytest.mark.parametrize("est", [VotedPerceptron(), KernelPerceptron(), LogisticRegression()],
+                         ids=repr)
 def test_learners_without_weights_say_so(est):
     X, y, s = _data(n=6)
     with pytest.raises(TypeError, match=rf"{type(est).__name__}.partial_fit: sample_weight"
