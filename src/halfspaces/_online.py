@@ -76,13 +76,32 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     def _y_rows(self, y_pm: NDArray) -> list[NDArray]:
         return [y_pm] if y_pm.ndim == 1 else list(y_pm)
 
-    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray, s: NDArray | None = None) -> int:
         scores = np.empty(X.shape[0], dtype=np.float64)
         mistakes = 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
-            mistakes += self._pass(k, X, y_k, order, scores)
-        self.t_ += order.size
+            mistakes += (self._pass(k, X, y_k, order, scores) if s is None
+                         else self._pass(k, X, y_k, order, scores, s))
+        # a row of weight 0 is not a round
+        self.t_ += order.size if s is None else int(np.count_nonzero(s[order]))
         return mistakes
+
+    #: Whether ``fit`` and ``partial_fit`` take ``sample_weight`` (``_pass`` then takes the
+    #: weights ``s`` as a sixth argument).
+    _takes_sample_weight = False
+
+    def _example_weights(self, method: str, sample_weight, X) -> NDArray | None:
+        """``sample_weight`` checked against validated ``X``, or None."""
+        if sample_weight is None:
+            return None
+        name = type(self).__name__
+        if not self._takes_sample_weight:
+            raise TypeError(f"{name}.{method}: sample_weight is not supported by {name};"
+                            " fit and partial_fit of Perceptron and AveragedPerceptron, and"
+                            " fit of SVC and LogisticRegression take it.")
+        from ._weights import example_weights
+
+        return example_weights(f"{name}.{method}", sample_weight, X.shape[0])
 
     def _start(self, X, classes: NDArray) -> None:
         self.classes_ = classes
@@ -111,21 +130,25 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         NumericalError (naming this estimator and the row) of a pass that stopped."""
         return check_pass(type(self).__name__, compiled_pass(as_rows(X), *args), what)
 
-    def _fit_epoch(self, X, y_pm: NDArray, order: NDArray) -> int:
-        """One epoch of ``fit``: a pass of every binary problem over ``X[order]``, recorded in
-        ``mistakes_per_epoch_``, ``n_mistakes_`` and ``n_iter_``; returns its mistakes."""
-        mistakes = self._run_pass(X, y_pm, order)
+    def _fit_epoch(self, X, y_pm: NDArray, order: NDArray, s: NDArray | None = None) -> int:
+        """One epoch of ``fit``: a pass of every binary problem over ``X[order]`` (with
+        example weights ``s``), recorded in ``mistakes_per_epoch_``, ``n_mistakes_`` and
+        ``n_iter_``; returns its mistakes."""
+        mistakes = self._run_pass(X, y_pm, order) if s is None else self._run_pass(
+            X, y_pm, order, s)
         self.mistakes_per_epoch_.append(mistakes)
         self.n_mistakes_ += mistakes
         self.n_iter_ += 1
         return mistakes
 
     # -- scikit-learn API ------------------------------------------------------------------
-    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None):
         """One online pass over ``X`` in the given order: each row is predicted, then learned.
 
         ``classes`` is required on the first call. Adds the pass's mistakes to
-        ``n_mistakes_``.
+        ``n_mistakes_``. ``sample_weight`` (where the class takes it, as ``fit``) scales
+        each row's update; a row of weight 0 is skipped.
         """
         block = self._fast_block(X, y, classes)
         if block is not None:
@@ -143,6 +166,7 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
                     " call; pass every label that can appear, e.g. classes=np.unique(y_all)."
                 )
         X, y = validate_X_y(self, X, y, reset=first)
+        s = self._example_weights("partial_fit", sample_weight, X)
         if first:
             self._start(X, check_classes(type(self).__name__, y, classes))
         else:
@@ -153,7 +177,9 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
                     f" differs from the first call's {self.classes_.tolist()}."
                 )
         y_pm = encode_pm(y, self.classes_)
-        self.n_mistakes_ += self._run_pass(X, y_pm, np.arange(X.shape[0]))
+        order = np.arange(X.shape[0])
+        self.n_mistakes_ += (self._run_pass(X, y_pm, order) if s is None
+                             else self._run_pass(X, y_pm, order, s))
         self.n_iter_ += 1
         return self
 

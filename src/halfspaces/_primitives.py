@@ -115,17 +115,19 @@ class Difference(NamedTuple):
 
 
 def _kind(x) -> str | None:
-    """'array', 'CSR' or 'Difference' for a value or for its numba type (else None)."""
+    """'array', 'CSR', 'Difference' or 'none' for a value or for its numba type (else None)."""
     cls = getattr(x, "instance_class", type(x))  # numba's type of a NamedTuple names it
     if cls in (CSR, Difference):
         return cls.__name__
+    if x is None or isinstance(x, types.NoneType):
+        return "none"
     return "array" if isinstance(x, (np.ndarray, types.Array)) else None
 
 
 def _resolved(*, inline: bool = False, **impls):
     """Turn a stub (the signature and docstring of a primitive) into the function that
     runs ``impls[kind of its first argument]`` (keywords ``array``, ``CSR``,
-    ``Difference``), chosen at compile time in compiled code (numba's ``@overload``), at
+    ``Difference``, ``none``), chosen at compile time in compiled code (numba's ``@overload``), at
     each call from Python.
 
     The implementations are plain functions with the stub's parameters, never ``@njit``
@@ -166,6 +168,20 @@ def _difference_entry(w, j):
 @_resolved(array=_vector_entry, Difference=_difference_entry)
 def weight(w, j):
     """Entry j of the weights ``w`` (a vector or a Difference)."""
+
+
+def _one(s, i):
+    return 1.0
+
+
+def _entry(s, i):
+    return s[i]
+
+
+@_resolved(inline=True, array=_entry, none=_one)
+def example_weight(s, i):
+    """The weight ``s_i`` of example ``i``: ``s[i]``, or 1.0 when ``s`` is None (unweighted:
+    the constant folds away, ``1.0 * x`` is ``x`` exactly, so that path runs as before)."""
 
 
 # -- prefetch --------------------------------------------------------------------------------

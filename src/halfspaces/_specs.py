@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["SchemaError", "Spec", "Bool", "Int", "Float", "Choice", "Str", "Encoding", "OneOf",
-           "ListOf", "Tuple", "Callable", "ByRule", "Seed", "Schema",
+           "ListOf", "Tuple", "Callable", "ByRule", "ClassWeights", "Seed", "Schema",
            "POSITIVE", "NONE", "must_be", "check_param", "validate_params"]
 
 
@@ -357,6 +357,39 @@ class ByRule(Spec):
 
     def check(self, value, dims, where):
         """Nothing on its own: the class's ``_parameter_rules`` check it."""
+
+
+class ClassWeights(Spec):
+    """A dict ``{label: weight}``, as scikit-learn's ``class_weight``: labels are strings or
+    numbers, weights finite numbers ``>= 0``."""
+
+    def describe(self, value=None) -> str:
+        return "a dict {label: weight >= 0}"
+
+    def fits(self, value):
+        return isinstance(value, dict)
+
+    def fits_node(self, node):
+        return isinstance(node, dict) and (isinstance(node.get("__dict__"), list)
+                                           or "__strintdict__" in node)
+
+    def structure(self, node, dims, where):
+        super().structure(node, dims, where)
+        for pair in node.get("__dict__", []):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(map(_plain, pair))):
+                raise SchemaError(where, f"must be {self.describe()}; the file stores"
+                                         f" {_kind(pair)} as an entry.")
+
+    def check(self, value, dims, where):
+        if not isinstance(value, dict):
+            raise self.fail(where, value)
+        for label, weight in value.items():
+            if not isinstance(label, (str, numbers.Real, np.generic)):
+                raise self.fail(where, value, f"the label {_show(label)} is not a string or"
+                                              " a number")
+            if not (isinstance(weight, numbers.Real) and not isinstance(weight, bool)
+                    and math.isfinite(weight) and weight >= 0):
+                raise self.fail(where, value, f"the weight of {label!r} is {_show(weight)}")
 
 
 # -- alternatives and containers -----------------------------------------------------------------

@@ -42,10 +42,16 @@ KERNEL_PARAMS = {"kernel": Kernel(),
                  "degree": Int(low=0), "coef0": Float()}
 
 
-def resolve_gamma(gamma: Any, X) -> float:
-    """``'scale'`` is 1 / (n_features * X.var()), ``'auto'`` is 1 / n_features (as SVC)."""
+def resolve_gamma(gamma: Any, X, sample_weight: NDArray | None = None) -> float:
+    """``'scale'`` is 1 / (n_features * X.var()), ``'auto'`` is 1 / n_features (as SVC);
+    with ``sample_weight``, the variance weighs row ``i`` by ``s_i`` (as ``s_i`` copies)."""
     if gamma == "scale":
-        if sp.issparse(X):
+        if sample_weight is not None:
+            total = float(np.sum(sample_weight)) * X.shape[1]
+            sq = X.multiply(X) if sp.issparse(X) else np.square(X)
+            mean = float(np.sum(X.T @ sample_weight)) / total
+            var = float(np.sum(sq.T @ sample_weight)) / total - mean**2
+        elif sp.issparse(X):
             var = X.multiply(X).mean() - X.mean() ** 2
         else:
             var = np.asarray(X).var()

@@ -335,7 +335,7 @@ def adapter_for(est, epochs: int | None):
         return LogisticAdapter(est, 1 if epochs is None else epochs)
     if isinstance(est, ExpertsClassifier):
         return PerceptronAdapter(est, one_pass=True)
-    if isinstance(est, Perceptron) and type(est).fit is Perceptron.fit:  # and its subclasses
+    if isinstance(est, Perceptron) and type(est)._batch_fit is Perceptron._batch_fit:
         return PerceptronAdapter(est, one_pass=False)
     raise ValueError(f"{type(est).__name__} is not trained by streaming (its fit needs all the"
                      " rows at once: a QP, L-BFGS, an LP or a kernel matrix); load the file"

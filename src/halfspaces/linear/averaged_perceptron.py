@@ -7,6 +7,9 @@
     computed in O(nnz) per pass with the counter trick (c = rounds before this one):
         on a mistake at round c+1:  u <- u + c y_t x_t,  beta <- beta + c y_t
         w_avg = w - u / c,  b_avg = b - beta / c       (c = T after T rounds)
+    Example weights s_t (``sample_weight``): the update is s_t y_t x_t (u gains c s_t y_t x_t);
+    a row of weight 0 is no round (T counts the rows of positive weight), so with
+    shuffle=False it is the row left out, exactly.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .._primitives import (
     UPDATE_NOT_FINITE,
     Difference,
     PassResult,
+    example_weight,
     n_rows,
     prefetch_wanted,
     row_axpy_pair,
@@ -59,12 +63,13 @@ def _update(X, t, y_t, s, fit_intercept, c):
 
 
 @njit(cache=True)
-def _averaged_epoch(X, y, s, fit_intercept, c, order, scores):
+def _averaged_epoch(X, y, s, fit_intercept, c, order, scores, sw):
     """One pass over rows X[order] from round c + 1 on; updates the AveragedState s in place.
 
     X : dense float32/float64[n, d] or CSR rows (``_primitives.as_rows``); c : float, the
     rounds before this pass. ``scores[t]`` receives the running perceptron's score of row
-    t. Returns a PassResult.
+    t. sw : the example weights or None (all 1): the update is scaled by sw[t], and a row of
+    weight 0 is no round. Returns a PassResult.
     """
     mistakes = 0
     for i in range(order.shape[0]):
@@ -75,9 +80,12 @@ def _averaged_epoch(X, y, s, fit_intercept, c, order, scores):
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
             return PassResult(mistakes, SCORE_NOT_FINITE, t)
+        s_t = example_weight(sw, t)
+        if s_t == 0.0:  # not a round: the average is over the rows of positive weight
+            continue
         if y[t] * score <= 0.0:  # the running perceptron's mistake (a tie counts)
             mistakes += 1
-            if not _update(X, t, y[t], s, fit_intercept, c):
+            if not _update(X, t, s_t * y[t], s, fit_intercept, c):
                 return PassResult(mistakes, UPDATE_NOT_FINITE, t)
         c += 1.0
     return PassResult(mistakes, FINITE, -1)
@@ -209,11 +217,12 @@ class AveragedPerceptron(Perceptron):
         self.current_intercept_[k], self.weighted_intercept_sum_[k] = s.b
         self._average(k, c)
 
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+              sw: NDArray | None = None) -> int:
         s, c = self._state(k), float(self.t_)  # every problem sees every row: t_ counts rounds
         mistakes = self._compiled(_averaged_epoch, X, y, s, bool(self.fit_intercept), c, order,
-                                  scores)
-        self._store(k, s, c + order.size)
+                                  scores, sw)
+        self._store(k, s, c + (order.size if sw is None else np.count_nonzero(sw[order])))
         return mistakes
 
     def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:

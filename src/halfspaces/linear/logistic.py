@@ -9,6 +9,11 @@ Gradient (sigma the logistic function):
 
     g_i = -y_i sigma(-y_i z_i),   grad_w J = 1/n X^T g + lam w,   grad_b J = 1/n sum_i g_i
 
+Example weights ``s_i >= 0`` (``fit``'s ``sample_weight``) make it
+``1/S sum_i s_i log(1 + exp(-y_i z_i)) + lam/2 ||w||^2`` with ``S = sum_i s_i`` and
+``lam = 1/(C S)`` (the C form ``1/2 ||w||^2 + C sum_i s_i logloss_i``): an integer weight
+``k`` is the row repeated ``k`` times, a weight 0 the row left out.
+
 ``fit`` minimizes J with L-BFGS-B (two sparse mat-vecs per evaluation). ``partial_fit`` runs
 one pass of online SGD:
 
@@ -40,12 +45,14 @@ from .._primitives import (
     PassResult,
     as_rows,
     check_pass,
+    example_weight,
     row_axpy,
     row_dot,
 )
 from .._progress import lbfgs_reports, listener
 from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
 from .._validation import check_row_norms, param_error, validate_X_y
+from .._weights import CLASS_WEIGHT, example_weights
 from ..losses import logistic_objective
 
 
@@ -108,28 +115,32 @@ def _loss_and_slope(margin):
 
 
 @njit(cache=True)
-def _loss_and_coef(z, y, g):
-    """Sum of log(1 + exp(-y_i z_i)); writes g_i = -y_i sigma(-y_i z_i). Dense helper."""
+def _loss_and_coef(z, y, g, s):
+    """Sum of s_i log(1 + exp(-y_i z_i)); writes g_i = -s_i y_i sigma(-y_i z_i) (``s``: the
+    example weights, or None for 1). Dense helper."""
     total = 0.0
     for i in range(z.shape[0]):
         loss, slope = _loss_and_slope(y[i] * z[i])
-        total += loss
-        g[i] = -y[i] * slope
+        s_i = example_weight(s, i)
+        total += s_i * loss
+        g[i] = -y[i] * s_i * slope
     return total
 
 
-def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool):
-    """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept).
+def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool,
+                        sample_weight: NDArray | None = None):
+    """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept); with
+    ``sample_weight``, the weighted J (sums ``s_i loss_i`` over ``S = sum_i s_i``).
 
     Two mat-vecs (scipy's sparse routines or BLAS) and one compiled pass over the margins.
     """
     d = X.shape[1]
-    n = y.shape[0]
+    n = y.shape[0] if sample_weight is None else float(sample_weight.sum())
     w = theta[:d]
     b = float(theta[d]) if fit_intercept else 0.0
     z = np.asarray(safe_sparse_dot(X, w), dtype=np.float64).ravel() + b
-    g = np.empty(n)
-    total = _loss_and_coef(z, y, g)
+    g = np.empty(y.shape[0])
+    total = _loss_and_coef(z, y, g, sample_weight)
     grad = np.empty_like(theta)
     grad[:d] = safe_sparse_dot(X.T, g) / n + lam * w
     if fit_intercept:
@@ -179,6 +190,10 @@ class LogisticRegression(OnlineClassifier):
         batch (the logistic loss is ``||x||^2/4``-smooth).
     warm_start : bool, default=False
         ``fit`` starts L-BFGS-B from the current ``coef_``.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: the losses of class ``c`` weigh its weight (``"balanced"``:
+        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``),
+        times ``sample_weight``; used by ``fit``.
 
     Raises
     ------
@@ -236,11 +251,11 @@ class LogisticRegression(OnlineClassifier):
         "fit_intercept": Bool(), "max_iter": EPOCHS,
         "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
         "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
-        "warm_start": Bool()}
+        "warm_start": Bool(), "class_weight": CLASS_WEIGHT}
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
-                 eta0="auto", warm_start: bool = False):
+                 eta0="auto", warm_start: bool = False, class_weight=None):
         self.C = C
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -249,6 +264,7 @@ class LogisticRegression(OnlineClassifier):
         self.solver = solver
         self.eta0 = eta0
         self.warm_start = warm_start
+        self.class_weight = class_weight
 
     def _lam(self, n: int) -> float:
         if self.lam is not None:
@@ -294,8 +310,12 @@ class LogisticRegression(OnlineClassifier):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     # -- batch fit ---------------------------------------------------------------------------
-    def fit(self, X: ArrayLike, y: ArrayLike):
-        """Minimize ``J`` with L-BFGS-B, one binary problem per class beyond two (OvR)."""
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Minimize ``J`` with L-BFGS-B, one binary problem per class beyond two (OvR).
+
+        ``sample_weight``: one number ``s_i >= 0`` per example, the weight of its loss (an
+        integer weight ``k`` is the example repeated ``k`` times; 0 leaves it out).
+        """
         self._validate_params()
         warm = bool(self.warm_start) and hasattr(self, "coef_")
         X, y = validate_X_y(self, X, y, reset=not warm)
@@ -304,18 +324,22 @@ class LogisticRegression(OnlineClassifier):
         if not (warm and np.array_equal(classes, self.classes_) and self.coef_.shape[1] == d):
             self._start(X, classes)
         y_pm = encode_pm(y, self.classes_)
-        lam = self._lam(X.shape[0])
+        s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0], y,
+                            self.class_weight, self.classes_)
+        lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         fit_b = bool(self.fit_intercept)
         objectives, n_iter = [], 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, X, y_k, lam, fit_b),
+            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, X, y_k, lam, fit_b,
+                                                                   s),
                         theta0, max_iter=self.max_iter, tol=self.tol, callback=listener())
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
             objectives.append(logistic_objective(self.coef_[k], self.intercept_[k], X, y_k,
-                                                 lam=lam))
+                                                 lam=lam) if s is None else
+                              _objective_and_grad(res.x, X, y_k, lam, fit_b, s)[0])
             n_iter = max(n_iter, int(res.nit))
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         self.n_iter_ = max(n_iter, 1)

@@ -6,6 +6,12 @@
 
 The batch perceptron (``fit``, shared by the averaged, voted and kernel perceptrons) repeats
 passes until one makes no mistake: on separable data it ends with a separator (ERM).
+
+Example weights ``s_t >= 0`` (``sample_weight`` of Perceptron) scale the update:
+``w += s_t y_t x_t``, ``b += s_t y_t``. A row of weight 0 is skipped (no mistake counted,
+``t`` not advanced), so with ``shuffle=False`` it is the row left out, exactly. An integer
+weight ``k`` is ``k`` updates at once, which is not the row repeated ``k`` times: the copies
+after the first may no longer be mistakes.
 Rows are read through ``halfspaces._primitives`` (dense or CSR input, one summation order).
 """
 
@@ -30,6 +36,7 @@ from .._primitives import (
     PassResult,
     as_rows,
     check_pass,
+    example_weight,
     n_rows,
     prefetch_wanted,
     row_axpy,
@@ -42,13 +49,14 @@ from ..exceptions import NumericalError
 
 
 @njit(cache=True)
-def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
+def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores, s):
     """One pass over the rows X[order]; updates w (and b[0]) in place; a PassResult.
 
     X : float32/float64[n, d] C-contiguous, or CSR rows (``_primitives.as_rows``);
     y : float64[n] in {-1,+1}; w : float64[d]; b : float64[1]; scores[t] receives row t's
     score before its update, ``row_dot(X, t, w) + b`` as everywhere in the perceptron family,
-    so a learner's reported score is bit for bit the one its update rule tested.
+    so a learner's reported score is bit for bit the one its update rule tested;
+    s : float64[n] example weights, or None (all 1: that pass compiles to the plain update).
     """
     mistakes = 0
     for i in range(order.shape[0]):
@@ -60,10 +68,11 @@ def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
         scores[t] = score
         if not math.isfinite(score):  # inf or nan: nan <= 0 is false, never a mistake
             return PassResult(mistakes, SCORE_NOT_FINITE, t)
-        if y_t * score <= 0.0:  # mistake (a tie counts: Novikoff's proof needs it)
-            row_axpy(X, t, y_t, w)  # w <- w + y_t x_t
+        s_t = example_weight(s, t)
+        if y_t * score <= 0.0 and s_t > 0.0:  # mistake (a tie counts: Novikoff needs it)
+            row_axpy(X, t, s_t * y_t, w)  # w <- w + s_t y_t x_t
             if fit_intercept:
-                b[0] += y_t  # b <- b + y_t
+                b[0] += s_t * y_t  # b <- b + s_t y_t
             mistakes += 1
     # Only the score needs a check: if an update w_j + y_t x_tj overflowed, |w_j| and |x_tj|
     # would both exceed half the float spacing at the overflow limit (about 1e292), so their
@@ -72,14 +81,16 @@ def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores):
 
 
 def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
-                    order: NDArray, scores: NDArray, owner: str = "Perceptron") -> int:
-    """One perceptron pass over validated ``X`` (dense or CSR), state updated in place.
+                    order: NDArray, scores: NDArray, owner: str = "Perceptron",
+                    s: NDArray | None = None) -> int:
+    """One perceptron pass over validated ``X`` (dense or CSR), state updated in place,
+    each update scaled by the example weight ``s_t`` (``s`` None: all 1).
 
-    Returns the mistakes; raises NumericalError (naming ``owner``) when a score is not
-    finite.
+    Returns the mistakes (a row of weight 0 makes none); raises NumericalError (naming
+    ``owner``) when a score is not finite.
     """
     return check_pass(owner, _perceptron_epoch(as_rows(X), y, w, b, fit_intercept, order,
-                                               scores))
+                                               scores, s))
 
 
 @njit(cache=True)
@@ -168,7 +179,12 @@ class BatchPerceptronMixin:
         The check costs at most one prediction pass (it stops once the model is right on
         as many rows as the majority class), and none after a clean pass of the perceptron.
         """
+        return self._batch_fit(X, y, None)
+
+    def _batch_fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
+        """``fit``, with example weights where the class takes them (see ``fit``)."""
         X, y_pm = self._prepare_fit(X, y)
+        s = self._example_weights("fit", sample_weight, X)
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         self.converged_ = False
@@ -176,7 +192,7 @@ class BatchPerceptronMixin:
             for epoch in range(self.max_iter):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 try:
-                    mistakes = self._fit_epoch(X, y_pm, order)
+                    mistakes = self._fit_epoch(X, y_pm, order, s)
                 except NumericalError:
                     if epoch == 0 and self._first_pass_checks_finite:
                         check_finite(self, X)  # inf or nan in X: the input's error
@@ -287,6 +303,15 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
     _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
                               "random_state": Seed(), "warm_start": Bool()}
     _first_pass_checks_finite = True  # every pass of the family scores each row it visits
+    _takes_sample_weight = True
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """scikit-learn's sample-weight checks compare a weight ``k`` with ``k`` copies: the
+        weighted rule scales one update by ``k``, whereas after the first copy the others
+        may be right (tests/linear/test_perceptron_weights.py tests the rule it is)."""
+        reason = "a weight k scales one update; k copies may update fewer times"
+        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                              "check_sample_weight_equivalence_on_sparse_data"), reason)
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False):
@@ -296,9 +321,16 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
         self.coef_ = np.zeros((n_models, X.shape[1]), dtype=np.float64)
         self.intercept_ = np.zeros(n_models, dtype=np.float64)
 
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """The batch perceptron (:meth:`BatchPerceptronMixin.fit`): passes until one makes
+        no mistake. ``sample_weight`` (``s_t >= 0``) scales each update,
+        ``w += s_t y_t x_t``; a row of weight 0 is skipped."""
+        return self._batch_fit(X, y, sample_weight)
+
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+              s: NDArray | None = None) -> int:
         return perceptron_pass(X, y, self.coef_[k], self.intercept_[k : k + 1],
-                               bool(self.fit_intercept), order, scores, type(self).__name__)
+                               bool(self.fit_intercept), order, scores, type(self).__name__, s)
 
     def _decision(self, X) -> NDArray[np.float64]:
         return linear_scores(X, self.coef_, self.intercept_, type(self).__name__)

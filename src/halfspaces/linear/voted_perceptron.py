@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .._primitives import (
     CSR,
@@ -264,6 +264,13 @@ class VotedPerceptron(Perceptron):
         self.mistake_indptr_ = np.concatenate(
             [ip[: hi + 1], cut + R.indptr[1:].astype(np.int64), ip[hi + 1 :] + R.nnz])
         self.mistake_ptr_[k + 1 :] += rows.size
+
+    _takes_sample_weight = False  # a stored mistake vector carries no weight
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """The batch perceptron's passes (:meth:`BatchPerceptronMixin.fit`), without
+        ``sample_weight``."""
+        return self._batch_fit(X, y, None)
 
     # -- hooks -----------------------------------------------------------------------------
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:

@@ -156,6 +156,7 @@ from .._primitives import (
     PassResult,
     as_rows,
     check_pass,
+    example_weight,
     n_rows,
     row_axpy,
     row_dot,
@@ -206,8 +207,8 @@ class DCDState(NamedTuple):
 
 
 class DCDArrays(NamedTuple):
-    """The arrays of a run: y, Qbar_ii, e_i (read); alpha, w, active, the generator
-    (updated in place)."""
+    """The arrays of a run: y, Qbar_ii, e_i, the example weights (read); alpha, w, active,
+    the generator (updated in place)."""
 
     y: NDArray[np.float64]        # in {-1, +1}
     QD: NDArray[np.float64]       # Qbar_ii
@@ -216,17 +217,18 @@ class DCDArrays(NamedTuple):
     w: NDArray[np.float64]        # sum_i alpha_i y_i x_i over the raw rows
     active: NDArray[np.int64]     # a permutation of the rows, the active ones first
     rng_state: NDArray[np.uint64]
+    s: NDArray[np.float64] | None = None  # s_i > 0: C_i = C s_i (U_i = U s_i, D_ii / s_i)
 
 
 @njit(cache=True)
-def _projected_gradient(G, alpha_i, p, st):
+def _projected_gradient(G, alpha_i, U, st):
     """(PG, kept): the projected gradient of coordinate i, and False when the row is shrunk
     (alpha_i = 0 with G > PGmax_old, or alpha_i = U with G < PGmin_old stays optimal)."""
     if alpha_i == 0.0:
         if G > st.PGmax_old:
             return 0.0, False
         return (G if G < 0.0 else 0.0), True
-    if alpha_i == p.U:
+    if alpha_i == U:
         if G < st.PGmin_old:
             return 0.0, False
         return (G if G > 0.0 else 0.0), True
@@ -255,8 +257,9 @@ def _dcd_pass(X, a, p, st):
             score += b - wmu - s * (a.e[i] - p.M)
         elif p.split:  # w.x_i with the m-component c of the proximal step for beta
             score += (c - beta) * a.e[i]
-        G = a.y[i] * score - 1.0 + p.Dii * a.alpha[i]
-        PG, kept = _projected_gradient(G, a.alpha[i], p, st)
+        s_i = example_weight(a.s, i)
+        G = a.y[i] * score - 1.0 + p.Dii / s_i * a.alpha[i]
+        PG, kept = _projected_gradient(G, a.alpha[i], p.U * s_i, st)
         if not kept:
             continue
         a.active[k] = a.active[n_kept]
@@ -270,7 +273,7 @@ def _dcd_pass(X, a, p, st):
             if not abs(score) < np.inf:
                 return st, PGmax, PGmin, np.int64(i), SCORE_NOT_FINITE
             old = a.alpha[i]
-            a.alpha[i] = min(max(old - G / a.QD[i], 0.0), p.U)
+            a.alpha[i] = min(max(old - G / a.QD[i], 0.0), p.U * s_i)
             delta = (a.alpha[i] - old) * a.y[i]
             row_axpy(X, i, delta, a.w)  # w <- w + (alpha_i - alpha_i_old) y_i x_i
             if p.offset:
@@ -368,8 +371,10 @@ class DCDResult:
     dual: float = float("nan")
 
 
-def feasible_dual(alpha: NDArray, y: NDArray, U: float, fit_intercept: bool) -> NDArray:
-    """Project ``alpha`` onto ``{0 <= alpha <= U, sum alpha_i y_i = 0}`` by scaling one class.
+def feasible_dual(alpha: NDArray, y: NDArray, U: float | NDArray,
+                  fit_intercept: bool) -> NDArray:
+    """Project ``alpha`` onto ``{0 <= alpha <= U, sum alpha_i y_i = 0}`` by scaling one class
+    (``U`` one bound, or one per example).
 
     Solvers satisfy the constraints only to their tolerance; the projected point gives a dual
     value that is a true lower bound of the primal optimum (weak duality).
@@ -397,16 +402,19 @@ def _csr_matvecs(X, theta, v, scores, w_v):
 
 
 def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: NDArray,
-                theta: NDArray, theta_0: float) -> tuple[float, float, NDArray]:
+                theta: NDArray, theta_0: float,
+                sample_weight: NDArray | None = None) -> tuple[float, float, NDArray]:
     """``(P, D, z)``: the C-form primal objective at ``(theta, theta_0)``, the dual objective at
-    ``feasible_dual(alpha)`` and the agreements ``z_i = y_i (theta.x_i + theta_0)``.
+    ``feasible_dual(alpha)`` and the agreements ``z_i = y_i (theta.x_i + theta_0)``; with
+    ``sample_weight``, the problem with ``C_i = C s_i``.
 
     ``P - D >= 0`` is the duality gap (weak duality): it bounds ``P - P*``. ``C = inf`` is the
     hard margin, whose primal is ``1/2 ||theta||^2`` (``theta`` feasible to the solver's
     tolerance). Two mat-vecs.
     """
     hard = np.isinf(C)
-    a = feasible_dual(alpha, y, C if loss == "hinge" else np.inf, fit_intercept)
+    Ci = C if sample_weight is None or hard else C * sample_weight
+    a = feasible_dual(alpha, y, Ci if loss == "hinge" else np.inf, fit_intercept)
     if sp.issparse(X):
         scores, w_a = np.empty(X.shape[0]), np.zeros(X.shape[1])
         _csr_matvecs(as_rows(X), np.ascontiguousarray(theta, dtype=np.float64), a * y,
@@ -418,10 +426,10 @@ def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: 
     primal = 0.5 * float(theta @ theta)
     if not hard:
         slack = np.maximum(0.0, 1.0 - z)
-        primal += C * float((slack if loss == "hinge" else slack * slack).sum())
+        primal += float((Ci * (slack if loss == "hinge" else slack * slack)).sum())
     dual = float(a.sum()) - 0.5 * float(w_a @ w_a)
     if loss == "squared_hinge" and not hard:
-        dual -= float(a @ a) / (4.0 * C)
+        dual -= float((a * a / Ci).sum()) / 4.0
     return primal, dual, z
 
 
@@ -455,16 +463,18 @@ def _curvatures(X, sq_norms: NDArray, fit_intercept: bool, Dii: float):
 
 
 def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
-           shrinking: bool, rng, owner: str):
+           shrinking: bool, rng, owner: str, sample_weight: NDArray | None = None):
     """``(rows, arrays, params, mu, m)``: what the compiled run reads, and what turns its
     ``w`` into ``theta`` (see ``_primal_solution``)."""
     n, d = X.shape
     U, Dii = (float(C), 0.0) if loss == "hinge" else (np.inf, 1.0 / (2.0 * C))
-    QD, e, rho, mu, m = _curvatures(X, check_row_norms(owner, X), fit_intercept, Dii)
+    s = sample_weight
+    QD, e, rho, mu, m = _curvatures(X, check_row_norms(owner, X), fit_intercept,
+                                    Dii if s is None else Dii / s)
     QD = np.maximum(QD, 1e-12)  # a zero row with no offset: alpha_i -> U
     rng_state = np.array([rng.randint(0, 2**31 - 1)], dtype=np.uint64)
     arrays = DCDArrays(y, QD, e, np.zeros(n), np.zeros(d), np.arange(n, dtype=np.int64),
-                       rng_state)
+                       rng_state, None if s is None else np.ascontiguousarray(s, np.float64))
     params = DCDParams(U, Dii, rho, float(mu @ mu), float(np.max(np.abs(e))) if e.size else 0.0,
                        tol, 0.0, bool(shrinking), bool(fit_intercept), m is not None)
     if not sp.issparse(X):
@@ -479,8 +489,13 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
             tol: float = 1e-4, max_iter: int = 1000, shrinking: bool = True,
             rng: np.random.RandomState | None = None, verbose: bool = False,
-            owner: str = "dcd_svm", callback: Callback | None = None) -> DCDResult:
+            owner: str = "dcd_svm", sample_weight: NDArray | None = None,
+            callback: Callback | None = None) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
+
+    ``sample_weight`` (``s_i > 0``, or None for all 1) gives example ``i`` the constant
+    ``C_i = C s_i``: the box ``0 <= alpha_i <= C s_i`` (hinge) or ``D_ii = 1/(2 C s_i)``
+    (squared hinge); a weight of 0 is the row left out, which is the caller's to do.
 
     ``max_iter`` bounds the epochs (``n`` row visits each; ``n_iter`` is their number,
     rounded up, at most ``max_iter``). Converged means a duality gap of at most
@@ -497,7 +512,8 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
     rng = np.random.RandomState(0) if rng is None else rng
-    rows, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng, owner)
+    rows, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng, owner,
+                               sample_weight)
     st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     # One compiled call runs every outer iteration up to the next check (verbose: one per
     # call, to print progress); p.budget is where the current call stops.
@@ -516,7 +532,8 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             if callback is not None:
                 callback(_progress(st, n, max_iter, tol, None))
         theta, theta_0 = _primal_solution(a.w, mu, m, st, fit_intercept)
-        primal, dual, _ = primal_dual(X, y, C, loss, fit_intercept, a.alpha, theta, theta_0)
+        primal, dual, _ = primal_dual(X, y, C, loss, fit_intercept, a.alpha, theta, theta_0,
+                                      sample_weight)
         converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
         if callback is not None:
             callback(_progress(st, n, max_iter, tol, (primal, dual)))
