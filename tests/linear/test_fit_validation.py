@@ -11,9 +11,9 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.utils import check_array
 
 from halfspaces import AveragedPerceptron, Perceptron, VotedPerceptron
+from halfspaces._validation import validate_X
 from halfspaces.exceptions import NumericalError
 
 FAMILY = [Perceptron, AveragedPerceptron, VotedPerceptron]
@@ -55,11 +55,11 @@ def test_inf_or_nan_in_csr_is_reported_at_its_first_row_and_column(cls, shuffle,
 
 @pytest.mark.parametrize("cls", FAMILY)
 @pytest.mark.parametrize("value", [np.nan, -np.inf])
-def test_inf_or_nan_in_a_dense_X_gets_scikit_learns_message(cls, value):
+def test_inf_or_nan_in_a_dense_X_gets_the_scanning_validations_message(cls, value):
     X, y = data()
     Xb = with_bad_values(X, [(33, 2)], value)
-    with pytest.raises(ValueError) as expected:
-        check_array(Xb, input_name="X", estimator=cls())
+    with pytest.raises(ValueError) as expected:  # the full scan, as before the fused pass
+        validate_X(cls(), Xb, reset=True, finite=True)
     with pytest.raises(ValueError) as got:
         cls(max_iter=2, random_state=0).fit(Xb, y)
     assert str(got.value) == str(expected.value)

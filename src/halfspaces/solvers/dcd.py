@@ -426,10 +426,13 @@ def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: 
     primal = 0.5 * float(theta @ theta)
     if not hard:
         slack = np.maximum(0.0, 1.0 - z)
-        primal += float((Ci * (slack if loss == "hinge" else slack * slack)).sum())
+        terms = slack if loss == "hinge" else slack * slack
+        primal += (C * float(terms.sum()) if sample_weight is None
+                   else float((Ci * terms).sum()))
     dual = float(a.sum()) - 0.5 * float(w_a @ w_a)
     if loss == "squared_hinge" and not hard:
-        dual -= float((a * a / Ci).sum()) / 4.0
+        dual -= (float(a @ a) / (4.0 * C) if sample_weight is None
+                 else float((a * a / Ci).sum()) / 4.0)
     return primal, dual, z
 
 
