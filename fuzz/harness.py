@@ -18,16 +18,29 @@ interpreted one on every input is the differential property test of
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 import atheris
 
 
+def _compiled_modules() -> list[str]:
+    """The halfspaces modules that define numba kernels: numba cannot compile a function
+    whose bytecode atheris has instrumented, so with the JIT on they are left alone."""
+    root = Path(importlib.util.find_spec("halfspaces").origin).parent
+    return [".".join(("halfspaces", *path.relative_to(root).with_suffix("").parts))
+            for path in root.rglob("*.py") if "@njit" in path.read_text()]
+
+
 def instrumented(*modules: str) -> list:
     """Import ``modules`` with atheris' coverage instrumentation of the halfspaces code."""
-    with atheris.instrument_imports(include=["halfspaces"]):
+    from numba import config
+
+    exclude = None if config.DISABLE_JIT else _compiled_modules()
+    with atheris.instrument_imports(include=["halfspaces"], exclude=exclude):
         return [importlib.import_module(m) for m in modules]
 
 

@@ -38,8 +38,8 @@ def _crafted(text: bytes) -> bytes | None:
                    for key, (dtype, shape, values) in spec["arrays"].items()
                    if len(values) <= _MAX_VALUES}
         meta_bytes = json.dumps(spec["meta"], sort_keys=True).encode()
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError, OverflowError):
-        return None
+    except Exception:  # not a description of arrays (numpy's dtype parser alone raises
+        return None       # SyntaxError, TypeError, ValueError...): nothing to load
     arrays = dict(entries)
     entries["__meta__"] = np.frombuffer(meta_bytes, dtype=np.uint8)
     entries["__sha256__"] = np.array(persistence._digest(meta_bytes, arrays))
@@ -75,8 +75,14 @@ def make_seeds(directory: str) -> None:
     import os
     import zipfile
 
-    from halfspaces import (AveragedPerceptron, KernelPerceptron, LogisticRegression,
-                            PegasosSVC, Perceptron, VotedPerceptron)
+    from halfspaces import (
+        AveragedPerceptron,
+        KernelPerceptron,
+        LogisticRegression,
+        PegasosSVC,
+        Perceptron,
+        VotedPerceptron,
+    )
     from halfspaces.datasets import make_separable
 
     X, y = make_separable(n_samples=12, n_features=3, margin=0.2, random_state=0)

@@ -33,11 +33,25 @@ from sklearn.base import clone
 from strategies import labelled_data
 
 import halfspaces
-from halfspaces import (AveragedPerceptron, LogisticRegression, PegasosSVC, Perceptron,
-                        VotedPerceptron)
-from halfspaces.datasets import (DataFormatError, dump_svmlight, iter_blocks, iter_svmlight,
-                                 iter_vw, load_csv, load_svmlight, load_text_tsv, load_vw,
-                                 open_cached)
+from halfspaces import (
+    AveragedPerceptron,
+    LogisticRegression,
+    PegasosSVC,
+    Perceptron,
+    VotedPerceptron,
+)
+from halfspaces.datasets import (
+    DataFormatError,
+    dump_svmlight,
+    iter_blocks,
+    iter_svmlight,
+    iter_vw,
+    load_csv,
+    load_svmlight,
+    load_text_tsv,
+    load_vw,
+    open_cached,
+)
 from halfspaces.datasets import load as load_any
 from halfspaces.persistence import ModelFormatError
 
