@@ -114,11 +114,13 @@ def report(name: str, table: list[tuple[int, float, float]], later_rss: list[flo
     print(f"  RSS after the first {table[0][0]:,d} rows: {first:.1f} MB; peak after it"
           f" {peak:.1f} MB: {100 * growth:+.1f}% ({'flat' if growth <= 0.10 else 'GROWS'}"
           " within 10%)")
+    half = len(rates) // 2
+    drift = statistics.median(rates[half:]) / statistics.median(rates[:half] or rates)
     print(f"  rows/s: median {median:,.0f}, slowest step {slowest:,.0f}"
           f" ({slowest / median:.2f} of the median; first {rates[0]:,.0f}, last"
-          f" {rates[-1]:,.0f})")
+          f" {rates[-1]:,.0f}); median of the second half / the first: {drift:.2f}")
     return {"name": name, "rss_first": first, "rss_peak": peak, "growth": growth,
-            "median_rate": median, "slowest_ratio": slowest / median}
+            "median_rate": median, "slowest_ratio": slowest / median, "drift": drift}
 
 
 def soak_partial_fit(args, samples: list[dict]) -> list[dict]:
@@ -299,14 +301,15 @@ def main(argv: list[str] | None = None) -> int:
         budget_accuracy([None, 10_000, 1_000, 100, 10, 1])
     routes = [r for r, off in (("partial_fit", args.no_partial_fit), ("cli", args.no_cli))
               if not off]
-    out = HERE / "results" / f"soak-{args.rows}-{'-'.join(routes) or 'none'}.csv"
-    out.parent.mkdir(exist_ok=True)
-    with open(out, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["route", "seconds", "rows", "rss_mb"])
-        writer.writeheader()
-        writer.writerows(samples)
-    print(f"\n(samples: {out.relative_to(HERE.parent)}; rows of the CLI routes are byte"
-          " positions in the file)")
+    if samples:
+        out = HERE / "results" / f"soak-{args.rows}-{'-'.join(routes)}.csv"
+        out.parent.mkdir(exist_ok=True)
+        with open(out, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=["route", "seconds", "rows", "rss_mb"])
+            writer.writeheader()
+            writer.writerows(samples)
+        print(f"\n(samples: {out.relative_to(HERE.parent)}; rows of the CLI routes are byte"
+              " positions in the file)")
     return 0
 
 
