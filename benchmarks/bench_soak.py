@@ -71,16 +71,22 @@ def chunks(rows: int, chunk_rows: int, features: int, nnz: int):
         yield X, y
 
 
-def learners(budget: int):
+LEARNERS = ("perceptron", "averaged", "pegasos", "voted", "voted-budget")
+
+
+def learners(budget: int, names=LEARNERS):
+    """``{shown name: estimator}`` of the learners named (keys of LEARNERS)."""
     from halfspaces import AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron
 
-    return {
-        "Perceptron": Perceptron(),
-        "AveragedPerceptron": AveragedPerceptron(),
-        "PegasosSVC(lam=1e-4)": PegasosSVC(lam=1e-4, random_state=0),
-        "VotedPerceptron": VotedPerceptron(),
-        f"VotedPerceptron(max_vectors={budget})": VotedPerceptron(max_vectors=budget),
+    made = {
+        "perceptron": ("Perceptron", Perceptron()),
+        "averaged": ("AveragedPerceptron", AveragedPerceptron()),
+        "pegasos": ("PegasosSVC(lam=1e-4)", PegasosSVC(lam=1e-4, random_state=0)),
+        "voted": ("VotedPerceptron", VotedPerceptron()),
+        "voted-budget": (f"VotedPerceptron(max_vectors={budget})",
+                         VotedPerceptron(max_vectors=budget)),
     }
+    return dict(made[name] for name in names)
 
 
 def per_step(points: list[tuple[int, float, float]], step: int) -> list[tuple[int, float, float]]:
@@ -127,11 +133,11 @@ def soak_partial_fit(args, samples: list[dict]) -> list[dict]:
     from halfspaces import Perceptron
 
     # compile the kernels (numba's cache) before any timing
-    for est in (*learners(args.budget).values(), Perceptron()):
+    for est in (*learners(args.budget, args.learners).values(), Perceptron()):
         X, y = next(chunks(200, 200, args.features, args.nnz))
         est.partial_fit(X, y, classes=[-1.0, 1.0]).decision_function(X[:2])
     summaries = []
-    for name, est in learners(args.budget).items():
+    for name, est in learners(args.budget, args.learners).items():
         points, spent, rows = [], 0.0, 0
         start = time.perf_counter()
         for X, y in chunks(args.rows, args.chunk_rows, args.features, args.nnz):
@@ -283,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="max_vectors of the budgeted VotedPerceptron")
     parser.add_argument("--report-rows", type=int, default=MILLION,
                         help="rows per line of the tables (throughput and RSS)")
+    parser.add_argument("--learners", nargs="+", choices=LEARNERS, default=LEARNERS,
+                        help="the learners of the partial_fit route")
     parser.add_argument("--sample-seconds", type=float, default=0.5)
     parser.add_argument("--cache-dir")
     parser.add_argument("--no-partial-fit", action="store_true")
