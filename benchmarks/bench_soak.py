@@ -10,8 +10,10 @@ at a time. Two routes:
 
 - ``partial_fit``: each learner (Perceptron, AveragedPerceptron, PegasosSVC, and
   VotedPerceptron without and with a budget ``max_vectors``) gets every chunk in turn, in
-  this process; the time of the ``partial_fit`` calls alone is summed per million rows, and
-  the resident memory (RSS, ``/proc/self/statm``) is read after every chunk;
+  this process; the CPU time of the ``partial_fit`` calls alone is summed per million rows
+  (CPU time, so that the waits of a busy machine are not counted), and the resident memory
+  (RSS, ``/proc/self/statm``) and the bytes of the model's arrays are read after every
+  chunk (``--learners`` runs some of them only: one per process gives RSS of its own);
 - the CLI: the same rows written once as an svmlight file (to --cache-dir, else
   ``$HALFSPACES_BENCH_CACHE``, else ``~/.cache/halfspaces-bench``; never the repository), then
   ``halfspaces train FILE --algo perceptron --no-shuffle --max-iter 1``, which streams the
@@ -138,21 +140,26 @@ def soak_partial_fit(args, samples: list[dict]) -> list[dict]:
         est.partial_fit(X, y, classes=[-1.0, 1.0]).decision_function(X[:2])
     summaries = []
     for name, est in learners(args.budget, args.learners).items():
-        points, spent, rows = [], 0.0, 0
+        points, spent, rows, model_mb = [], 0.0, 0, []
         start = time.perf_counter()
         for X, y in chunks(args.rows, args.chunk_rows, args.features, args.nnz):
-            t0 = time.perf_counter()
+            t0 = time.process_time()  # CPU time: a busy machine's waits are not counted
             est.partial_fit(X, y, classes=[-1.0, 1.0])
-            spent += time.perf_counter() - t0
+            spent += time.process_time() - t0
             rows += y.size
             del X, y
             rss = rss_mb()
             points.append((rows, spent, rss))
+            model_mb.append(sum(v.nbytes for v in vars(est).values()
+                                if isinstance(v, np.ndarray)) / 1e6)
             samples.append({"route": f"partial_fit {name}", "seconds": time.perf_counter() -
-                            start, "rows": rows, "rss_mb": rss})
-        route = f"partial_fit {name}"
+                            start, "rows": rows, "rss_mb": rss, "model_mb": model_mb[-1]})
+        route = f"partial_fit {name} (rows per CPU second)"
         table = per_step(points, args.report_rows)
         summary = report(route, table, [rss for r, _, rss in points if r >= table[0][0]])
+        ends = {t[0] for t in table}
+        print("  the model's arrays, MB, at each line: " + ", ".join(
+            f"{m:.1f}" for (r, _, _), m in zip(points, model_mb, strict=True) if r in ends))
         stored = getattr(est, "vote_counts_", None)
         if stored is not None:
             print(f"  vectors voting: {stored.size:,d}; mistake rows stored:"
@@ -307,13 +314,15 @@ def main(argv: list[str] | None = None) -> int:
         soak_cli(args, samples)
     if not args.no_budget_accuracy:
         budget_accuracy([None, 10_000, 1_000, 100, 10, 1])
-    routes = [r for r, off in (("partial_fit", args.no_partial_fit), ("cli", args.no_cli))
-              if not off]
+    fitted = "partial_fit" + ("" if tuple(args.learners) == LEARNERS
+                              else "-" + "-".join(args.learners))
+    routes = [r for r, off in ((fitted, args.no_partial_fit), ("cli", args.no_cli)) if not off]
     if samples:
         out = HERE / "results" / f"soak-{args.rows}-{'-'.join(routes)}.csv"
         out.parent.mkdir(exist_ok=True)
         with open(out, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=["route", "seconds", "rows", "rss_mb"])
+            writer = csv.DictWriter(f, fieldnames=["route", "seconds", "rows", "rss_mb",
+                                               "model_mb"])
             writer.writeheader()
             writer.writerows(samples)
         print(f"\n(samples: {out.relative_to(HERE.parent)}; rows of the CLI routes are byte"
