@@ -18,9 +18,10 @@ at a time. Two routes:
   ``$HALFSPACES_BENCH_CACHE``, else ``~/.cache/halfspaces-bench``; never the repository), then
   ``halfspaces train FILE --algo perceptron --no-shuffle --max-iter 1``, which streams the
   file in blocks (a pass that finds the columns and classes, the training pass, a pass that
-  counts the training accuracy). A sampler reads the process's RSS and its position in the
-  file (``/proc/PID/fdinfo``) every --sample-seconds; the time to read each million rows
-  is the time between the position's crossing of that row's byte offset and the next's.
+  counts the training accuracy). A sampler reads the process's RSS, CPU time and position
+  in the file (``/proc/PID/fdinfo``) every --sample-seconds; the CPU time of each million
+  rows is that between the samples where the position crosses its first and last row's
+  byte offsets (so a rate is exact to about a sample's share of a million's time).
 
 Reported: per learner and route, RSS per million rows, the growth of RSS after the first
 million (the criterion: flat within 10%), and rows/s per million rows with the ratio of the
@@ -192,6 +193,16 @@ def write_file(path: Path, args) -> list[int]:
     return offsets
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` and its threads so far."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return 0.0
+
+
 def _position(pid: int, target: str) -> int | None:
     """Where process ``pid`` is reading ``target``, from /proc (None: not open now)."""
     try:
@@ -231,7 +242,7 @@ def soak_cli(args, samples: list[dict]) -> list[dict]:
                 if pos < last_pos:  # the file was opened again: the next pass
                     passes.append([])
                 last_pos = pos
-                passes[-1].append((pos, t, rss))
+                passes[-1].append((pos, cpu_seconds(proc.pid), rss, t))
             samples.append({"route": "cli", "seconds": t, "rows": -1 if pos is None else pos,
                             "rss_mb": rss})
             stop.wait(args.sample_seconds)
@@ -249,19 +260,19 @@ def soak_cli(args, samples: list[dict]) -> list[dict]:
         if not trace:
             continue
         table, prev_t, m = [], trace[0][1], 0
-        for pos, t, rss in trace:  # the first sample at or past a step's offset
+        for pos, t, rss, _ in trace:  # the first sample at or past a step's offset
             crossed = m
             while m < len(offsets) and pos >= offsets[m]:
                 m += 1
             if m > crossed:
                 table.append((m * args.report_rows, t - prev_t, rss))
                 prev_t = t
-        name = f"cli {names[k] if k < len(names) else f'pass {k + 1}'}"
+        name = f"cli {names[k] if k < len(names) else f'pass {k + 1}'} (rows per CPU second)"
         for s in samples:
-            if s["route"] == "cli" and trace[0][1] <= s["seconds"] <= trace[-1][1]:
+            if s["route"] == "cli" and trace[0][3] <= s["seconds"] <= trace[-1][3]:
                 s["route"] = name
         if len(table) >= 2:
-            summaries.append(report(name, table, [rss for pos, _, rss in trace
+            summaries.append(report(name, table, [rss for pos, _, rss, _ in trace
                                                   if pos >= offsets[0]]))
     return summaries
 
