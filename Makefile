@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-nojit bench lint clean
+.PHONY: demo test test-nojit bench lint fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,8 +31,27 @@ bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[dev,bench]"
 	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
 
+# Coverage-guided fuzzing (atheris) of the svmlight, VW and model-file readers, each for
+# FUZZ_SECONDS; new inputs go to fuzz/work/, a crash or hang stops the run and is written to
+# fuzz/findings/ (see fuzz/harness.py). CI runs it at the default, a minute in all.
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= svmlight vw model
+$(VENV)/.fuzz-installed: $(STAMP)
+	$(PY) -m pip install -q -e ".[dev,fuzz]"
+	touch $@
+
+fuzz: $(VENV)/.fuzz-installed
+	mkdir -p fuzz/findings
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/work/$$t; \
+	  NUMBA_DISABLE_JIT=$$(test $$t = svmlight && echo 1 || echo 0) $(PY) fuzz/$$t.py \
+	    fuzz/work/$$t fuzz/corpus/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+	    -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix=fuzz/findings/$$t- \
+	    || exit 1; \
+	done
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks fuzz
 
 clean:
-	rm -rf $(VENV) demo-output build dist src/*.egg-info
+	rm -rf $(VENV) demo-output build dist src/*.egg-info fuzz/work

@@ -87,6 +87,10 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "bench_startup": ("bench_startup", {"full": [], "quick": ["--rounds", "3"]}),
     "bench_file_to_model": ("bench_file_to_model", {
         "full": [], "reduced": ["--rows", "100000"], "quick": ["--quick"]}),
+    "bench_soak": ("bench_soak", {
+        "full": [], "reduced": ["--rows", "2000000", "--report-rows", "200000"],
+        "quick": ["--rows", "200000", "--chunk-rows", "10000", "--report-rows", "50000",
+                  "--no-budget-accuracy"]}),
 }
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 

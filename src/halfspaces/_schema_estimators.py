@@ -148,6 +148,11 @@ def _voted_storage(params, attrs, where):
         raise SchemaError(f"{where}.mistake_y_", "must hold labels -1 and +1 only.")
     if not np.all(np.isin(attrs["mistake_b_"], (-1.0, 0.0, 1.0))):
         raise SchemaError(f"{where}.mistake_b_", "must hold offset steps -1, 0 and +1 only.")
+    if "base_coef_" in attrs:  # a budget's merged vectors: none yet, or n_features columns
+        width, d = attrs["base_coef_"].shape[1], attrs["current_coef_"].shape[1]
+        if width not in (0, d):
+            raise SchemaError(f"{where}.base_coef_", f"has {width} columns; it must have 0"
+                              f" (nothing merged) or n_features = {d}.")
 
 
 def _pegasos_state(params, attrs, where):
@@ -204,10 +209,16 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
          "mistake_indices_": Array(("i4", "i8"), ("nnz",), low=0, below="n_features"),
          "mistake_indptr_": Array(I8, ("n_stored+1",)),
          "mistake_y_": Array(F8, ("n_stored",)),
-         "mistake_b_": Array(F8, ("n_stored",))},
+         "mistake_b_": Array(F8, ("n_stored",)),
+         "base_coef_": Array(F8, ("n_models", "n_merge_columns"), finite=True),
+         "merged_coef_": Array(F8, ("n_models", "n_merge_columns"), finite=True),
+         "base_intercept_": OFFSETS, "merged_intercept_": OFFSETS,
+         "merged_count_": Array(F8, ("n_models",), finite=True, low=0)},
         _ONLINE_REQUIRED + ("current_coef_", "current_intercept_", "vote_counts_",
                             "mistake_ptr_", "mistake_data_", "mistake_indices_",
-                            "mistake_indptr_", "mistake_y_", "mistake_b_"),
+                            "mistake_indptr_", "mistake_y_", "mistake_b_", "base_coef_",
+                            "merged_coef_", "base_intercept_", "merged_intercept_",
+                            "merged_count_"),
         (_voted_storage,)),
     "KernelPerceptron": Schema(
         {**_ONLINE, "gamma_": OneOf(NONE, POSITIVE),

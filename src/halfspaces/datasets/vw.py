@@ -280,7 +280,12 @@ def load_vw(
     dt = _check_common(n_features, hash_features, zero_based, dtype)
     reader = _Reader(path, n_features, hash_features, seed)
     rows, extent = [], _Extent()
+    # columns fixed by the arguments: check each row as it comes, as iter_vw does, so that
+    # the error reported is the first one in the file
+    fixed = not hash_features and n_features is not None and zero_based != "auto"
     for lineno, row in _rows(reader, path):
+        if fixed and row[2]:
+            _check_row(path, lineno, row[2], int(n_features), zero_based is False)
         rows.append(row)
         extent.add(row[2], lineno)
     if not rows:

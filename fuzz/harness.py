@@ -1,0 +1,87 @@
+"""What the fuzz targets share: instrumented imports, one scratch file, the libFuzzer loop.
+
+Each target (``svmlight.py``, ``vw.py``, ``model.py``) reads the fuzzer's bytes as a file,
+calls the public reader on it and lets exactly one exception type through: the reader's
+own error (``DataFormatError``, ``ModelFormatError``). Anything else (an ``IndexError``,
+a ``KeyError``, a hang, a crash of the interpreter) is a finding: libFuzzer stops and writes
+the input to ``crash-<sha1>``; keep it as a regression test under ``tests/``.
+
+atheris sees the coverage of Python code only. The svmlight reader's scanner is a numba
+kernel, native code that atheris cannot instrument, so ``make fuzz`` runs that target with
+``NUMBA_DISABLE_JIT=1``: the same kernel source then runs as Python, so the fuzzer is
+guided by the scanner's branches, and an index past the buffer raises ``IndexError`` rather
+than reading the padding. That the compiled kernel gives the same answer as the
+interpreted one on every input is the differential property test of
+``tests/datasets/test_reader_properties.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import atheris
+
+
+def _compiled_modules() -> list[str]:
+    """The halfspaces modules that define numba kernels: numba cannot compile a function
+    whose bytecode atheris has instrumented, so with the JIT on they are left alone."""
+    root = Path(importlib.util.find_spec("halfspaces").origin).parent
+    return [".".join(("halfspaces", *path.relative_to(root).with_suffix("").parts))
+            for path in root.rglob("*.py") if "@njit" in path.read_text()]
+
+
+def instrumented(*modules: str) -> list:
+    """Import ``modules`` with atheris' coverage instrumentation of the halfspaces code."""
+    from numba import config
+
+    exclude = None if config.DISABLE_JIT else _compiled_modules()
+    with atheris.instrument_imports(include=["halfspaces"], exclude=exclude):
+        return [importlib.import_module(m) for m in modules]
+
+
+_SCRATCH = tempfile.mkdtemp(prefix="halfspaces-fuzz-",
+                            dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+
+
+def scratch(data: bytes, name: str) -> str:
+    """Write ``data`` to the file ``name`` of a private scratch directory; its path."""
+    path = os.path.join(_SCRATCH, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def outcome(error_type, fn):
+    """``(fn(), None)``, or ``(None, message)`` when ``fn`` raises ``error_type``."""
+    try:
+        return fn(), None
+    except error_type as exc:
+        return None, str(exc)
+
+
+def check_stream_is_load(whole, error, chunks, stream_error) -> None:
+    """A file loads whole to ``whole`` (or fails with ``error``) exactly as the ``chunks``
+    streamed from it stack (or fail with ``stream_error``)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    if error is not None and "no examples in the file" in error and chunks == []:
+        return  # a stream of no examples is empty, not an error
+    if error is not None or stream_error is not None:
+        assert error == stream_error, (error, stream_error)
+        return
+    X = sp.vstack([c[0] for c in chunks], format="csr")
+    assert whole[0].shape == X.shape and (whole[0] != X).nnz == 0, "chunks differ from load"
+    for i in range(1, len(whole)):
+        assert np.array_equal(whole[i], np.concatenate([c[i] for c in chunks])), \
+            f"item {i} of the chunks differs from the load"
+
+
+def main(test_one) -> None:
+    atheris.Setup(sys.argv, test_one)
+    atheris.Fuzz()

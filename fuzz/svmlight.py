@@ -1,0 +1,38 @@
+"""Fuzz the svmlight reader: ``load_svmlight`` and ``iter_svmlight`` on the same bytes.
+
+The first byte picks the options (``zero_based``, ``n_features``, ``query_id``, chunk
+size); the rest is the file. Properties checked on every input:
+
+- the only exception is ``DataFormatError``;
+- the streamed chunks stacked are exactly the whole load, and a file that fails to load
+  fails to stream, with the same message.
+
+Run: ``NUMBA_DISABLE_JIT=1 python fuzz/svmlight.py fuzz/corpus/svmlight -max_total_time=60``
+(see harness.py for why without the JIT).
+"""
+
+from __future__ import annotations
+
+from harness import check_stream_is_load, instrumented, main, outcome, scratch
+
+svmlight, io = instrumented("halfspaces.datasets.svmlight", "halfspaces.datasets._io")
+
+_ZERO_BASED = ("auto", True, False)
+
+
+def test_one(data: bytes) -> None:
+    if not data:
+        return
+    flags, text = data[0], data[1:]
+    options = {"zero_based": _ZERO_BASED[flags % 3],
+               "n_features": (None, 4, 1000)[(flags >> 2) % 3],
+               "query_id": bool(flags & 16)}
+    path = scratch(text, "input.svm")
+    whole, error = outcome(io.DataFormatError, lambda: svmlight.load_svmlight(path, **options))
+    chunks, stream_error = outcome(io.DataFormatError, lambda: list(
+        svmlight.iter_svmlight(path, chunk_rows=1 + (flags >> 5), **options)))
+    check_stream_is_load(whole, error, chunks, stream_error)
+
+
+if __name__ == "__main__":
+    main(test_one)
