@@ -140,7 +140,7 @@ def record_slow(slow, n_slow, target, s, e):
 
 
 @njit(cache=True, inline="always")
-def _fits_after_digit(n, d):
+def fits_after_digit(n, d):
     """Whether n * 10 + d fits in an int64 (n >= 0, 0 <= d <= 9)."""
     return n < _CUT or (n == _CUT and d <= 7)
 
@@ -152,7 +152,7 @@ def _long_index(buf, s, e):
     idx = 0
     for r in range(s, e):
         d = int(buf[r]) - 48
-        if not _fits_after_digit(idx, d):
+        if not fits_after_digit(idx, d):
             return INT64_MAX
         idx = idx * 10 + d
     return idx
@@ -176,7 +176,7 @@ def _parse_qid(buf, p):
         c = buf[np.uint64(r)]
         if not (48 <= c <= 57):
             return BAD_QID, 0, e
-        if not _fits_after_digit(qv, int(c) - 48):
+        if not fits_after_digit(qv, int(c) - 48):
             return BIG_QID, 0, e
         qv = qv * 10 + (int(c) - 48)
         r += 1
