@@ -160,32 +160,65 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
           f" {megabytes:,.1f} MB{why}", file=sys.stderr)
 
 
-def predict(model, metadata: dict, args: argparse.Namespace):
-    """The predictions of ``model`` for a svmlight file, read block by block as its training
-    file was (its indexing unless --zero-based or --one-based says otherwise, its number of
-    features); None for other data (the caller reads it whole)."""
+def model_blocks(model, metadata: dict, args: argparse.Namespace):
+    """The ``(X, y)`` blocks of a svmlight or VW file read for ``model`` as its training file
+    was (svmlight: its indexing unless --zero-based or --one-based says otherwise, X cut or
+    padded to its number of features; VW: hashed into its features), in bounded memory;
+    None for other data (the caller reads it whole)."""
     from ..datasets import detect_format
 
     n_features = getattr(model, "n_features_in_", None)
     recorded = metadata.get("zero_based")
     zero_based = args.zero_based if args.zero_based is not None else recorded
-    if (args.data == STDIN or not os.path.isfile(args.data) or zero_based is None
-            or n_features is None or detect_format(args.data, args.format) != "svmlight"
-            or is_text_model(model)):
+    fmt = None if args.data == STDIN else detect_format(args.data, args.format)
+    if (fmt not in ("svmlight", "vw") or not os.path.isfile(args.data)
+            or n_features is None or is_text_model(model)
+            or (fmt == "svmlight" and zero_based is None)):
         return None
+    if fmt == "vw":
+        return _vw_blocks(args, n_features)
+    return _svmlight_blocks(args, n_features, zero_based, model_hints(args, None, recorded))
+
+
+def _svmlight_blocks(args: argparse.Namespace, n_features: int, zero_based: bool, hints):
     import numpy as np
 
     from ..datasets import iter_blocks
 
-    out, ignored = [], np.empty(0, dtype=np.int64)
-    with _in_cli_terms(model_hints(args, None, recorded)):
-        for X, _ in iter_blocks(args.data, "svmlight", n_features=args.n_features,
+    n_rows, ignored = 0, np.empty(0, dtype=np.int64)
+    with _in_cli_terms(hints):
+        for X, y in iter_blocks(args.data, "svmlight", n_features=args.n_features,
                                 zero_based=zero_based):
             X, used = fit_columns(X, n_features)  # unseen features: zero weight
             ignored = np.union1d(ignored, used)
-            out.append(np.asarray(model.predict(X)))
+            n_rows += X.shape[0]
+            yield X, y
     note_ignored(args.data, ignored.size, n_features)
-    if not out:
+    if not n_rows:
         raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
                        " and comment lines)")
+
+
+def _vw_blocks(args: argparse.Namespace, n_features: int):
+    from ..datasets import iter_blocks
+
+    n_rows = 0
+    with _in_cli_terms(model_hints(args, n_features, None)):
+        for X, y in iter_blocks(args.data, "vw", n_features=n_features):
+            n_rows += X.shape[0]
+            yield X, y
+    if not n_rows:
+        raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
+                       " lines)")
+
+
+def predict(model, metadata: dict, args: argparse.Namespace):
+    """The predictions of ``model`` for a svmlight or VW file, read block by block
+    (:func:`model_blocks`); None for other data (the caller reads it whole)."""
+    blocks = model_blocks(model, metadata, args)
+    if blocks is None:
+        return None
+    import numpy as np
+
+    out = [np.asarray(model.predict(X)) for X, _ in blocks]
     return np.concatenate(out)
