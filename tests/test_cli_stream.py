@@ -234,3 +234,23 @@ def test_evaluate_streams_to_the_numbers_of_the_whole_file(tmp_path, capsys, mon
     code, out, err = _run(capsys, "predict", tmp_path / "m", test)
     assert code == 0, err
     assert out.split() == [format_label(p) for p in model.predict(X)]
+
+
+@pytest.mark.parametrize("cache", [[], ["--cache"]])
+def test_train_streams_a_vw_file_to_the_model_of_fit(tmp_path, capsys, monkeypatch, cache):
+    from halfspaces.datasets import load_vw
+
+    data = _write_vw(tmp_path / "d.vw")
+    _in_memory_forbidden(monkeypatch)
+    code, out, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                          "--max-iter", "3", "--n-features", "64", "-o", tmp_path / "m",
+                          "--json", *cache)
+    assert code == 0, err
+    X, y = load_vw(data, n_features=64)
+    with warnings.catch_warnings():  # ConvergenceWarning: the CLI printed it
+        warnings.simplefilter("ignore")
+        expected = Perceptron(max_iter=3, shuffle=False).fit(X, y)
+    model, metadata = load(tmp_path / "m", with_metadata=True)
+    _same_model(model, expected)
+    assert metadata == {"format": "vw", "zero_based": None, "n_features": 64}
+    assert json.loads(out)["train_accuracy"] == expected.score(X, y)

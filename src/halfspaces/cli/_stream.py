@@ -1,10 +1,10 @@
-"""``train`` from a svmlight file by streaming it (:func:`halfspaces.datasets.fit_file`).
+"""``train`` from a svmlight or VW file by streaming it (:func:`halfspaces.datasets.fit_file`).
 
 The online learners whose ``fit`` visits the rows in file order (the perceptron family, and
 Pegasos with ``--set sampling=cyclic``) read the file in blocks: the model is the one of
 ``fit`` on the whole file, bit for bit, in bounded memory. ``--cache`` (or ``--cache-dir``)
 parses the text once into the binary cache and reads the cache, this run and later ones.
-Every other learner, and data that is not a svmlight file, is read into memory, and a note
+Every other learner, and data that is not a svmlight or VW file, is read into memory, and a note
 on stderr says how much memory the features take.
 """
 
@@ -51,8 +51,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     """Why this training cannot stream (None: it can)."""
     if args.data == STDIN or not os.path.isfile(args.data):
         return "a pipe is read once"
-    if fmt != "svmlight":
-        return f"only svmlight files stream ({fmt} data is read whole)"
+    if fmt not in ("svmlight", "vw"):
+        return f"only svmlight and VW files stream ({fmt} data is read whole)"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
         return f"--algo {args.algo} needs all the rows at once"
     if getattr(estimator, "shuffle", False):
@@ -107,6 +107,8 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
     from ..datasets.stream import fit_file, fit_stream
 
     n_features, zero_based = args.n_features, args.zero_based
+    if fmt == "vw":  # hashed into --n-features buckets, as load_vw reads it whole
+        n_features = n_features or 2**18
     if cache:
         from ..datasets.cache import open_cached
 
@@ -116,6 +118,11 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             fit_stream(estimator, source, classes=source.classes)
         n_features, zero_based = source.n_features, source.zero_based
         blocks = source.blocks()
+    elif fmt == "vw":
+        zero_based = "auto" if zero_based is None else zero_based
+        with fit_progress(args, estimator):
+            fit_file(estimator, args.data, fmt, n_features=n_features, zero_based=zero_based)
+        blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
     else:
         from ..datasets import svmlight
         from ..datasets._io import check_n_threads
@@ -138,8 +145,9 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
 
     # what save_model records of a file read whole, for predict and evaluate
     with writing(args.output):
-        save(estimator, args.output, metadata={"format": fmt, "zero_based": bool(zero_based),
-                                               "n_features": int(n_features)})
+        save(estimator, args.output, metadata={
+            "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
+            "n_features": int(n_features)})
     return Streamed(estimator, args.data, n, right / n)
 
 
