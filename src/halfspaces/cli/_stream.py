@@ -104,7 +104,7 @@ def _in_cli_terms(hints: dict | None = None):
 
 def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed:
     from ..datasets import iter_blocks
-    from ..datasets.stream import fit_file, fit_stream
+    from ..datasets.stream import fit_stream
 
     n_features, zero_based = args.n_features, args.zero_based
     if fmt == "vw":  # hashed into --n-features buckets, as load_vw reads it whole
@@ -118,24 +118,8 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             fit_stream(estimator, source, classes=source.classes)
         n_features, zero_based = source.n_features, source.zero_based
         blocks = source.blocks()
-    elif fmt == "vw":
-        zero_based = "auto" if zero_based is None else zero_based
-        with fit_progress(args, estimator):
-            fit_file(estimator, args.data, fmt, n_features=n_features, zero_based=zero_based)
-        blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
     else:
-        from ..datasets import svmlight
-        from ..datasets._io import check_n_threads
-        from ..datasets.stream import BLOCK_BYTES
-
-        # one pass decides the columns, the indexing and the classes, as load_svmlight does
-        n_features, zero_based, classes, _ = svmlight._survey(
-            args.data, svmlight._check_n_features(n_features),
-            "auto" if zero_based is None else zero_based, BLOCK_BYTES,
-            check_n_threads("train", None))
-        with fit_progress(args, estimator):
-            fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
-                     zero_based=zero_based)
+        n_features, zero_based = _fit_file(args, fmt, estimator, n_features, zero_based)
         blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
     right = n = 0
     for X, y in blocks:  # the training accuracy, as model.score(X, y) counts it
@@ -149,6 +133,28 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
             "n_features": int(n_features)})
     return Streamed(estimator, args.data, n, right / n)
+
+
+def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_based):
+    """Fit ``estimator`` on the text file ``args.data``; ``(n_features, zero_based)`` it was
+    read with. VW is hashed into ``n_features`` buckets; for svmlight one pass decides the
+    columns, the indexing and the classes, as load_svmlight does."""
+    from ..datasets.stream import fit_file
+
+    zero_based = "auto" if zero_based is None else zero_based
+    classes = None
+    if fmt == "svmlight":
+        from ..datasets import svmlight
+        from ..datasets._io import check_n_threads
+        from ..datasets.stream import BLOCK_BYTES
+
+        n_features, zero_based, classes, _ = svmlight._survey(
+            args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
+            check_n_threads("train", None))
+    with fit_progress(args, estimator):
+        fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
+                 zero_based=zero_based)
+    return n_features, zero_based
 
 
 def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
