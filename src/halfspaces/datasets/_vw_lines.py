@@ -87,7 +87,7 @@ def _mix(k):
     return (_rotl((k * _C1) & _M32, _R15) * _C2) & _M32
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def murmurhash3_32(key, n, seed):
     """MurmurHash3 x86 32-bit of the bytes key[:n] with a uint32 ``seed`` (an int), as an
     unsigned int (every product is of two values below 2**32, so it is exact in uint64)."""
@@ -168,7 +168,7 @@ def _fail(info, code, s, e):
     return code
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _number(buf, s, e, code, opts, endbox, info):
     """``(status, value)`` of the number buf[s:e] (the whole token): 0, ``code`` (not a
     number, or NaN) or _LEFT_TO_PYTHON."""
@@ -181,10 +181,10 @@ def _number(buf, s, e, code, opts, endbox, info):
 
 
 @njit(cache=True)
-def _head(buf, p, info):
-    """The tokens before the first '|' (tags ``'...`` left out): ``(status, n, spans, end)``,
-    ``spans`` the (start, end) of the first three, ``end`` the offset after the '|'."""
-    spans = np.empty(6, dtype=np.int64)
+def _head(buf, p, spans, info):
+    """The tokens before the first '|' (tags ``'...`` left out): ``(status, n, end)``, the
+    (start, end) of the first three in ``spans`` (int64[6]), ``end`` the offset after the
+    '|'."""
     n = 0
     line = p
     while True:
@@ -193,26 +193,27 @@ def _head(buf, p, info):
         if c == 124:
             break
         if c == 10:
-            return _fail(info, NO_BAR, line, p), n, spans, p
+            return _fail(info, NO_BAR, line, p), n, p
         e, ascii_only = _token(buf, p)
         if not ascii_only:
-            return _LEFT_TO_PYTHON, n, spans, p
+            return _LEFT_TO_PYTHON, n, p
         if c != 39:
             if n < 3:
                 spans[2 * n], spans[2 * n + 1] = p, e
             n += 1
         p = e
     if n == 0:
-        return _fail(info, NO_LABEL, line, p), n, spans, p
+        return _fail(info, NO_LABEL, line, p), n, p
     if n > 3:
-        return _fail(info, LONG_HEAD, line, p), n, spans, p
-    return 0, n, spans, p + 1
+        return _fail(info, LONG_HEAD, line, p), n, p
+    return 0, n, p + 1
 
 
 @njit(cache=True)
-def _label_and_weight(buf, line, opts, endbox, info):
-    """``(status, label, importance, offset after the first '|')`` of the line at ``line``."""
-    st, n, spans, p = _head(buf, line, info)
+def _label_and_weight(buf, line, opts, endbox, spans, info):
+    """``(status, label, importance, offset after the first '|')`` of the line at ``line``
+    (``spans``: scratch for :func:`_head`)."""
+    st, n, p = _head(buf, line, spans, info)
     if st:
         return st, 0.0, 1.0, p
     st, label = _number(buf, spans[0], spans[1], BAD_LABEL, opts, endbox, info)
@@ -234,7 +235,7 @@ def _key_room(key, n):
     return bigger
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _column(buf, s, c, key, k, opts, info):
     """``(status, column, key)`` of the feature name buf[s:c]: hashed after the namespace's
     ``key[:k]`` (``namespace^``), or the integer it spells."""
@@ -255,7 +256,7 @@ def _column(buf, s, c, key, k, opts, info):
     return 0, idx, key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _namespace(buf, p, key, opts, endbox, info):
     """Read the namespace token of a segment at ``p`` (none when a blank follows the '|'):
     ``(status, weight, key, k, end)``, ``key[:k]`` holding ``namespace^``."""
@@ -337,6 +338,7 @@ def parse_vw(buf, start, end, opts, out):
     info = out.info
     endbox = np.zeros(1, dtype=np.intp)
     key = np.empty(64, dtype=np.uint8)
+    spans = np.empty(6, dtype=np.int64)
     row = nnz = n_slow = 0
     out.indptr[0] = 0
     p = start
@@ -345,7 +347,7 @@ def parse_vw(buf, start, end, opts, out):
         p = _next_newline(buf, p) + 1
         if _is_blank_line(buf, line):
             continue
-        st, label, importance, q = _label_and_weight(buf, line, opts, endbox, info)
+        st, label, importance, q = _label_and_weight(buf, line, opts, endbox, spans, info)
         nnz_line = nnz
         if st == 0:
             st, nnz_line, key, q = _features(buf, q, nnz, key, opts, endbox, out)
