@@ -248,16 +248,16 @@ def _pieces(buf: np.ndarray, end: int, k: int) -> np.ndarray:
 def _prange_parser():
     from numba import prange
 
-    from halfspaces.datasets.svmlight import _parse_svmlight
+    from halfspaces.datasets._svmlight_lines import Rows, parse_svmlight
 
     @njit(parallel=True)
-    def parse(buf, cuts, use_strtod, data, indices, indptr, labels, qids, slow, info, offs):
+    def parse(buf, cuts, opts, data, indices, indptr, labels, qids, slow, info, offs):
         for k in prange(cuts.size - 1):
             a, r = offs[k, 0], offs[k, 1]
-            _parse_svmlight(buf, cuts[k], cuts[k + 1], True, 2**62, use_strtod,
-                            data[a : offs[k + 1, 0]], indices[a : offs[k + 1, 0]],
-                            indptr[r + k : offs[k + 1, 1] + k + 1], labels[r : offs[k + 1, 1]],
-                            qids[r : offs[k + 1, 1]], slow[k], info[k])
+            rows = Rows(data[a : offs[k + 1, 0]], indices[a : offs[k + 1, 0]],
+                        indptr[r + k : offs[k + 1, 1] + k + 1], labels[r : offs[k + 1, 1]],
+                        qids[r : offs[k + 1, 1]], slow[k], info[k])
+            parse_svmlight(buf, cuts[k], cuts[k + 1], opts, rows)
     return parse
 
 
@@ -266,8 +266,10 @@ def parallel_styles(path: Path, repeat: int) -> list[str]:
     against a prange loop over the same kernel (counting and allocation included)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from halfspaces.datasets import svmlight as svm
+    from halfspaces.datasets import _svmlight_blocks as blocks_mod
+    from halfspaces.datasets import _svmlight_lines as lines_mod
 
+    opts = lines_mod.Options(allow_zero=True, limit=2**62, use_strtod=True)
     raw = np.fromfile(path, dtype=np.uint8)
     buf = np.zeros(raw.size + 8, dtype=np.uint8)
     buf[: raw.size] = raw
@@ -277,13 +279,13 @@ def parallel_styles(path: Path, repeat: int) -> list[str]:
 
     def threads():
         with ThreadPoolExecutor(2) as pool:
-            blocks = list(pool.map(lambda k: svm._parse_block(
-                (buf[cuts[k] : cuts[k + 1] + 8], int(cuts[k + 1] - cuts[k])), True, 2**62,
-                True), range(2)))
+            blocks = list(pool.map(lambda k: blocks_mod._parse_block(
+                (buf[cuts[k] : cuts[k + 1] + 8], int(cuts[k + 1] - cuts[k])), opts),
+                range(2)))
         return sum(b.indices.size for b in blocks)
 
     def prange_run():
-        counts = np.array([svm._count_lines_and_colons(buf, cuts[k], cuts[k + 1])
+        counts = np.array([lines_mod.count_lines_and_colons(buf, cuts[k], cuts[k + 1])
                            for k in range(2)])
         offs = np.zeros((3, 2), dtype=np.int64)
         offs[1:, 0] = np.cumsum(counts[:, 1])
@@ -293,7 +295,7 @@ def parallel_styles(path: Path, repeat: int) -> list[str]:
         indptr = np.empty(rows + 2, dtype=np.int64)
         labels, qids = np.empty(rows), np.empty(rows, dtype=np.int64)
         slow, info = np.empty((2, 64, 3), dtype=np.int64), np.zeros((2, 14), dtype=np.int64)
-        parse(buf, cuts, True, data, indices, indptr, labels, qids, slow, info, offs)
+        parse(buf, cuts, opts, data, indices, indptr, labels, qids, slow, info, offs)
         return int(info[:, 5].sum())
 
     assert threads() == prange_run()

@@ -185,3 +185,74 @@ def test_streamed_predict_gives_the_models_advice(tmp_path, capsys, monkeypatch)
     zero.write_text("1 1:1\n-1 0:1\n")
     code, _, err = _run(capsys, "predict", tmp_path / "m", zero)
     assert code == 1 and f"{zero}:2:" in err and "train again with --zero-based" in err
+
+
+def _write_vw(path, n=60, seed=2):
+    """A VW file: words of two namespaces, labels -1/+1, some importance weights."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(12)]
+    lines = []
+    for _ in range(n):
+        picked = rng.choice(words, size=rng.integers(1, 6))
+        label = 1 if ("w1" in picked) ^ (rng.random() < 0.1) else -1
+        feats = " ".join(f"{w}:{rng.integers(1, 4)}" for w in picked)
+        lines.append(f"{label} |a {feats} |b:0.5 {picked[0]}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "vw"])
+@pytest.mark.parametrize("algo", ["perceptron", "svm"])
+def test_evaluate_streams_to_the_numbers_of_the_whole_file(tmp_path, capsys, monkeypatch,
+                                                           fmt, algo):
+    """evaluate reads a svmlight or VW file in blocks (never whole) and reports exactly
+    metrics.evaluate on the whole file; predict streams VW files too."""
+    from halfspaces.datasets import iter_blocks, load_vw
+    from halfspaces.metrics import evaluate
+
+    if fmt == "svmlight":
+        train, test = _write(tmp_path / "a.svm"), _write(tmp_path / "b.svm", n=300, seed=1)
+    else:
+        train, test = _write_vw(tmp_path / "a.vw"), _write_vw(tmp_path / "b.vw", n=300, seed=3)
+    extra = ["--n-features", "64"] if fmt == "vw" else []
+    assert _run(capsys, "train", train, "--algo", algo, "-o", tmp_path / "m", *extra)[0] == 0
+    model = load(tmp_path / "m")
+    X, y = load_vw(test, n_features=64) if fmt == "vw" else load_svmlight(test, n_features=7)
+    expected = evaluate(model, X, y)
+    monkeypatch.setattr(_models, "read_for_model", lambda *a, **k: pytest.fail("read whole"))
+    small = [block for block in iter_blocks(test, fmt, n_features=X.shape[1], block_bytes=512)]
+    assert len(small) > 2
+    real = iter_blocks  # blocks of 512 bytes: the sums run over many blocks
+
+    def tiny_blocks(path, format=None, **kwargs):
+        return real(path, format, block_bytes=512, **kwargs)
+
+    monkeypatch.setattr("halfspaces.datasets.iter_blocks", tiny_blocks)
+    code, out, err = _run(capsys, "evaluate", tmp_path / "m", test, "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got.pop("data") == str(test)
+    assert got == json.loads(json.dumps(expected))
+    code, out, err = _run(capsys, "predict", tmp_path / "m", test)
+    assert code == 0, err
+    assert out.split() == [format_label(p) for p in model.predict(X)]
+
+
+@pytest.mark.parametrize("cache", [[], ["--cache"]])
+def test_train_streams_a_vw_file_to_the_model_of_fit(tmp_path, capsys, monkeypatch, cache):
+    from halfspaces.datasets import load_vw
+
+    data = _write_vw(tmp_path / "d.vw")
+    _in_memory_forbidden(monkeypatch)
+    code, out, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                          "--max-iter", "3", "--n-features", "64", "-o", tmp_path / "m",
+                          "--json", *cache)
+    assert code == 0, err
+    X, y = load_vw(data, n_features=64)
+    with warnings.catch_warnings():  # ConvergenceWarning: the CLI printed it
+        warnings.simplefilter("ignore")
+        expected = Perceptron(max_iter=3, shuffle=False).fit(X, y)
+    model, metadata = load(tmp_path / "m", with_metadata=True)
+    _same_model(model, expected)
+    assert metadata == {"format": "vw", "zero_based": None, "n_features": 64}
+    assert json.loads(out)["train_accuracy"] == expected.score(X, y)

@@ -72,3 +72,21 @@ def test_labels_the_model_never_saw_are_an_error():
     with pytest.raises(ValueError, match=r"evaluate: labels \['maybe'\] are not among the"
                                          r" model's classes \['neg', 'pos'\]"):
         evaluate(model, X[:3], np.array(["pos", "maybe", "neg"]))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_blocks_give_the_numbers_of_the_whole_set(n_classes):
+    """evaluate_blocks over uneven blocks equals evaluate on the stacked rows, exactly, and
+    model.score for the accuracy."""
+    from halfspaces.metrics import evaluate_blocks
+
+    X, y = _noisy(n=97, seed=4)
+    if n_classes == 3:
+        y = np.where(X[:, 0] > 0.5, "other", y)
+    model = LogisticRegression().fit(X, y)
+    cuts = [0, 1, 13, 50, 51, 97]
+    blocks = [(X[a:b], y[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    whole = evaluate(model, X, y)
+    assert evaluate_blocks(model, blocks) == whole
+    assert whole["accuracy"] == model.score(X, y)
+    assert ("note" in whole) == (n_classes == 3)

@@ -100,7 +100,7 @@ def test_errors_name_the_line_in_the_file(tmp_path):
         list(iter_blocks(path, block_bytes=64, n_threads=3))
     vw = tmp_path / "bad.vw"
     vw.write_text("1 |f a\n" * 100 + "x |f a\n")
-    with pytest.raises(DataFormatError, match=r"bad\.vw:101: expected a label"):
+    with pytest.raises(DataFormatError, match=r"bad\.vw:101:1: expected a label"):
         list(iter_blocks(vw, block_bytes=64))
 
 

@@ -565,7 +565,7 @@ def test_fifo_that_needs_a_second_pass_is_an_error(tmp_path):
 @given(tokens=st.lists(decimal_numbers(), min_size=1, max_size=30), data=st.data())
 def test_hard_numbers_match_sklearn_whatever_the_threads_and_blocks(tmp_path_factory, tokens,
                                                                     data):
-    import halfspaces.datasets.svmlight as svm
+    import halfspaces.datasets._svmlight_blocks as svm
 
     lines = [f"{'-1' if k % 2 else '+1'} 1:{t} 3:{t}" for k, t in enumerate(tokens)]
     labels = data.draw(st.lists(decimal_numbers(), min_size=1, max_size=3))
@@ -583,7 +583,7 @@ def test_hard_numbers_match_sklearn_whatever_the_threads_and_blocks(tmp_path_fac
 
 
 def test_the_first_error_in_the_file_whatever_the_threads(tmp_path, monkeypatch):
-    import halfspaces.datasets.svmlight as svm
+    import halfspaces.datasets._svmlight_blocks as svm
 
     good = "".join(f"{(-1) ** i} {i % 5 + 1}:0.{i}\n" for i in range(200))
     path = write(tmp_path, good + "1 1:x\n" + good + "1 abc\n" + good, "two.svm")
@@ -601,7 +601,7 @@ def test_numbers_left_to_python_beyond_the_first_list(tmp_path, monkeypatch):
     # Numbers of more than 19 significant digits go to strtod, or to Python's float when
     # strtod is unusable (a locale with a decimal comma): more of them than the kernel's
     # first list holds make it parse the block again with room for all.
-    import halfspaces.datasets.svmlight as svm
+    import halfspaces.datasets._svmlight_blocks as svm
 
     tokens = [f"0.{k:03d}12345678901234567890123" for k in range(40)]
     path = write(tmp_path, "".join(f"1 1:{t} 2:{t}\n" for t in tokens))

@@ -11,7 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.utils import murmurhash3_32
+from strategies import decimal_numbers
 
 from halfspaces.datasets import DataFormatError, iter_vw, load_svmlight, load_vw
 
@@ -120,7 +123,7 @@ def test_malformed_lines(tmp_path, text, line, pattern):
 def test_integer_names_required_without_hashing(tmp_path):
     path = tmp_path / "n.vw"
     path.write_text("1 |f 3:1 word:2\n")
-    with pytest.raises(DataFormatError, match=r"n\.vw:1: feature name 'word' is not a"
+    with pytest.raises(DataFormatError, match=r"n\.vw:1:10: feature name 'word' is not a"
                                               " non-negative integer"):
         load_vw(path, hash_features=False)
     path.write_text("1 |f 0:1 3:2\n")
@@ -138,7 +141,7 @@ def test_integer_names_required_without_hashing(tmp_path):
 def test_an_index_beyond_64_bits_names_the_line(tmp_path):
     path = tmp_path / "big.vw"
     path.write_text(f"1 |f 1:1\n-1 |f {10**23}:1\n")
-    pattern = rf"big\.vw:2: feature index '{10**23}' does not fit in a 64-bit integer"
+    pattern = rf"big\.vw:2:7: feature index '{10**23}' does not fit in a 64-bit integer"
     with pytest.raises(DataFormatError, match=pattern):
         load_vw(path, hash_features=False, n_features=None)
     with pytest.raises(DataFormatError, match=pattern):
@@ -223,3 +226,130 @@ def test_streams_are_read_once(tmp_path):
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode().startswith(f"iter_vw: {fifo} is a pipe (FIFO), which can be"
                                           " read only once")
+
+
+# -- the compiled reader against a reference written from the format -------------------------
+
+def _reference_vw(text: str, n: int, hash_features: bool, seed: int = 0):
+    """A plain Python reading of VW text (split, float, scikit-learn's MurmurHash3), as the
+    reader was before it was compiled: rows (label, importance, [(column, value)]) or
+    ("error", line, problem)."""
+    def num(t: str) -> float:
+        if "_" in t or np.isnan(float(t)):
+            raise ValueError(t)
+        return float(t)
+
+    rows = []
+    for lineno, line in enumerate(text.split("\n")[:-1], start=1):
+        if not line.strip():
+            continue
+        head, bar, rest = line.partition("|")
+        words = [t for t in head.split() if t[0] != "'"]
+        if not bar or not 1 <= len(words) <= 3:
+            return "error", lineno, "head"
+        try:
+            numbers = [num(t) for t in words]
+            entries = []
+            for segment in rest.split("|"):
+                tokens, scale, ns = segment.split(), 1.0, ""
+                if segment[:1].strip() and tokens:
+                    ns, _, w = tokens.pop(0).partition(":")
+                    scale = num(w) if w else 1.0
+                for tok in tokens:
+                    name, colon, value = tok.partition(":")
+                    v = num(value) if colon else 1.0
+                    if not name or not hash_features and not (name.isascii()
+                                                              and name.isdigit()):
+                        raise ValueError
+                    col = (murmurhash3_32(ns + "^" + name, seed=seed, positive=True) % n
+                           if hash_features else int(name))
+                    if col >= 2**63:
+                        raise ValueError
+                    entries.append((col, v * scale))
+        except ValueError:
+            return "error", lineno, "token"
+        rows.append((numbers[0], numbers[1] if len(words) > 1 else 1.0, entries))
+    return rows
+
+
+def _reference_matrix(rows, n_cols):
+    """CSR of the rows in file order with repeated columns summed (as FeatureHasher)."""
+    indptr = np.cumsum([0] + [len(r[2]) for r in rows])
+    cols = [c for r in rows for c, _ in r[2]]
+    vals = [v for r in rows for _, v in r[2]]
+    X = sp.csr_matrix((np.array(vals, dtype=np.float64), np.array(cols, dtype=np.int64),
+                       indptr), shape=(len(rows), n_cols))
+    X.sum_duplicates()
+    return X
+
+
+_names = st.text(st.sampled_from("ab9_0Zé漢+-.'"), min_size=1, max_size=4)
+_blank = st.sampled_from([" ", "  ", "\t", " \r", "\xa0", " \x1f", "\u3000"])
+
+
+@st.composite
+def _vw_lines(draw):
+    """A VW line: mostly well formed, with tags, namespaces, weights, Unicode names and
+    blanks, hard numbers; sometimes a malformed piece."""
+    number = st.one_of(decimal_numbers(), st.sampled_from(["1", "-1", "0", "2.5", "1e3",
+                                                           "inf", "x", "nan", "1_0", "", "+"]))
+    head = [draw(number)]
+    head += draw(st.lists(number, max_size=2 if draw(st.integers(0, 9)) else 3))
+    if draw(st.booleans()):
+        head.insert(draw(st.integers(0, len(head))), "'" + draw(_names))
+    line = draw(_blank).join(head)
+    for _ in range(draw(st.integers(0 if draw(st.integers(0, 19)) else -1, 3))):
+        ns = "" if draw(st.booleans()) else draw(_names)
+        if ns and draw(st.booleans()):
+            ns += ":" + draw(number)
+        feats = [draw(st.one_of(_names, st.integers(0, 2**64).map(str)))
+                 + (":" + draw(number) if draw(st.booleans()) else "")
+                 for _ in range(draw(st.integers(0, 4)))]
+        line += draw(_blank) + "|" + ns + "".join(draw(_blank) + f for f in feats)
+    return line
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(_vw_lines(), min_size=1, max_size=12), hash_features=st.booleans(),
+       seed=st.integers(0, 2**32 - 1), blank=st.booleans())
+def test_compiled_reader_matches_the_reference(tmp_path_factory, lines, hash_features, seed,
+                                               blank):
+    """Values (bit for bit), hashed columns, labels, weights, and the line of the first
+    error, whatever the threads and the blocks."""
+    from halfspaces.datasets._vw_blocks import parse_block
+    from halfspaces.datasets.vw import _blocks
+
+    if blank:
+        lines.insert(len(lines) // 2, " \xa0 ")
+    text = "\n".join(lines) + "\n"
+    path = tmp_path_factory.mktemp("vw") / "h.vw"
+    path.write_text(text, encoding="utf-8")
+    n = 97
+    ref = _reference_vw(text, n, hash_features, seed)
+    kwargs = {"n_features": n if hash_features else None, "hash_features": hash_features,
+              "seed": seed, "zero_based": True, "return_weights": True}
+    if ref and ref[0] == "error":
+        for block_bytes, n_threads in ((1 << 20, 1), (16, 3)):
+            with pytest.raises(DataFormatError) as err:
+                for block, first in _blocks(path, n, hash_features, seed, n_threads,
+                                            block_bytes):
+                    if block.error is not None:
+                        raise block.error.at_line(first - 1 + block.error.line)
+            assert err.value.line == ref[1], str(err.value)
+        return
+    assert parse_block  # the worker's entry point, run by the loads below
+    if not ref:
+        with pytest.raises(DataFormatError, match="no examples"):
+            load_vw(path, **kwargs)
+        return
+    n_cols = n if hash_features else max([c for r in ref for c, _ in r[2]], default=0) + 1
+    if n_cols > 2**40:
+        return  # no weight vector that long (the reader says so, tested above)
+    X_ref = _reference_matrix(ref, n_cols)
+    X, y, w = load_vw(path, **kwargs)
+    assert_same(X, X_ref)
+    assert y.tobytes() == np.array([r[0] for r in ref]).tobytes()
+    assert w.tobytes() == np.array([r[1] for r in ref]).tobytes()
+    for X_b, y_b, w_b in [next(iter_vw(path, chunk_rows=len(ref), **kwargs))]:
+        assert_same(X_b, X_ref)
+        assert y_b.tobytes() == y.tobytes() and w_b.tobytes() == w.tobytes()

@@ -140,16 +140,22 @@ _EVALUATE_ROWS = {"accuracy": "accuracy", "zero_one": "zero-one loss", "hinge": 
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from ..metrics import evaluate
+    from ..metrics import evaluate, evaluate_blocks
+    from . import _stream
 
     model, metadata = load_model(args.model)
-    data = read_for_model(model, metadata, args)
-    with about(data):
-        result = {"data": data.path, **evaluate(model, data.X, data.y)}
+    blocks = _stream.model_blocks(model, metadata, args)  # svmlight or VW, in blocks
+    if blocks is None:
+        data = read_for_model(model, metadata, args)
+        with about(data):
+            result = {"data": data.path, **evaluate(model, data.X, data.y)}
+    else:
+        with about(argparse.Namespace(path=args.data)):
+            result = {"data": args.data, **evaluate_blocks(model, blocks)}
     if args.json:
         print_json(result)
         return 0
-    rows = [("data", f"{data.path} ({data.n_samples} examples)")]
+    rows = [("data", f"{result['data']} ({result['n_samples']} examples)")]
     print_table(rows + [(label, result[key]) for key, label in _EVALUATE_ROWS.items()
                         if key in result])
     return 0

@@ -1,10 +1,10 @@
-"""``train`` from a svmlight file by streaming it (:func:`halfspaces.datasets.fit_file`).
+"""``train`` from a svmlight or VW file by streaming it (:func:`halfspaces.datasets.fit_file`).
 
 The online learners whose ``fit`` visits the rows in file order (the perceptron family, and
 Pegasos with ``--set sampling=cyclic``) read the file in blocks: the model is the one of
 ``fit`` on the whole file, bit for bit, in bounded memory. ``--cache`` (or ``--cache-dir``)
 parses the text once into the binary cache and reads the cache, this run and later ones.
-Every other learner, and data that is not a svmlight file, is read into memory, and a note
+Every other learner, and data that is not a svmlight or VW file, is read into memory, and a note
 on stderr says how much memory the features take.
 """
 
@@ -57,8 +57,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
 
         return "a bundled set is read whole" if bundled_name(args.data) else \
             "a pipe is read once"
-    if fmt != "svmlight":
-        return f"only svmlight files stream ({fmt} data is read whole)"
+    if fmt not in ("svmlight", "vw"):
+        return f"only svmlight and VW files stream ({fmt} data is read whole)"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
         return f"--algo {args.algo} needs all the rows at once"
     if getattr(estimator, "shuffle", False):
@@ -110,9 +110,11 @@ def _in_cli_terms(hints: dict | None = None):
 
 def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed:
     from ..datasets import iter_blocks
-    from ..datasets.stream import fit_file, fit_stream
+    from ..datasets.stream import fit_stream
 
     n_features, zero_based = args.n_features, args.zero_based
+    if fmt == "vw":  # hashed into --n-features buckets, as load_vw reads it whole
+        n_features = n_features or 2**18
     if cache:
         from ..datasets.cache import open_cached
 
@@ -123,18 +125,7 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         n_features, zero_based = source.n_features, source.zero_based
         blocks = source.blocks()
     else:
-        from ..datasets import svmlight
-        from ..datasets._io import check_n_threads
-        from ..datasets.stream import BLOCK_BYTES
-
-        # one pass decides the columns, the indexing and the classes, as load_svmlight does
-        n_features, zero_based, classes, _ = svmlight._survey(
-            args.data, svmlight._check_n_features(n_features),
-            "auto" if zero_based is None else zero_based, BLOCK_BYTES,
-            check_n_threads("train", None))
-        with fit_progress(args, estimator):
-            fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
-                     zero_based=zero_based)
+        n_features, zero_based = _fit_file(args, fmt, estimator, n_features, zero_based)
         blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
     right = n = 0
     for X, y in blocks:  # the training accuracy, as model.score(X, y) counts it
@@ -144,9 +135,32 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
 
     # what save_model records of a file read whole, for predict and evaluate
     with writing(args.output):
-        save(estimator, args.output, metadata={"format": fmt, "zero_based": bool(zero_based),
-                                               "n_features": int(n_features)})
+        save(estimator, args.output, metadata={
+            "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
+            "n_features": int(n_features)})
     return Streamed(estimator, args.data, n, right / n)
+
+
+def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_based):
+    """Fit ``estimator`` on the text file ``args.data``; ``(n_features, zero_based)`` it was
+    read with. VW is hashed into ``n_features`` buckets; for svmlight one pass decides the
+    columns, the indexing and the classes, as load_svmlight does."""
+    from ..datasets.stream import fit_file
+
+    zero_based = "auto" if zero_based is None else zero_based
+    classes = None
+    if fmt == "svmlight":
+        from ..datasets import svmlight
+        from ..datasets._io import check_n_threads
+        from ..datasets.stream import BLOCK_BYTES
+
+        n_features, zero_based, classes, _ = svmlight._survey(
+            args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
+            check_n_threads("train", None))
+    with fit_progress(args, estimator):
+        fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
+                 zero_based=zero_based)
+    return n_features, zero_based
 
 
 def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
@@ -166,32 +180,65 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
           f" {megabytes:,.1f} MB{why}", file=sys.stderr)
 
 
-def predict(model, metadata: dict, args: argparse.Namespace):
-    """The predictions of ``model`` for a svmlight file, read block by block as its training
-    file was (its indexing unless --zero-based or --one-based says otherwise, its number of
-    features); None for other data (the caller reads it whole)."""
+def model_blocks(model, metadata: dict, args: argparse.Namespace):
+    """The ``(X, y)`` blocks of a svmlight or VW file read for ``model`` as its training file
+    was (svmlight: its indexing unless --zero-based or --one-based says otherwise, X cut or
+    padded to its number of features; VW: hashed into its features), in bounded memory;
+    None for other data (the caller reads it whole)."""
     from ..datasets import detect_format
 
     n_features = getattr(model, "n_features_in_", None)
     recorded = metadata.get("zero_based")
     zero_based = args.zero_based if args.zero_based is not None else recorded
-    if (args.data == STDIN or not os.path.isfile(args.data) or zero_based is None
-            or n_features is None or detect_format(args.data, args.format) != "svmlight"
-            or is_text_model(model)):
+    fmt = None if args.data == STDIN else detect_format(args.data, args.format)
+    if (fmt not in ("svmlight", "vw") or not os.path.isfile(args.data)
+            or n_features is None or is_text_model(model)
+            or (fmt == "svmlight" and zero_based is None)):
         return None
+    if fmt == "vw":
+        return _vw_blocks(args, n_features)
+    return _svmlight_blocks(args, n_features, zero_based, model_hints(args, None, recorded))
+
+
+def _svmlight_blocks(args: argparse.Namespace, n_features: int, zero_based: bool, hints):
     import numpy as np
 
     from ..datasets import iter_blocks
 
-    out, ignored = [], np.empty(0, dtype=np.int64)
-    with _in_cli_terms(model_hints(args, None, recorded)):
-        for X, _ in iter_blocks(args.data, "svmlight", n_features=args.n_features,
+    n_rows, ignored = 0, np.empty(0, dtype=np.int64)
+    with _in_cli_terms(hints):
+        for X, y in iter_blocks(args.data, "svmlight", n_features=args.n_features,
                                 zero_based=zero_based):
             X, used = fit_columns(X, n_features)  # unseen features: zero weight
             ignored = np.union1d(ignored, used)
-            out.append(np.asarray(model.predict(X)))
+            n_rows += X.shape[0]
+            yield X, y
     note_ignored(args.data, ignored.size, n_features)
-    if not out:
+    if not n_rows:
         raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
                        " and comment lines)")
+
+
+def _vw_blocks(args: argparse.Namespace, n_features: int):
+    from ..datasets import iter_blocks
+
+    n_rows = 0
+    with _in_cli_terms(model_hints(args, n_features, None)):
+        for X, y in iter_blocks(args.data, "vw", n_features=n_features):
+            n_rows += X.shape[0]
+            yield X, y
+    if not n_rows:
+        raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
+                       " lines)")
+
+
+def predict(model, metadata: dict, args: argparse.Namespace):
+    """The predictions of ``model`` for a svmlight or VW file, read block by block
+    (:func:`model_blocks`); None for other data (the caller reads it whole)."""
+    blocks = model_blocks(model, metadata, args)
+    if blocks is None:
+        return None
+    import numpy as np
+
+    out = [np.asarray(model.predict(X)) for X, _ in blocks]
     return np.concatenate(out)

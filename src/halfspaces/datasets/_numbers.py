@@ -259,6 +259,44 @@ def token_end(buf, p, delim):
 
 
 @njit(cache=True)
+def _word(buf, start, neg, delim):
+    """``(value, status, end)`` of a token without digits: inf, infinity, nan (any case),
+    or not a number."""
+    e = token_end(buf, start, delim)
+    if _match_word(buf, start, e, _INF) or _match_word(buf, start, e, _INFINITY):
+        return (-np.inf if neg else np.inf), OK, e
+    if _match_word(buf, start, e, _NAN):
+        return np.nan, IS_NAN, e
+    return 0.0, NOT_A_NUMBER, e
+
+
+@njit(cache=True, inline="always")
+def _exponent(buf, p):
+    """``(ok, exponent, end)`` of an optional ``[eE][+-]digits`` at ``p`` (0 when absent;
+    not ok when the ``e`` has no digit). The exponent saturates near 100000, far beyond
+    every double."""
+    expo = 0
+    c = buf[np.uint64(p)]
+    if c != 101 and c != 69:
+        return True, 0, p
+    p += 1
+    c = buf[np.uint64(p)]
+    eneg = False
+    if c == 43 or c == 45:
+        eneg = c == 45
+        p += 1
+        c = buf[np.uint64(p)]
+    if not (48 <= c <= 57):
+        return False, 0, p
+    while 48 <= c <= 57:
+        if expo < 100000:
+            expo = expo * 10 + (int(c) - 48)
+        p += 1
+        c = buf[np.uint64(p)]
+    return True, (-expo if eneg else expo), p
+
+
+@njit(cache=True)
 def parse_number(buf, s, delim, use_strtod, endbox):
     """Parse the number that starts at buf[s] and ends at the next delimiter.
 
@@ -288,32 +326,9 @@ def parse_number(buf, s, delim, use_strtod, endbox):
         w, p = digits(buf, frac, w)
     n_frac = p - frac
     if n_int + n_frac == 0:  # no digit: inf, infinity, nan, or not a number
-        e = token_end(buf, start, delim)
-        if _match_word(buf, start, e, _INF) or _match_word(buf, start, e, _INFINITY):
-            return (-np.inf if neg else np.inf), OK, e
-        if _match_word(buf, start, e, _NAN):
-            return np.nan, IS_NAN, e
-        return 0.0, NOT_A_NUMBER, e
-    expo = 0
-    c = buf[np.uint64(p)]
-    if c == 101 or c == 69:
-        p += 1
-        c = buf[np.uint64(p)]
-        eneg = False
-        if c == 43 or c == 45:
-            eneg = c == 45
-            p += 1
-            c = buf[np.uint64(p)]
-        if not (48 <= c <= 57):
-            return 0.0, NOT_A_NUMBER, token_end(buf, p, delim)
-        while 48 <= c <= 57:
-            if expo < 100000:
-                expo = expo * 10 + (int(c) - 48)
-            p += 1
-            c = buf[np.uint64(p)]
-        if eneg:
-            expo = -expo
-    if delim[c] == 0:
+        return _word(buf, start, neg, delim)
+    ok, expo, p = _exponent(buf, p)
+    if not ok or delim[buf[np.uint64(p)]] == 0:
         return 0.0, NOT_A_NUMBER, token_end(buf, p, delim)
     q = expo - n_frac
     if n_int + n_frac > 19:  # more than 19 digits: w again from the significant ones

@@ -313,6 +313,7 @@ def _write_svmlight(path, tmp: Path, options: dict, n_threads: int) -> dict:
     """Parse the svmlight file block by block (as load_svmlight, without holding it), then
     shift the indices once the whole file has decided the indexing."""
     from . import svmlight as svm
+    from ._svmlight_blocks import _index_dtype
 
     zero_based = options["zero_based"]
     svm._check_zero_based(zero_based)
@@ -332,7 +333,7 @@ def _write_svmlight(path, tmp: Path, options: dict, n_threads: int) -> dict:
         with np.errstate(over="ignore"):  # float32 overflows to inf, as in scikit-learn
             _save(tmp, k, "data", block.data.astype(dt, copy=False))
         if final:
-            it = svm._index_dtype(n_cols, block.indices.size)
+            it = _index_dtype(n_cols, block.indices.size)
             _save(tmp, k, "indices", np.subtract(block.indices, int(not zero_based),
                                                  dtype=it, casting="unsafe"))
             _save(tmp, k, "indptr", block.indptr.astype(it))
@@ -348,7 +349,7 @@ def _write_svmlight(path, tmp: Path, options: dict, n_threads: int) -> dict:
     n_cols, zero_based = svm.decide_columns(path, lines, nnz_total, n_cols, zero_based)
     shift = int(not zero_based)
     for k, (_, nnz) in enumerate([] if final else layout):  # 0-based, int32 when they fit
-        it = svm._index_dtype(n_cols, nnz)
+        it = _index_dtype(n_cols, nnz)
         indices = np.load(tmp / f"{k:06d}.indices.npy")
         _save(tmp, k, "indices", np.subtract(indices, shift, dtype=it, casting="unsafe"))
         _save(tmp, k, "indptr", np.load(tmp / f"{k:06d}.indptr.npy").astype(it))

@@ -68,6 +68,18 @@ def load_csv(
     >>> load_csv(path, -1)[0].shape
     (2, 2)
     """
+    label_column = _check_csv_params(label_column, delimiter)
+    lines, rows = _read_rows(path, encoding, delimiter)
+    if not rows:
+        raise DataFormatError(path, 1, "the file has no data rows")
+    n_fields = len(rows[0])
+    column, lines, rows = _split_header(path, lines, rows, label_column)
+    table = _table(path, lines, rows, n_fields)
+    return _features(path, lines, table, column), _labels(path, lines, table, column)
+
+
+def _check_csv_params(label_column, delimiter):
+    """``label_column`` as an int or a column name, once both parameters are checked."""
     if isinstance(label_column, str) and _is_number(label_column, int):
         label_column = int(label_column)
     if isinstance(label_column, (bool, np.bool_)) or not isinstance(
@@ -77,9 +89,12 @@ def load_csv(
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise param_error("load_csv", "delimiter", "one character, e.g. ',' or '\\t'",
                           delimiter)
-    lines, rows = _read_rows(path, encoding, delimiter)
-    if not rows:
-        raise DataFormatError(path, 1, "the file has no data rows")
+    return label_column
+
+
+def _split_header(path, lines, rows, label_column):
+    """``(label column index, lines, rows)`` with the header row removed when there is one
+    (a column name was asked for, or a feature field of the first row is not a number)."""
     first = [field.strip() for field in rows[0]]
     n_fields = len(first)
     if isinstance(label_column, str):
@@ -102,13 +117,22 @@ def load_csv(
         if not rows:
             raise DataFormatError(path, header_line, "the file has a header row but no data"
                                   " rows")
+    return column, lines, rows
+
+
+def _table(path, lines, rows, n_fields: int) -> np.ndarray:
+    """The fields as a 2-D array of str; every row must have ``n_fields`` fields."""
     counts = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     wrong = np.flatnonzero(counts != n_fields)
     if wrong.size:
         i = int(wrong[0])
         raise DataFormatError(path, int(lines[i]), f"expected {n_fields} fields, got"
                               f" {counts[i]}")
-    table = np.array(rows, dtype=str).reshape(len(rows), n_fields)
+    return np.array(rows, dtype=str).reshape(len(rows), n_fields)
+
+
+def _features(path, lines, table: np.ndarray, column: int) -> np.ndarray:
+    """The columns other than the label's as finite float64 numbers."""
     features = np.delete(table, column, axis=1)
     try:
         X = features.astype(np.float64)
@@ -120,16 +144,20 @@ def load_csv(
         original = j if j < column else j + 1
         raise DataFormatError(path, int(lines[i]), f"expected a finite number in column"
                               f" {original}, got {features[i, j].strip()!r}")
+    return X
+
+
+def _labels(path, lines, table: np.ndarray, column: int) -> np.ndarray:
+    """The label column, as float64 numbers when every label is one, else as strings."""
     labels = np.char.strip(table[:, column])
     empty = np.flatnonzero(labels == "")
     if empty.size:  # else every label would become a string, "" one of the classes
         raise DataFormatError(path, int(lines[empty[0]]), f"the label (column {column}) is"
                               " empty", hint="give every row a label, or drop the row")
     try:
-        y = labels.astype(np.float64)
+        return labels.astype(np.float64)
     except ValueError:
-        y = labels
-    return X, y
+        return labels
 
 
 def _read_rows(path, encoding: str, delimiter: str

@@ -181,17 +181,8 @@ def make_separable(
     >>> Xs.format, Xs.nnz
     ('csr', 20000)
     """
-    check_scalar(_OWNER, "n_samples", n_samples, kind=numbers.Integral, low=1)
-    check_scalar(_OWNER, "n_features", n_features, kind=numbers.Integral, low=1)
-    check_scalar(_OWNER, "radius", radius, low=0.0, low_inclusive=False,
-                 meaning="largest row norm R")
-    check_scalar(_OWNER, "margin", margin, low=0.0, high=float(radius), low_inclusive=False,
-                 meaning="planted geometric margin gamma, at most radius",
-                 hint="Try margin=0.1 with radius=1.")
-    check_scalar(_OWNER, "noise", noise, low=0.0, high=1.0, high_inclusive=False,
-                 meaning="fraction of flipped labels")
-    check_scalar(_OWNER, "sparse", sparse, kind=(bool, np.bool_))
-    check_scalar(_OWNER, "return_separator", return_separator, kind=(bool, np.bool_))
+    _check_make_separable(n_samples, n_features, margin, noise, radius, sparse,
+                          return_separator)
     n, d = int(n_samples), int(n_features)
     margin, radius = float(margin), float(radius)
     # Draws come from a Generator seeded by random_state (its sampler is several times
@@ -211,30 +202,8 @@ def make_separable(
                               "Pass sparse=True to get a CSR matrix.")
         X = _dense_rows(rng, n, d, u, margin, radius, y, tight_row)
     else:
-        if density is not None and nnz_per_row is not None:
-            raise param_error(_OWNER, "density", "left unset when nnz_per_row is given",
-                              density)
-        if nnz_per_row is None:
-            density = 0.1 if density is None else density
-            check_scalar(_OWNER, "density", density, low=0.0, high=1.0, low_inclusive=False,
-                         meaning="fraction of features stored per row")
-            nnz_per_row = max(1, int(round(density * d)))
-        check_scalar(_OWNER, "nnz_per_row", nnz_per_row, kind=numbers.Integral, low=1,
-                     high=d, meaning="stored entries per row, at most n_features")
-        k = int(nnz_per_row)
-        index_dtype = np.int32 if max(d, n * k) < np.iinfo(np.int32).max else np.int64
-        indices = np.empty(n * k, dtype=index_dtype)
-        data = np.empty(n * k, dtype=np.float64)
-        for start in range(0, n, _CHUNK):  # blocks of rows, each fully vectorised
-            stop = min(n, start + _CHUNK)
-            tight = tight_row - start if start <= tight_row < stop else None
-            idx, values = _sparse_block(rng, stop - start, d, k, u, margin, radius,
-                                        y[start:stop], tight)
-            indices[start * k : stop * k] = idx.ravel()
-            data[start * k : stop * k] = values.ravel()
-        indptr = np.arange(0, n * k + 1, k, dtype=index_dtype)
-        X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
-        X.has_sorted_indices = True
+        k = _entries_per_row(d, density, nnz_per_row)
+        X = _sparse_rows(rng, (n, d, k), u, margin, radius, y, tight_row)
 
     if noise > 0:
         flip = rng.permutation(n)[: int(round(noise * n))]
@@ -242,3 +211,54 @@ def make_separable(
     if return_separator:
         return X, y, u
     return X, y
+
+
+def _check_make_separable(n_samples, n_features, margin, noise, radius, sparse,
+                          return_separator) -> None:
+    check_scalar(_OWNER, "n_samples", n_samples, kind=numbers.Integral, low=1)
+    check_scalar(_OWNER, "n_features", n_features, kind=numbers.Integral, low=1)
+    check_scalar(_OWNER, "radius", radius, low=0.0, low_inclusive=False,
+                 meaning="largest row norm R")
+    check_scalar(_OWNER, "margin", margin, low=0.0, high=float(radius), low_inclusive=False,
+                 meaning="planted geometric margin gamma, at most radius",
+                 hint="Try margin=0.1 with radius=1.")
+    check_scalar(_OWNER, "noise", noise, low=0.0, high=1.0, high_inclusive=False,
+                 meaning="fraction of flipped labels")
+    check_scalar(_OWNER, "sparse", sparse, kind=(bool, np.bool_))
+    check_scalar(_OWNER, "return_separator", return_separator, kind=(bool, np.bool_))
+
+
+def _entries_per_row(d: int, density, nnz_per_row) -> int:
+    """The stored entries per sparse row, from ``nnz_per_row`` or ``density``."""
+    if density is not None and nnz_per_row is not None:
+        raise param_error(_OWNER, "density", "left unset when nnz_per_row is given",
+                          density)
+    if nnz_per_row is None:
+        density = 0.1 if density is None else density
+        check_scalar(_OWNER, "density", density, low=0.0, high=1.0, low_inclusive=False,
+                     meaning="fraction of features stored per row")
+        nnz_per_row = max(1, int(round(density * d)))
+    check_scalar(_OWNER, "nnz_per_row", nnz_per_row, kind=numbers.Integral, low=1,
+                 high=d, meaning="stored entries per row, at most n_features")
+    return int(nnz_per_row)
+
+
+def _sparse_rows(rng, shape: tuple[int, int, int], u, margin: float, radius: float, y,
+                 tight_row: int) -> sp.csr_matrix:
+    """The CSR matrix of ``n`` rows of ``d`` columns with ``k`` entries each, for
+    ``shape = (n, d, k)``, built in blocks of rows (each fully vectorised)."""
+    n, d, k = shape
+    index_dtype = np.int32 if max(d, n * k) < np.iinfo(np.int32).max else np.int64
+    indices = np.empty(n * k, dtype=index_dtype)
+    data = np.empty(n * k, dtype=np.float64)
+    for start in range(0, n, _CHUNK):
+        stop = min(n, start + _CHUNK)
+        tight = tight_row - start if start <= tight_row < stop else None
+        idx, values = _sparse_block(rng, stop - start, d, k, u, margin, radius,
+                                    y[start:stop], tight)
+        indices[start * k : stop * k] = idx.ravel()
+        data[start * k : stop * k] = values.ravel()
+    indptr = np.arange(0, n * k + 1, k, dtype=index_dtype)
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    X.has_sorted_indices = True
+    return X

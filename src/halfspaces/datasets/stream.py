@@ -2,10 +2,9 @@
 
 :func:`iter_blocks` yields ``(X, y)`` blocks in file order while background threads read (and
 decompress) the next blocks of text and parse them: memory holds a few blocks, whatever the
-file's size. svmlight text is parsed by the compiled kernel of
-:mod:`~halfspaces.datasets.svmlight` (which releases the GIL, so blocks are parsed in
-parallel); VW text by the Python reader of :mod:`~halfspaces.datasets.vw` (which overlaps
-reading only).
+file's size. svmlight and VW text are parsed by compiled kernels
+(:mod:`~halfspaces.datasets.svmlight`, :mod:`~halfspaces.datasets.vw`) that release the GIL,
+so blocks are parsed in parallel.
 
 A pipe, a FIFO or ``/dev/stdin`` is read once, from start to end: it can be streamed when
 nothing has to be known before the first block (``n_features`` given, with an explicit

@@ -24,164 +24,27 @@ Feature names become column indices in one of two ways:
     same ``zero_based`` rule as :func:`~halfspaces.datasets.load_svmlight`: then a VW file and
     its svmlight conversion load to the same matrix. Repeated indices in a line are summed.
 
-The reader is line-by-line Python (string splits and a cache of hashed names), roughly
-1 MB/s-10 MB/s, on blocks of lines read (and decompressed) by a background thread; convert
-large VW files to svmlight once (``dump_svmlight``) for the compiled reader. Malformed lines
-raise :class:`~halfspaces.datasets.DataFormatError` naming the file and line.
+The reader is compiled (:mod:`halfspaces.datasets._vw_lines`) and runs as the svmlight
+reader does: a background thread reads (and decompresses) blocks of whole lines, worker
+threads parse them with the GIL released, the numbers are those of the svmlight reader's
+correctly rounded parser (the values of Python's ``float``), and the first malformed line in
+the file raises :class:`~halfspaces.datasets.DataFormatError` naming the file, line and
+column. A line with non-ASCII bytes (UTF-8 names, Unicode blanks or digits) is parsed by
+Python, as before, with the same result.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import murmurhash3_32
 
-from ._io import (
-    DataFormatError,
-    check_n_threads,
-    map_in_order,
-    read_blocks,
-    require_regular_file,
-    weights_size_if_too_large,
-)
+from ._io import DataFormatError, check_n_threads, require_regular_file, weights_size_if_too_large
+from ._vw_blocks import BLOCK_BYTES, Block, options, parsed_blocks
 
 __all__ = ["load_vw", "iter_vw"]
-
-
-_INT64_MAX = 2**63 - 1
-
-
-class _Reader:
-    """Turns VW lines into (indices, values) rows; keeps the hash cache between chunks."""
-
-    def __init__(self, path, n_features, hash_features, seed):
-        self.path = path
-        self.n_features = n_features
-        self.hash_features = hash_features
-        self.seed = seed
-        self.cache: dict[str, int] = {}
-
-    def _number(self, text: str, lineno: int, what: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise DataFormatError(self.path, lineno, f"expected {what} (a number), got"
-                                  f" {text!r}") from None
-        if math.isnan(value) or "_" in text:
-            raise DataFormatError(self.path, lineno, f"expected {what} (a number), got"
-                                  f" {text!r}")
-        return value
-
-    def _column(self, namespace: str, name: str, lineno: int) -> int:
-        if self.hash_features:
-            key = namespace + "^" + name
-            col = self.cache.get(key)
-            if col is None:
-                col = murmurhash3_32(key, seed=self.seed, positive=True) % self.n_features
-                self.cache[key] = col
-            return col
-        if not name.isdigit() or not name.isascii():
-            raise DataFormatError(self.path, lineno, f"feature name {name!r} is not a"
-                                  " non-negative integer; with hash_features=False names are"
-                                  " column indices. Use hash_features=True for named features")
-        index = int(name)
-        if index > _INT64_MAX:
-            raise DataFormatError(self.path, lineno, f"feature index {name!r} does not fit"
-                                  " in a 64-bit integer (at most 2**63 - 1); is it a typo?")
-        return index
-
-    def parse(self, line: str, lineno: int):
-        """(label, importance, columns, values) of one line, or None for a blank line."""
-        if not line.strip():
-            return None
-        bar = line.find("|")
-        if bar < 0:
-            raise DataFormatError(self.path, lineno, "expected '|namespace features' after"
-                                  f" the label, got {line.strip()[:40]!r}")
-        head = [t for t in line[:bar].split() if not t.startswith("'")]
-        if not head:
-            raise DataFormatError(self.path, lineno, "missing label before '|'; every line"
-                                  " needs a label such as 1 or -1")
-        if len(head) > 3:
-            raise DataFormatError(self.path, lineno, f"expected 'label [importance [base]]"
-                                  f" ['tag]' before '|', got {line[:bar].strip()[:40]!r}")
-        label = self._number(head[0], lineno, "a label")
-        importance = self._number(head[1], lineno, "an importance weight") \
-            if len(head) > 1 else 1.0
-        if len(head) > 2:
-            self._number(head[2], lineno, "a base prediction")
-        cols: list[int] = []
-        vals: list[float] = []
-        for segment in line[bar + 1 :].split("|"):
-            tokens = segment.split()
-            scale = 1.0
-            namespace = ""
-            if segment and not segment[0].isspace() and tokens:
-                namespace, _, weight = tokens[0].partition(":")
-                if weight:
-                    scale = self._number(weight, lineno, f"a weight of namespace {namespace!r}")
-                tokens = tokens[1:]
-            for tok in tokens:
-                name, colon, value = tok.partition(":")
-                if not name:
-                    raise DataFormatError(self.path, lineno, f"expected 'name[:value]', got"
-                                          f" {tok!r}")
-                v = self._number(value, lineno, f"a value in {tok!r}") if colon else 1.0
-                cols.append(self._column(namespace, name, lineno))
-                vals.append(v * scale)
-        return label, importance, cols, vals
-
-
-_BLOCK_BYTES = 1 << 20  # text per block parsed by a worker
-
-
-def _parse_lines(reader: _Reader, block: tuple[np.ndarray, int]):
-    """``(rows, n_lines, error)`` of a block of whole lines (a worker's job): rows are
-    ``(line, row)`` with lines counted from 1 in the block, and a DataFormatError is
-    returned, not raised, so that the consumer can number its line in the file."""
-    buf, end = block
-    n_lines = int(np.count_nonzero(buf[:end] == 10))
-    try:
-        text = bytes(buf[:end]).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = bytes(buf[: exc.start]).count(b"\n") + 1
-        return [], n_lines, DataFormatError(reader.path, line, f"not UTF-8 text ({exc.reason})")
-    rows = []
-    try:
-        for lineno, line in enumerate(text.split("\n")[:-1], start=1):
-            row = reader.parse(line, lineno)
-            if row is not None:
-                rows.append((lineno, row))
-    except DataFormatError as exc:
-        return rows, n_lines, exc
-    return rows, n_lines, None
-
-
-def _row_blocks(reader: _Reader, path, n_threads: int | None = None,
-                block_bytes: int = _BLOCK_BYTES) -> Iterator[list[tuple[int, tuple]]]:
-    """The ``(line, row)`` of the examples of each block of the file, in order; blocks of
-    lines are read and decoded by a background thread and parsed by workers (this parser is
-    Python, so the workers take turns holding the GIL; reading and decompressing overlap
-    them)."""
-    n_threads = check_n_threads("vw", n_threads)
-    first_line = 1
-    for rows, n_lines, error in map_in_order(read_blocks(path, block_bytes),
-                                             lambda block: _parse_lines(reader, block),
-                                             n_threads, depth=n_threads + 1):
-        yield [(first_line - 1 + lineno, row) for lineno, row in rows]
-        if error is not None:
-            raise error.at_line(first_line - 1 + error.line)
-        first_line += n_lines
-
-
-def _rows(reader: _Reader, path) -> Iterator[tuple[int, tuple]]:
-    """``(line, row)`` of every example of the file, in order."""
-    for rows in _row_blocks(reader, path):
-        yield from rows
 
 
 class _Extent:
@@ -190,16 +53,24 @@ class _Extent:
     def __init__(self):
         self.lo, self.hi, self.lo_line, self.hi_line = None, -1, None, None
 
-    def add(self, cols: list[int], lineno: int) -> None:
-        if cols:
-            lo, hi = min(cols), max(cols)
-            if self.lo is None or lo < self.lo:
-                self.lo, self.lo_line = lo, lineno
-            if hi > self.hi:
-                self.hi, self.hi_line = hi, lineno
+    def add(self, block: Block, first_line: int) -> None:
+        if not block.indices.size:
+            return
+        for k, better in ((int(np.argmin(block.indices)), self._lower),
+                          (int(np.argmax(block.indices)), self._higher)):
+            row = int(np.searchsorted(block.indptr, k, side="right")) - 1
+            better(int(block.indices[k]), first_line - 1 + int(block.lines[row]))
+
+    def _lower(self, lo: int, line: int) -> None:
+        if self.lo is None or lo < self.lo:
+            self.lo, self.lo_line = lo, line
+
+    def _higher(self, hi: int, line: int) -> None:
+        if hi > self.hi:
+            self.hi, self.hi_line = hi, line
 
 
-def _check_common(n_features, hash_features, zero_based, dtype):
+def _check_common(n_features, hash_features, zero_based, dtype, seed=0):
     if not isinstance(hash_features, (bool, np.bool_)):
         raise ValueError(f"vw: 'hash_features' must be a bool; got {hash_features!r}.")
     if hash_features and (n_features is None or isinstance(n_features, bool)
@@ -208,22 +79,40 @@ def _check_common(n_features, hash_features, zero_based, dtype):
                          f" hash buckets); got {n_features!r}. Try 2**18.")
     if not (zero_based is True or zero_based is False or zero_based == "auto"):
         raise ValueError(f"vw: 'zero_based' must be True, False or 'auto'; got {zero_based!r}.")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+            or not 0 <= seed < 2**32:
+        raise ValueError(f"vw: 'seed' must be an int in [0, 2**32) (the hash's unsigned 32-bit"
+                         f" seed); got {seed!r}.")
     dt = np.dtype(dtype)
     if dt not in (np.float64, np.float32):
         raise ValueError(f"vw: 'dtype' must be float64 or float32; got {dt}.")
     return dt
 
 
-def _build(rows, n_cols, dt, shift):
-    labels = np.array([r[0] for r in rows], dtype=np.float64)
-    weights = np.array([r[1] for r in rows], dtype=np.float64)
-    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(r[2]) for r in rows], out=indptr[1:])
-    indices = np.fromiter((c for r in rows for c in r[2]), dtype=np.int64, count=indptr[-1])
-    data = np.fromiter((v for r in rows for v in r[3]), dtype=np.float64, count=indptr[-1])
+def _blocks(path, n_features, hash_features: bool, seed: int, n_threads=None,
+            block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[Block, int]]:
+    """``(block, first line)`` of the file's parsed blocks; the caller raises their errors."""
+    opts = options(n_features, hash_features, seed)
+    return parsed_blocks(path, opts, check_n_threads("vw", n_threads), block_bytes)
+
+
+def _raise_error(block: Block, first_line: int) -> None:
+    if block.error is not None:
+        raise block.error.at_line(first_line - 1 + block.error.line)
+
+
+def _build(blocks: list[Block], n_cols, dt, shift):
+    """``(X, y, sample_weight)`` of the blocks stacked: CSR in the rows' order of features,
+    then repeated (or colliding) features summed."""
+    labels = np.concatenate([b.labels for b in blocks])
+    weights = np.concatenate([b.weights for b in blocks])
+    indptr = np.zeros(labels.size + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([np.diff(b.indptr) for b in blocks]), out=indptr[1:])
+    indices = np.concatenate([b.indices for b in blocks])
+    data = np.concatenate([b.data for b in blocks])
     if shift:
         indices -= 1
-    X = sp.csr_matrix((data, indices, indptr), shape=(len(rows), n_cols))
+    X = sp.csr_matrix((data, indices, indptr), shape=(labels.size, n_cols))
     X.sum_duplicates()  # sorts the indices and adds repeated (or colliding) features
     with np.errstate(over="ignore"):
         X = X.astype(dt, copy=False)
@@ -277,22 +166,23 @@ def load_vw(
     >>> X.shape, y.tolist(), w.tolist(), X.sum(axis=1).A1.tolist()
     ((2, 1024), [1.0, -1.0], [2.0, 1.0], [3.5, 2.0])
     """
-    dt = _check_common(n_features, hash_features, zero_based, dtype)
-    reader = _Reader(path, n_features, hash_features, seed)
-    rows, extent = [], _Extent()
-    # columns fixed by the arguments: check each row as it comes, as iter_vw does, so that
-    # the error reported is the first one in the file
+    dt = _check_common(n_features, hash_features, zero_based, dtype, seed)
+    blocks, extent = [], _Extent()
+    # columns fixed by the arguments: each block's rows are checked as they come, as
+    # iter_vw does, so that the error reported is the first one in the file
     fixed = not hash_features and n_features is not None and zero_based != "auto"
-    for lineno, row in _rows(reader, path):
-        if fixed and row[2]:
-            _check_row(path, lineno, row[2], int(n_features), zero_based is False)
-        rows.append(row)
-        extent.add(row[2], lineno)
-    if not rows:
+    for block, first_line in _blocks(path, n_features, hash_features, seed):
+        if fixed:
+            _check_rows(path, block, first_line, int(n_features), zero_based is False)
+        _raise_error(block, first_line)
+        if block.n_rows:
+            blocks.append(block)
+            extent.add(block, first_line)
+    if not blocks:
         raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
                               " blank lines)", reason="no_examples")
     shift, n_cols = _columns(extent, n_features, hash_features, zero_based, path)
-    X, y, w = _build(rows, n_cols, dt, shift)
+    X, y, w = _build(blocks, n_cols, dt, shift)
     return (X, y, w) if return_weights else (X, y)
 
 
@@ -354,14 +244,16 @@ def iter_vw(
     >>> [X.shape for X, y in iter_vw(path, chunk_rows=2, n_features=16)]
     [(2, 16), (1, 16)]
     """
-    dt = _check_common(n_features, hash_features, zero_based, dtype)
+    from .svmlight import _iter_chunks
+
+    dt = _check_common(n_features, hash_features, zero_based, dtype, seed)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
             or chunk_rows < 1:
         raise ValueError(f"iter_vw: 'chunk_rows' must be an int >= 1; got {chunk_rows!r}.")
     shift, n_cols = _stream_columns(path, "iter_vw", n_features, hash_features, seed,
                                     zero_based)
-    return _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, shift, dt,
-                      return_weights)
+    blocks = _vw_blocks(path, n_cols, hash_features, seed, shift, dt, True)
+    return _iter_chunks(blocks, chunk_rows, return_weights)
 
 
 def _stream_columns(path, caller: str, n_features, hash_features: bool, seed: int,
@@ -376,52 +268,44 @@ def _stream_columns(path, caller: str, n_features, hash_features: bool, seed: in
                          " finds the indexing and the number of columns; pass n_features="
                          " and zero_based=True or False, or save the stream to a file")
     extent = _Extent()
-    scan = _Reader(path, n_features, False, seed)
-    for lineno, row in _rows(scan, path):
-        extent.add(row[2], lineno)
+    for block, first_line in _blocks(path, n_features, False, seed):
+        _raise_error(block, first_line)
+        extent.add(block, first_line)
     return _columns(extent, n_features, False, zero_based, path)
 
 
-def _check_row(path, lineno: int, cols: list[int], n_cols: int, shift: bool) -> None:
-    """An integer-named row of a stream whose columns are fixed: refuse an index 0 in a
-    1-based file and an index beyond ``n_cols``."""
-    lo, hi = min(cols), max(cols)
-    if shift and lo == 0:
+def _check_rows(path, block: Block, first_line: int, n_cols: int, shift: bool) -> None:
+    """The integer-named rows of a stream whose columns are fixed: refuse, at the first row
+    that has one, an index 0 in a 1-based file and an index beyond ``n_cols``."""
+    indptr, indices = block.indptr, block.indices
+    rows = np.flatnonzero(np.diff(indptr))
+    if not rows.size:
+        return
+    lo = np.minimum.reduceat(indices, indptr[rows])
+    hi = np.maximum.reduceat(indices, indptr[rows])
+    bad = ((lo == 0) & shift) | (hi - int(shift) >= n_cols)
+    if not bad.any():
+        return
+    k = int(np.argmax(bad))
+    lineno = first_line - 1 + int(block.lines[rows[k]])
+    if shift and lo[k] == 0:
         raise DataFormatError(path, lineno, "feature index 0 in a file read with 1-based"
                               " indices", hint="pass zero_based=True", reason="zero_index")
-    if hi - int(shift) >= n_cols:
-        basis = f"{'1' if shift else '0'}-based indices go up to {n_cols - 1 + shift}"
-        raise DataFormatError(path, lineno, f"feature index {hi} is beyond the {n_cols}"
-                              f" features ({basis})", hint="pass a larger n_features",
-                              reason="n_features")
+    basis = f"{'1' if shift else '0'}-based indices go up to {n_cols - 1 + shift}"
+    raise DataFormatError(path, lineno, f"feature index {int(hi[k])} is beyond the {n_cols}"
+                          f" features ({basis})", hint="pass a larger n_features",
+                          reason="n_features")
 
 
 def _vw_blocks(path, n_cols, hash_features, seed, shift, dt, return_weights,
-               block_bytes: int = _BLOCK_BYTES, n_threads: int | None = None):
+               block_bytes: int = BLOCK_BYTES, n_threads: int | None = None):
     """``(X, y[, sample_weight])`` of each block of lines (blocks without examples are
     skipped)."""
-    reader = _Reader(path, n_cols, hash_features, seed)
-    for rows in _row_blocks(reader, path, n_threads, block_bytes):
+    for block, first_line in _blocks(path, n_cols, hash_features, seed, n_threads,
+                                     block_bytes):
         if not hash_features:
-            for lineno, row in rows:
-                if row[2]:
-                    _check_row(path, lineno, row[2], n_cols, shift)
-        if rows:
-            X, y, w = _build([row for _, row in rows], n_cols, dt, shift)
+            _check_rows(path, block, first_line, n_cols, shift)
+        if block.n_rows:
+            X, y, w = _build([block], n_cols, dt, shift)
             yield (X, y, w) if return_weights else (X, y)
-
-
-def _vw_chunks(path, chunk_rows, n_cols, hash_features, seed, shift, dt, return_weights):
-    reader = _Reader(path, n_cols, hash_features, seed)
-    rows: list[tuple] = []
-    for lineno, row in _rows(reader, path):
-        if not hash_features and row[2]:
-            _check_row(path, lineno, row[2], n_cols, shift)
-        rows.append(row)
-        if len(rows) == chunk_rows:
-            X, y, w = _build(rows, n_cols, dt, shift)
-            yield (X, y, w) if return_weights else (X, y)
-            rows = []
-    if rows:
-        X, y, w = _build(rows, n_cols, dt, shift)
-        yield (X, y, w) if return_weights else (X, y)
+        _raise_error(block, first_line)

@@ -1,0 +1,246 @@
+"""The threaded block driver of the Vowpal Wabbit reader.
+
+As for svmlight (:mod:`halfspaces.datasets._svmlight_blocks`): blocks of whole lines read by
+a background thread, parsed by worker threads running the compiled kernel
+(:mod:`halfspaces.datasets._vw_lines`), consumed in file order. A worker also parses, in
+Python, the lines the kernel left to it (non-ASCII bytes) and returns the block's first
+error as a value, its line counted in the block; the consumer numbers it in the file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from . import _vw_lines as kernel
+from ._io import DataFormatError, line_and_column, map_in_order, read_blocks
+from ._numbers import strtod_usable
+
+_INT64_MAX = 2**63 - 1
+BLOCK_BYTES = 1 << 20  # text per block parsed by a worker
+
+
+class Block:
+    """The rows of one block of lines: float64 values, int64 columns in the file's numbering
+    (hashed or the integer names), labels, importance weights, the line of each row (counted
+    from 1 in the block), the newlines of the block, and its first error (or None)."""
+
+    __slots__ = ("data", "indices", "indptr", "labels", "weights", "lines", "newlines",
+                 "error")
+
+    @property
+    def n_rows(self) -> int:
+        return self.labels.size
+
+
+def _name_error(path, line: int, name: str, column=None) -> DataFormatError:
+    return DataFormatError(path, line, f"feature name {name!r} is not a non-negative integer;"
+                           " with hash_features=False names are column indices. Use"
+                           " hash_features=True for named features", column)
+
+
+def _big_index_error(path, line: int, name: str, column=None) -> DataFormatError:
+    return DataFormatError(path, line, f"feature index {name!r} does not fit in a 64-bit"
+                           " integer (at most 2**63 - 1); is it a typo?", column)
+
+
+def _number_error(path, line: int, what: str, text: str, column=None) -> DataFormatError:
+    return DataFormatError(path, line, f"expected {what} (a number), got {text!r}", column)
+
+
+def _kernel_error(path, buf, info, first_line: int) -> DataFormatError:
+    """The DataFormatError of a kernel status, its line counted from ``first_line``."""
+    code, s, e = (int(info[i]) for i in (kernel.I_STATUS, kernel.I_BAD_START,
+                                          kernel.I_BAD_END))
+    line, column = line_and_column(buf, s, first_line)
+    text = bytes(buf[s:e]).decode("ascii")
+    name, _, value = text.partition(":")
+    if code == kernel.NO_BAR:
+        return DataFormatError(path, line, "expected '|namespace features' after the label,"
+                               f" got {text.strip()[:40]!r}")
+    if code == kernel.NO_LABEL:
+        return DataFormatError(path, line, "missing label before '|'; every line needs a"
+                               " label such as 1 or -1")
+    if code == kernel.LONG_HEAD:
+        return DataFormatError(path, line, "expected 'label [importance [base]] ['tag]'"
+                               f" before '|', got {text.strip()[:40]!r}")
+    whats = {kernel.BAD_LABEL: "a label", kernel.BAD_IMPORTANCE: "an importance weight",
+             kernel.BAD_BASE: "a base prediction"}
+    if code in whats:
+        return _number_error(path, line, whats[code], text, column)
+    if code == kernel.BAD_NS_WEIGHT:
+        return _number_error(path, line, f"a weight of namespace {name!r}", value, column)
+    if code == kernel.BAD_VALUE:
+        return _number_error(path, line, f"a value in {text!r}", value, column)
+    if code == kernel.NO_NAME:
+        return DataFormatError(path, line, f"expected 'name[:value]', got {text!r}", column)
+    if code == kernel.NOT_INTEGER:
+        return _name_error(path, line, text, column)
+    return _big_index_error(path, line, text, column)
+
+
+class PythonLine:
+    """Parse one line in Python (the lines the kernel leaves: non-ASCII bytes), with the
+    same rules and results as the kernel: ``(label, importance, columns, values)`` or None
+    for a blank line; a malformed line raises DataFormatError."""
+
+    def __init__(self, path, opts: kernel.Options):
+        self.path, self.opts = path, opts
+
+    def _number(self, text: str, lineno: int, what: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise _number_error(self.path, lineno, what, text) from None
+        if math.isnan(value) or "_" in text:
+            raise _number_error(self.path, lineno, what, text)
+        return value
+
+    def _column(self, namespace: str, name: str, lineno: int) -> int:
+        if self.opts.hash_features:
+            key = np.frombuffer((namespace + "^" + name).encode("utf-8"), dtype=np.uint8)
+            return int(kernel.murmurhash3_32(key, key.size, self.opts.seed)
+                       % self.opts.n_buckets)
+        if not name.isdigit() or not name.isascii():
+            raise _name_error(self.path, lineno, name)
+        if int(name) > _INT64_MAX:
+            raise _big_index_error(self.path, lineno, name)
+        return int(name)
+
+    def _head(self, line: str, lineno: int) -> tuple[float, float, int]:
+        """``(label, importance, offset of the first '|')``."""
+        bar = line.find("|")
+        if bar < 0:
+            raise DataFormatError(self.path, lineno, "expected '|namespace features' after"
+                                  f" the label, got {line.strip()[:40]!r}")
+        head = [t for t in line[:bar].split() if not t.startswith("'")]
+        if not head:
+            raise DataFormatError(self.path, lineno, "missing label before '|'; every line"
+                                  " needs a label such as 1 or -1")
+        if len(head) > 3:
+            raise DataFormatError(self.path, lineno, f"expected 'label [importance [base]]"
+                                  f" ['tag]' before '|', got {line[:bar].strip()[:40]!r}")
+        label = self._number(head[0], lineno, "a label")
+        importance = self._number(head[1], lineno, "an importance weight") \
+            if len(head) > 1 else 1.0
+        if len(head) > 2:
+            self._number(head[2], lineno, "a base prediction")
+        return label, importance, bar
+
+    def parse(self, line: str, lineno: int):
+        if not line.strip():
+            return None
+        label, importance, bar = self._head(line, lineno)
+        cols: list[int] = []
+        vals: list[float] = []
+        for segment in line[bar + 1 :].split("|"):
+            tokens = segment.split()
+            scale = 1.0
+            namespace = ""
+            if segment and not segment[0].isspace() and tokens:
+                namespace, _, weight = tokens[0].partition(":")
+                if weight:
+                    scale = self._number(weight, lineno, f"a weight of namespace {namespace!r}")
+                tokens = tokens[1:]
+            for tok in tokens:
+                name, colon, value = tok.partition(":")
+                if not name:
+                    raise DataFormatError(self.path, lineno, f"expected 'name[:value]', got"
+                                          f" {tok!r}")
+                v = self._number(value, lineno, f"a value in {tok!r}") if colon else 1.0
+                cols.append(self._column(namespace, name, lineno))
+                vals.append(v * scale)
+        return label, importance, cols, vals
+
+
+def _allocate(buf, end: int, opts: kernel.Options) -> kernel.Rows:
+    newlines, tokens = kernel.count_lines_and_tokens(buf, 0, end)
+    cap_rows = newlines + 1
+    return kernel.Rows(
+        data=np.empty(tokens, dtype=np.float64), indices=np.empty(tokens, dtype=np.int64),
+        indptr=np.empty(cap_rows + 1, dtype=np.int64), labels=np.empty(cap_rows),
+        weights=np.empty(cap_rows), line_pos=np.empty(cap_rows, dtype=np.int64),
+        slow=np.empty(cap_rows, dtype=np.int64),
+        info=np.zeros(kernel.INFO_SIZE, dtype=np.int64))
+
+
+def parse_block(block: tuple[np.ndarray, int], path, opts: kernel.Options) -> Block:
+    """Parse the lines ``buf[:end]`` of ``block = (buf, end)`` (a worker thread's job: the
+    first error is returned in the block, its line counted from 1 in the block)."""
+    buf, end = block
+    rows = _allocate(buf, end, opts)
+    with np.errstate(over="ignore"):  # the kernel's wrapping uint64 arithmetic, run as Python
+        status = kernel.parse_vw(buf, 0, end, opts, rows)
+    info = rows.info
+    n_rows, nnz = int(info[kernel.I_ROWS]), int(info[kernel.I_NNZ])
+    out = Block()
+    out.data, out.indices = rows.data[:nnz], rows.indices[:nnz]
+    out.indptr, out.labels = rows.indptr[: n_rows + 1], rows.labels[:n_rows]
+    out.weights = rows.weights[:n_rows]
+    newline_pos = np.flatnonzero(buf[:end] == 10)
+    out.newlines = int(newline_pos.size)
+    out.lines = np.searchsorted(newline_pos, rows.line_pos[:n_rows]) + 1
+    out.error = _kernel_error(path, buf, info, 1) if status else None
+    slow = rows.slow[: info[kernel.I_SLOW]]
+    if slow.size:
+        _splice_python_lines(out, buf, slow, newline_pos, PythonLine(path, opts))
+    return out
+
+
+def _splice_python_lines(out: Block, buf, slow, newline_pos, parser: PythonLine) -> None:
+    """Parse the rows ``slow`` in Python and put them in place (their kernel rows are
+    empty); a Python error ends the block there (it comes before any kernel error)."""
+    counts = np.diff(out.indptr)
+    keep = np.ones(out.n_rows, dtype=bool)
+    at, cols, vals = [], [], []
+    for r in slow.tolist():
+        lineno = int(out.lines[r])
+        start = int(newline_pos[lineno - 2]) + 1 if lineno > 1 else 0
+        raw = bytes(buf[start : int(newline_pos[lineno - 1]) + 1])
+        try:
+            parsed = parser.parse(raw.decode("utf-8")[:-1], lineno)
+        except UnicodeDecodeError as exc:
+            parsed = DataFormatError(parser.path, lineno, f"not UTF-8 text ({exc.reason})")
+        except DataFormatError as exc:
+            parsed = exc
+        if isinstance(parsed, DataFormatError):
+            out.error = parsed
+            keep[r:] = False
+            break
+        if parsed is None:  # blank (Unicode blanks only)
+            keep[r] = False
+            continue
+        out.labels[r], out.weights[r] = parsed[0], parsed[1]
+        counts[r] = len(parsed[2])
+        at.append(np.full(len(parsed[2]), out.indptr[r]))
+        cols.extend(parsed[2])
+        vals.extend(parsed[3])
+    if at:
+        where = np.concatenate(at)
+        out.data = np.insert(out.data, where, np.array(vals, dtype=np.float64))
+        out.indices = np.insert(out.indices, where, np.array(cols, dtype=np.int64))
+    nnz = int(counts[keep].sum())
+    out.indptr = np.concatenate([[0], np.cumsum(counts[keep])]).astype(np.int64)
+    out.data, out.indices = out.data[:nnz], out.indices[:nnz]
+    out.labels, out.weights, out.lines = out.labels[keep], out.weights[keep], out.lines[keep]
+
+
+def parsed_blocks(path, opts: kernel.Options, n_threads: int,
+                  block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[Block, int]]:
+    """``(block, its first line in the file)`` of each block, in order, parsed ahead by
+    ``n_threads`` threads; the caller raises ``block.error`` once it has used the rows
+    before it (``error.at_line(first_line - 1 + error.line)`` numbers it in the file)."""
+    first_line = 1
+    for block in map_in_order(read_blocks(path, block_bytes),
+                              lambda b: parse_block(b, path, opts), n_threads,
+                              depth=n_threads + 1):
+        yield block, first_line
+        first_line += block.newlines
+
+
+def options(n_features, hash_features: bool, seed: int) -> kernel.Options:
+    return kernel.Options(hash_features=bool(hash_features),
+                          n_buckets=int(n_features) if hash_features else 1,
+                          seed=int(seed), use_strtod=strtod_usable())
