@@ -56,6 +56,7 @@ from .._primitives import (
 )
 from .._specs import NONE, Bool, ByRule
 from .._validation import param_error, validate_X_y
+from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 from ..losses import svm_objective
 from ._pegasos_base import (
@@ -265,7 +266,7 @@ def _linear_only(estimator) -> None:
                           " Pegasos.")
 
 
-class PegasosSVC(PegasosOptions, OnlineClassifier):
+class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
     """Linear SVM trained by Pegasos stochastic sub-gradient steps (the primal algorithm).
 
     Minimizes the lam form of the soft-margin SVM objective
@@ -422,7 +423,7 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
 
     _persist_exclude = ("_pass_params",)  # rebuilt from the parameters before every pass
     _parameter_constraints = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
-                              "warm_start": Bool()}
+                              "warm_start": Bool(), "probability": PROBABILITY}
     _parameter_rules = (_linear_only,)
 
     def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,
@@ -430,7 +431,8 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
                  t0="auto", projection: bool = True, fit_intercept: bool = True,
                  intercept_decay="auto", average="suffix", kernel=None,
                  sampling: str = "permutation", random_state=None, tol: float | None = None,
-                 record_objective: bool = False, warm_start: bool = False):
+                 record_objective: bool = False, warm_start: bool = False,
+                 probability: bool = False):
         self.lam = lam
         self.max_iter = max_iter
         self.n_iter = n_iter
@@ -448,6 +450,7 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
         self.tol = tol
         self.record_objective = record_objective
         self.warm_start = warm_start
+        self.probability = probability
 
     def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray) -> float:
         """``eta0`` as given, ``1 / (2 mean ||x||^2)`` ("auto"), or calibrated on a sample."""
@@ -578,7 +581,7 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
                          lambda order: self._run_pass(X, y_pm, order, stats),
                          lambda: self._objectives(X, y_pm))
         self._sync()
-        return self
+        return fit_probability(self, X, y_pm)
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
         """One pass over ``X`` in the given order, continuing the schedule at ``t_``;

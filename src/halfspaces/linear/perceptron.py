@@ -37,6 +37,7 @@ from .._primitives import (
     row_prefetch,
 )
 from .._specs import Bool, Seed
+from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 
 
 @njit(cache=True)
@@ -157,7 +158,7 @@ class BatchPerceptronMixin:
                 " is separable.", ConvergenceWarning, stacklevel=2)
         if self._checks_majority and not (self.converged_ and self._clean_pass_is_exact):
             self._warn_below_majority(X, y_pm)
-        return self
+        return fit_probability(self, X, y_pm)
 
     def _warn_below_majority(self, X, y_pm: NDArray) -> None:
         """Warn when the fitted model is right on fewer training rows than the majority
@@ -175,7 +176,7 @@ class BatchPerceptronMixin:
             f" class.{hint}", UserWarning, stacklevel=3)
 
 
-class Perceptron(BatchPerceptronMixin, OnlineClassifier):
+class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
     """The perceptron: online mistake-driven updates, or cycled until the data is separated.
 
     Parameters
@@ -239,10 +240,11 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
     """
 
     _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
-                              "random_state": Seed(), "warm_start": Bool()}
+                              "random_state": Seed(), "warm_start": Bool(),
+                              "probability": PROBABILITY}
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None, warm_start: bool = False):
+                 random_state=None, warm_start: bool = False, probability: bool = False):
         keep_params(self, locals())
 
     def _init_state(self, X, n_models: int) -> None:

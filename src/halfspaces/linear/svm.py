@@ -34,6 +34,7 @@ from .._labels import check_classes, decode_scores, encode_pm
 from .._progress import listener
 from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
+from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
@@ -77,7 +78,7 @@ def _dcd_needs_linear_finite(svc) -> None:
                           " the hard-margin SVM and certifies non-separable data.")
 
 
-class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     """Support vector classifier: the SVM quadratic program, solved exactly.
 
     Parameters
@@ -202,14 +203,15 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         "loss": Choice("hinge", "squared_hinge"),
         "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
         "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
-        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool()}
+        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
+        "probability": PROBABILITY}
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
-                 verbose: bool = False):
+                 verbose: bool = False, probability: bool = False):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -224,6 +226,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self.shrinking = shrinking
         self.random_state = random_state
         self.verbose = verbose
+        self.probability = probability
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -274,7 +277,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
                 self._fit_linear(X, problems)
         else:
             self._fit_kernel(X, problems)
-        return self
+        return fit_probability(self, X, y_pm)
 
     def _solve_linear(self, X, y: NDArray, k: int, rng):
         """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or None when DCD chosen by
