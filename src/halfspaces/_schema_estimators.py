@@ -62,6 +62,8 @@ _ONLINE = {
 }
 #: Platt's sigmoids of ``probability=True`` (:mod:`halfspaces.calibration`).
 PLATT = dict.fromkeys(("probA_", "probB_"), Array(F8, ("n_models",), finite=True))
+#: The held-out scores of ``early_stopping=True`` (:mod:`halfspaces._early_stopping`).
+HELD_OUT = {"validation_scores_": ListOf(Float(low=0, high=1))}
 _ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_",
                     "mistakes_per_epoch_")
 
@@ -201,16 +203,17 @@ _PEGASOS_ATTRS = {
 
 ESTIMATOR_SCHEMAS: dict[str, Schema] = {
     "Perceptron": Schema(
-        {**_ONLINE, **PLATT, "coef_": WEIGHTS, "intercept_": OFFSETS},
+        {**_ONLINE, **PLATT, **HELD_OUT, "coef_": WEIGHTS, "intercept_": OFFSETS},
         _ONLINE_REQUIRED + ("coef_", "intercept_"), (_platt,)),
     "AveragedPerceptron": Schema(
-        {**_ONLINE, **PLATT, "coef_": WEIGHTS, "intercept_": OFFSETS,
+        {**_ONLINE, **PLATT, **HELD_OUT, "coef_": WEIGHTS, "intercept_": OFFSETS,
          "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "weighted_coef_sum_": WEIGHTS, "weighted_intercept_sum_": OFFSETS},
         _ONLINE_REQUIRED + ("coef_", "intercept_", "current_coef_", "current_intercept_",
                             "weighted_coef_sum_", "weighted_intercept_sum_"), (_platt,)),
     "VotedPerceptron": Schema(
-        {**_ONLINE, **PLATT, "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
+        {**_ONLINE, **PLATT, **HELD_OUT,
+         "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "vote_counts_": Array(F8, ("n_votes",), finite=True, low=0),
          "mistake_ptr_": Array(I8, ("n_models+1",)),
          "mistake_data_": Array(F8, ("nnz",), finite=True),

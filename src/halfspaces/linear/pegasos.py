@@ -348,6 +348,10 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         ``objective_history_``.
     warm_start : bool, default=False
         ``fit`` continues from the current state, step counter ``t_`` and ``eta0_``.
+    probability : bool, default=False
+        Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
+        ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits
+        (``partial_fit`` leaves the sigmoid as it was). See :mod:`halfspaces.calibration`.
 
     Raises
     ------

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import decode_scores
 from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._primitives import (
@@ -140,16 +141,20 @@ class BatchPerceptronMixin:
         """
         X, y_pm = self._prepare_fit(X, y)
         rng = check_random_state(self.random_state)
+        X, y_pm, held_out = hold_out(self, X, y_pm, rng)
         n = X.shape[0]
-        self.converged_ = False
+        self.converged_ = stopped = False
         with self._fit_scope(X):
             for _ in range(self.max_iter):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 mistakes = self._fit_epoch(X, y_pm, order)
+                stopped = held_out is not None and held_out.stop(self)
                 if mistakes == 0:
                     self.converged_ = True
                     break
-        if not self.converged_:
+                if stopped:
+                    break
+        if not (self.converged_ or stopped):
             warnings.warn(
                 f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"
                 f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
@@ -197,6 +202,17 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
         Seed of the shuffling.
     warm_start : bool, default=False
         Continue ``fit`` from the current weights instead of starting from zero.
+    probability : bool, default=False
+        Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
+        ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits.
+        See :mod:`halfspaces.calibration`.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop ``fit`` once the
+        held-out accuracy (``validation_scores_``) failed ``n_iter_no_change`` passes in a
+        row to beat its best by 1e-3, as scikit-learn's SGD; the model is the last pass's.
+        See :mod:`halfspaces._early_stopping`.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
 
     Attributes
     ----------
@@ -241,10 +257,12 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
 
     _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
                               "random_state": Seed(), "warm_start": Bool(),
-                              "probability": PROBABILITY}
+                              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS}
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None, warm_start: bool = False, probability: bool = False):
+                 random_state=None, warm_start: bool = False, probability: bool = False,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5):
         keep_params(self, locals())
 
     def _init_state(self, X, n_models: int) -> None:

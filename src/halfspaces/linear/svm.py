@@ -127,6 +127,10 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         Seed of the DCD row permutations.
     verbose : bool, default=False
         Print the solver chosen and the DCD progress.
+    probability : bool, default=False
+        Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
+        ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits.
+        See :mod:`halfspaces.calibration`.
 
     Raises
     ------
