@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from strategies import make_noisy
 
-from halfspaces import AveragedPerceptron, Perceptron, VotedPerceptron, load
+from halfspaces import AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron, load
 from halfspaces._early_stopping import NoImprovement
 
 
@@ -92,3 +92,28 @@ def test_too_small_a_held_out_set_is_a_clear_error():
         Perceptron(early_stopping=True, validation_fraction=0.05).fit(X, y)
     with pytest.raises(ValueError, match=r"'validation_fraction' must be a float > 0 and < 1"):
         Perceptron(early_stopping=True, validation_fraction=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_pegasos_stops_as_pegasos_on_the_training_rows(seed):
+    """Each held-out score is the accuracy of a Pegasos fitted, without early stopping, for
+    that many epochs on the training rows with the generator the split left behind."""
+    X, y = make_noisy(100, 4, seed, noise=1.0)
+
+    def split_then(max_iter):
+        rng = np.random.RandomState(seed)
+        train, held = train_test_split(np.arange(y.size), test_size=10, stratify=y,
+                                       random_state=rng)
+        train.sort()
+        clf = PegasosSVC(lam=0.1, max_iter=max_iter, average=False, random_state=rng)
+        clf.fit(X[train], y[train])
+        return clf, clf.score(X[held], y[held])
+
+    # average=False: the suffix average is planned for max_iter epochs, so a fit with
+    # max_iter=k averages other steps than the first k epochs of a longer one
+    es = PegasosSVC(lam=0.1, max_iter=40, average=False, early_stopping=True,
+                    n_iter_no_change=2, random_state=seed).fit(X, y)
+    scores = [split_then(k)[1] for k in range(1, es.n_iter_ + 1)]
+    assert es.validation_scores_ == scores
+    assert reference_stop(scores, 2, 1e-3) == es.n_iter_ < 40
+    np.testing.assert_array_equal(es.coef_, split_then(es.n_iter_)[0].coef_)

@@ -236,7 +236,7 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
                             "dual_coef_", "alpha_", "intercept_")),
     "PegasosSVC": Schema(
-        {**_ONLINE, **_PEGASOS_ATTRS, **PLATT,
+        {**_ONLINE, **_PEGASOS_ATTRS, **PLATT, **HELD_OUT,
          "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
          "_scalars": Array(F8, ("n_models", 6), finite=True),  # PegasosState after t
          "coef_": WEIGHTS},

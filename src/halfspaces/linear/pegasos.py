@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 
+from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
 from .._primitives import (
@@ -352,6 +353,13 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
         ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits
         (``partial_fit`` leaves the sigmoid as it was). See :mod:`halfspaces.calibration`.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop ``fit`` once the
+        held-out accuracy (``validation_scores_``) of the returned predictor failed
+        ``n_iter_no_change`` passes in a row to beat its best by 1e-3, as scikit-learn's
+        SGD; the model is the last pass's. See :mod:`halfspaces._early_stopping`.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
 
     Raises
     ------
@@ -427,7 +435,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
 
     _persist_exclude = ("_pass_params",)  # rebuilt from the parameters before every pass
     _parameter_constraints = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
-                              "warm_start": Bool(), "probability": PROBABILITY}
+                              "warm_start": Bool(), "probability": PROBABILITY,
+                              **EARLY_STOPPING_PARAMS}
     _parameter_rules = (_linear_only,)
 
     def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,
@@ -436,7 +445,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
                  intercept_decay="auto", average="suffix", kernel=None,
                  sampling: str = "permutation", random_state=None, tol: float | None = None,
                  record_objective: bool = False, warm_start: bool = False,
-                 probability: bool = False):
+                 probability: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5):
         self.lam = lam
         self.max_iter = max_iter
         self.n_iter = n_iter
@@ -455,6 +465,9 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self.record_objective = record_objective
         self.warm_start = warm_start
         self.probability = probability
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray) -> float:
         """``eta0`` as given, ``1 / (2 mean ||x||^2)`` ("auto"), or calibrated on a sample."""
@@ -578,12 +591,13 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
             self._start(X, classes)
         y_pm = encode_pm(y, self.classes_)
         rng = check_random_state(self.random_state)
+        X, y_pm, held_out = hold_out(self, X, y_pm, rng)
         self._start_suffix(X.shape[0])
         stats = row_stats(X)  # once per fit: every epoch reads the row norms
         self._ensure_schedule(X, y_pm, stats, rng)
         self._run_epochs(self._orders(rng, X.shape[0]),
                          lambda order: self._run_pass(X, y_pm, order, stats),
-                         lambda: self._objectives(X, y_pm))
+                         lambda: self._objectives(X, y_pm), held_out)
         self._sync()
         return fit_probability(self, X, y_pm)
 
