@@ -58,6 +58,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
         return f"only svmlight files stream ({fmt} data is read whole)"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
         return f"--algo {args.algo} needs all the rows at once"
+    if getattr(estimator, "early_stopping", False) or getattr(estimator, "probability", False):
+        return "--early-stopping and --probability hold rows out of the fit, so need them all"
     if getattr(estimator, "shuffle", False):
         return ("the rows of each pass are shuffled (the default; --no-shuffle streams them in"
                 " the file's order)")
@@ -186,7 +188,7 @@ def predict(model, metadata: dict, args: argparse.Namespace):
                                 zero_based=zero_based):
             X, used = fit_columns(X, n_features)  # unseen features: zero weight
             ignored = np.union1d(ignored, used)
-            out.append(np.asarray(model.predict(X)))
+            out.append(np.asarray(_estimators.predict_rows(model, X, args)))
     note_ignored(args.data, ignored.size, n_features)
     if not out:
         raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
