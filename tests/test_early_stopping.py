@@ -71,6 +71,10 @@ def test_early_stopping_on_the_family_and_multiclass(cls, tmp_path):
     y = y + (X[:, 0] > 1)  # three classes
     clf = cls(early_stopping=True, validation_fraction=0.2, random_state=0).fit(X, y)
     assert len(clf.validation_scores_) == clf.n_iter_ < clf.max_iter
+    # the last score is the returned model's on the rows the seed holds out
+    _, held = train_test_split(np.arange(y.size), test_size=30, stratify=y,
+                               random_state=np.random.RandomState(0))
+    assert clf.score(X[held], y[held]) == clf.validation_scores_[-1]
     clf.save(tmp_path / "m.npz")
     assert load(tmp_path / "m.npz").validation_scores_ == clf.validation_scores_
 
