@@ -112,6 +112,7 @@ def test_predict_proba_is_absent_without_probability(est):
     assert "predict_proba is available with probability=True" in str(caught.value.__cause__)
 
 
+@pytest.mark.filterwarnings("ignore:Perceptron. the fitted model is right on")
 def test_too_few_rows_of_a_class_is_a_clear_error():
     X, y = _blobs(2, n=20)
     y[y == 1] = 0
