@@ -47,7 +47,7 @@ def test_platt_sigmoid_is_the_minimum_of_platts_objective(seed):
 
 def test_platt_sigmoid_matches_scikit_learn():
     f, y = _scores(80, 7, shift=2.0)
-    np.testing.assert_allclose(platt_sigmoid(f, y), _sigmoid_calibration(f, y > 0), atol=1e-3)
+    np.testing.assert_allclose(platt_sigmoid(f, y), _sigmoid_calibration(f, y > 0), atol=1e-6)
 
 
 def test_platt_sigmoid_stays_finite_on_separated_scores():
@@ -83,7 +83,8 @@ def test_predict_proba_matches_calibrated_classifier_cv(est, n_classes):
     proba = ours.predict_proba(X)
     assert proba.shape == (X.shape[0], n_classes)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    np.testing.assert_allclose(proba, theirs.predict_proba(X), atol=2e-3)
+    # both minimise the same objective (sklearn by L-BFGS), so agree to its tolerance
+    np.testing.assert_allclose(proba, theirs.predict_proba(X), atol=1e-6)
     # the model itself is the one fitted on every row, as without probability=True
     plain = clone(est).fit(X, y)
     np.testing.assert_array_equal(ours.decision_function(X), plain.decision_function(X))
