@@ -60,6 +60,10 @@ _ONLINE = {
     "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
     "mistakes_per_epoch_": ListOf(COUNT), "converged_": Bool(),
 }
+#: Platt's sigmoids of ``probability=True`` (:mod:`halfspaces.calibration`).
+PLATT = dict.fromkeys(("probA_", "probB_"), Array(F8, ("n_models",), finite=True))
+#: The held-out scores of ``early_stopping=True`` (:mod:`halfspaces._early_stopping`).
+HELD_OUT = {"validation_scores_": ListOf(Float(low=0, high=1))}
 _ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_",
                     "mistakes_per_epoch_")
 
@@ -167,6 +171,17 @@ def _pegasos_state(params, attrs, where):
                               f" average={average!r} it must have {width} columns.")
 
 
+def _platt(params, attrs, where):
+    """Platt's sigmoids come in pairs, and only with probability=True (``partial_fit`` does
+    not fit them, so a model of probability=True may have none)."""
+    has = [a for a in ("probA_", "probB_") if a in attrs]
+    if len(has) == 1:
+        other = "probB_" if has[0] == "probA_" else "probA_"
+        raise SchemaError(f"{where}.{other}", f"is missing, while {has[0]} is stored.")
+    if has and not params.get("probability"):
+        raise SchemaError(f"{where}.{has[0]}", "is stored, while probability is false.")
+
+
 def _svc_kernel(params, attrs, where):
     """A linear SVC keeps coef_, a kernel one gamma_ (and no coef_); the support vectors
     and dual coefficients are kept unless halfspaces.dask.fit trained it by CoCoA+ (whose
@@ -193,16 +208,17 @@ _PEGASOS_ATTRS = {
 
 ESTIMATOR_SCHEMAS: dict[str, Schema] = {
     "Perceptron": Schema(
-        {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS},
-        _ONLINE_REQUIRED + ("coef_", "intercept_")),
+        {**_ONLINE, **PLATT, **HELD_OUT, "coef_": WEIGHTS, "intercept_": OFFSETS},
+        _ONLINE_REQUIRED + ("coef_", "intercept_"), (_platt,)),
     "AveragedPerceptron": Schema(
-        {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS,
+        {**_ONLINE, **PLATT, **HELD_OUT, "coef_": WEIGHTS, "intercept_": OFFSETS,
          "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "weighted_coef_sum_": WEIGHTS, "weighted_intercept_sum_": OFFSETS},
         _ONLINE_REQUIRED + ("coef_", "intercept_", "current_coef_", "current_intercept_",
-                            "weighted_coef_sum_", "weighted_intercept_sum_")),
+                            "weighted_coef_sum_", "weighted_intercept_sum_"), (_platt,)),
     "VotedPerceptron": Schema(
-        {**_ONLINE, "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
+        {**_ONLINE, **PLATT, **HELD_OUT,
+         "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "vote_counts_": Array(F8, ("n_votes",), finite=True, low=0),
          "mistake_ptr_": Array(I8, ("n_models+1",)),
          "mistake_data_": Array(F8, ("nnz",), finite=True),
@@ -219,7 +235,7 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
                             "mistake_indptr_", "mistake_y_", "mistake_b_", "base_coef_",
                             "merged_coef_", "base_intercept_", "merged_intercept_",
                             "merged_count_"),
-        (_voted_storage,)),
+        (_voted_storage, _platt)),
     "KernelPerceptron": Schema(
         {**_ONLINE, "gamma_": OneOf(NONE, POSITIVE),
          "n_rows_seen_": Int(low=0, dim="n_rows"),
@@ -231,12 +247,12 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
                             "dual_coef_", "alpha_", "intercept_")),
     "PegasosSVC": Schema(
-        {**_ONLINE, **_PEGASOS_ATTRS,
+        {**_ONLINE, **_PEGASOS_ATTRS, **PLATT, **HELD_OUT,
          "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
          "_scalars": Array(F8, ("n_models", 6), finite=True),  # PegasosState after t
          "coef_": WEIGHTS},
         _ONLINE_REQUIRED + ("intercept_",),
-        (_pegasos_state,)),
+        (_pegasos_state, _platt)),
     "KernelPegasosSVC": Schema(
         {**_CLASSIFIER, **_PEGASOS_ATTRS,
          "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
@@ -255,10 +271,10 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
          "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
          **dict.fromkeys(("margin_", "objective_", "duality_gap_"),
                          OneOf(Float(low=0, allow_inf=True), Array(F8, ("n_models",), low=0))),
-         "n_iter_": COUNT},
+         "n_iter_": COUNT, **PLATT},
         ("n_features_in_", "classes_", "C_", "solver_", "intercept_", "margin_", "objective_",
          "duality_gap_", "n_iter_"),
-        (_svc_kernel,)),
+        (_svc_kernel, _platt)),
     "LogisticRegression": Schema(
         {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS, "eta0_": POSITIVE,
          "objective_": OneOf(Float(low=0), Array(F8, ("n_models",), finite=True, low=0))},

@@ -17,6 +17,7 @@ ones with a non-zero hinge loss or a non-zero dual variable.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from ._labels import format_label
+from ._validation import check_scalar
 
 __all__ = [
     "plot_decision_boundary",
@@ -33,6 +35,7 @@ __all__ = [
     "plot_mistakes",
     "plot_objective",
     "plot_objective_and_gap",
+    "plot_reliability",
     "pegasos_objective_history",
     "perceptron_update_example",
 ]
@@ -573,6 +576,64 @@ def plot_objective(history: ArrayLike, optimum: float | None = None, *, ax: Any 
            title="objective against the optimum" + ("" if lam is None
                                                     else f", $\\lambda$ = {lam:g}"))
     ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_reliability(y_true: ArrayLike, proba: ArrayLike, *, n_bins: int = 10,
+                     ax: Any = None, label: str = "model"):
+    """Reliability diagram: in each of ``n_bins`` equal bins of the predicted probability
+    of the positive class, the fraction of rows that are positive against the mean
+    prediction; a calibrated model lies on the diagonal.
+
+    Parameters
+    ----------
+    y_true : array of shape (n,), two labels; the larger is the positive class (``classes_[1]``)
+    proba : array of shape (n,) or (n, 2)
+        The predicted probability of the positive class, or ``predict_proba``'s two columns.
+    n_bins : int, default=10
+    ax : matplotlib Axes, optional
+    label : str, default="model"
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from matplotlib.figure import Figure
+    >>> ax = plot_reliability([0, 0, 1, 1], [0.1, 0.3, 0.7, 0.9], n_bins=2,
+    ...                       ax=Figure().add_subplot())
+    >>> [float(v) for v in ax.get_lines()[1].get_ydata()]
+    [0.0, 1.0]
+    """
+    n_bins = check_scalar("plot_reliability", "n_bins", n_bins, kind=numbers.Integral, low=1,
+                          hint="Try n_bins=10.")
+    y_pm, classes = _encode("plot_reliability", y_true)
+    p = np.asarray(proba, dtype=np.float64)
+    p = p[:, 1] if p.ndim == 2 and p.shape[1] == 2 else p
+    if p.shape != y_pm.shape or not (np.all(p >= 0) and np.all(p <= 1)):
+        raise ValueError(
+            f"plot_reliability: proba must hold one probability in [0, 1] per row of y_true"
+            f" ({y_pm.size} rows), or predict_proba's two columns; got shape {np.shape(proba)}"
+            f"{'' if p.shape != y_pm.shape else ' with values outside [0, 1]'}.")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    which = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, n_bins - 1)
+    count = np.bincount(which, minlength=n_bins)
+    used = count > 0
+    mean_p = np.bincount(which, weights=p, minlength=n_bins)[used] / count[used]
+    positive = np.bincount(which, weights=y_pm > 0, minlength=n_bins)[used] / count[used]
+    ax = _new_axes(ax)
+    ax.plot([0, 1], [0, 1], color="black", linestyle="--", label="calibrated")
+    brier = float(np.mean((p - (y_pm > 0)) ** 2))
+    ax.plot(mean_p, positive, color="tab:blue", marker="o",
+            label=f"{label} (Brier score {brier:.3g})")
+    ax.set(xlim=(0, 1), ylim=(0, 1), xlabel=f"mean predicted P(y = {format_label(classes[1])})",
+           ylabel=f"fraction of rows with y = {format_label(classes[1])}",
+           title=f"reliability diagram ({n_bins} bins, {y_pm.size} rows)")
+    ax.set_aspect("equal")
+    _legend(ax)
     return ax
 
 

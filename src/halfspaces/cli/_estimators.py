@@ -62,6 +62,11 @@ def make_estimator(args: argparse.Namespace, X=None):
     return cls(**params)
 
 
+def predict_rows(model, X, args: argparse.Namespace):
+    """What ``predict`` writes for rows ``X``: labels, or with --proba probabilities."""
+    return model.predict_proba(X) if getattr(args, "proba", False) else model.predict(X)
+
+
 def online_learner(args: argparse.Namespace, X):
     """:func:`make_estimator`, checking that the learner can play the online game."""
     learner = make_estimator(args, X)

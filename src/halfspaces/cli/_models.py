@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from . import _estimators
+from . import _estimators, _io
 from ._io import (
     about,
     fit_progress,
@@ -63,6 +63,9 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
                 done.append(f"{name} {fit[key]:.6g}")
         if fit["converged"] is not None:
             done.append("converged" if fit["converged"] else "NOT converged")
+        if fit["held_out_loss"]:
+            losses = fit["held_out_loss"]
+            done.append(f"held-out zero-one loss by epoch {' '.join(f'{x:.4g}' for x in losses)}")
         print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}"
               f" ({', '.join(done)}): training accuracy {accuracy:.4f}; saved to {args.output}")
     return 0
@@ -71,7 +74,8 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
 def fit_summary(estimator, data) -> dict:
     """How the fit went, from what the estimator recorded: ``epochs`` (passes or solver
     iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data),
-    ``duality_gap``, ``converged`` (None where the estimator does not say)."""
+    ``duality_gap``, ``converged`` (None where the estimator does not say), and
+    ``held_out_loss`` (with ``early_stopping``)."""
     epochs = getattr(estimator, "n_iter_", None)
     objective = getattr(estimator, "objective_", None)
     if objective is None and hasattr(estimator, "lam") and hasattr(estimator, "coef_") \
@@ -90,7 +94,13 @@ def fit_summary(estimator, data) -> dict:
     return {"epochs": None if epochs is None else int(epochs),
             "solver": getattr(estimator, "solver_", None), "objective": _scalar(objective),
             "duality_gap": _scalar(getattr(estimator, "duality_gap_", None)),
-            "converged": converged}
+            "converged": converged, "held_out_loss": _held_out_loss(estimator)}
+
+
+def _held_out_loss(estimator) -> list[float] | None:
+    """The zero-one loss on the rows ``early_stopping`` held out, after each epoch."""
+    scores = getattr(estimator, "validation_scores_", None)
+    return None if scores is None else [1.0 - s for s in scores]
 
 
 def _scalar(value):
@@ -105,16 +115,27 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from .._labels import format_label
     from . import _quick
 
-    predictions = _quick.predict(args)  # a small file, a linear model: no sklearn, no numba
+    # a small file and a linear model: no sklearn, no numba (labels only, not --proba)
+    predictions = None if args.proba else _quick.predict(args)
     if predictions is None:
         from . import _stream
 
         model, metadata = load_model(args.model)
+        if args.proba and not hasattr(model, "predict_proba"):
+            raise _io.CLIError(f"--proba: {args.model} has no probabilities; train it with"
+                               " --probability (svm, pegasos, perceptrons) or use --algo"
+                               " logistic")
         predictions = _stream.predict(model, metadata, args)  # a svmlight file in blocks
         if predictions is None:
             X, _ = read_for_model(model, metadata, args, labelled=False)
             predictions = _predict_blocks(model, X, args)
-    text = "".join(format_label(p) + "\n" for p in predictions)
+    if args.proba:
+        classes = model.classes_
+        text = "".join([f"labels {' '.join(format_label(c) for c in classes)}\n"] + [
+            f"{format_label(classes[np.argmax(p)])} {' '.join(f'{x:.6g}' for x in p)}\n"
+            for p in predictions])
+    else:
+        text = "".join(format_label(p) + "\n" for p in predictions)
     if args.output and args.output != "-":
         write_atomic(args.output, text)
     else:
@@ -128,7 +149,7 @@ def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
     with progress(args, total=n, desc="predict", unit="ex") as bar:
         for start in range(0, max(n, 1), block):
             stop = min(start + block, n)
-            out.append(np.asarray(model.predict(X[start:stop])))
+            out.append(np.asarray(_estimators.predict_rows(model, X[start:stop], args)))
             bar.update(stop - start)
     return np.concatenate(out) if out else np.empty(0)
 

@@ -64,11 +64,22 @@ ESTIMATOR_OPTIONS = [
                         "help": "weight multiplier on a mistake (weighted-majority)"}),
     ("--random-state", "random_state", {"type": int, "metavar": "SEED",
                                          "help": "seed of every random choice"}),
+    ("--validation-fraction", "validation_fraction", {
+        "type": float, "metavar": "F",
+        "help": "share of the rows --early-stopping holds out (default: 0.1)"}),
+    ("--n-iter-no-change", "n_iter_no_change", {
+        "type": int, "metavar": "N",
+        "help": "epochs without a held-out gain before --early-stopping stops (default: 5)"}),
 ]
 BOOL_OPTIONS = [
     ("--fit-intercept", "fit_intercept", "learn an offset b (default: the estimator's)"),
     ("--shuffle", "shuffle", "perceptrons: rows of each pass in a new random order (default;"
                              " --no-shuffle keeps the file's order)"),
+    ("--probability", "probability", "svm, pegasos, perceptrons: fit Platt's sigmoid on 5"
+                                     " held-out folds, for predict --proba"),
+    ("--early-stopping", "early_stopping", "perceptrons, pegasos: hold out"
+                                           " --validation-fraction of the rows and stop when"
+                                           " their accuracy stops improving"),
 ]
 # Options of the library functions the commands call, by the parameter they set.
 FUNCTION_FLAGS = {"n_hypotheses": "--n-hypotheses", "kind": "--hypotheses",

@@ -237,6 +237,11 @@ def _add_predict(sub) -> None:
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the labels here (atomically; a .gz, .bz2 or .xz name is"
                         " compressed) instead of standard output (-)")
+    p.add_argument("--proba", action="store_true",
+                   help="write the probability of each class, as LIBSVM's svm-predict -b 1: a"
+                        " line 'labels' and the classes, then per row the most probable class"
+                        " and the probabilities (a model trained with --probability, or"
+                        " --algo logistic)")
     _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
     _add_common(p, json=False)
     p.set_defaults(func=_models.cmd_predict)

@@ -61,6 +61,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
         return f"only svmlight and VW files stream ({fmt} data is read whole)"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
         return f"--algo {args.algo} needs all the rows at once"
+    if getattr(estimator, "early_stopping", False) or getattr(estimator, "probability", False):
+        return "--early-stopping and --probability hold rows out of the fit, so need them all"
     if getattr(estimator, "shuffle", False):
         return ("the rows of each pass are shuffled (the default; --no-shuffle streams them in"
                 " the file's order)")
@@ -240,5 +242,5 @@ def predict(model, metadata: dict, args: argparse.Namespace):
         return None
     import numpy as np
 
-    out = [np.asarray(model.predict(X)) for X, _ in blocks]
+    out = [np.asarray(_estimators.predict_rows(model, X, args)) for X, _ in blocks]
     return np.concatenate(out)

@@ -269,10 +269,11 @@ class PegasosOptions:
             shuffle(order, rng_state)
         return order
 
-    def _run_epochs(self, orders, run_pass, objectives) -> None:
+    def _run_epochs(self, orders, run_pass, objectives, held_out=None) -> None:
         """``fit``'s loop: ``run_pass(order) -> mistakes`` for each order; with
         ``record_objective`` or ``tol``, ``objectives() -> J`` per problem after each, and a
-        stop once J fails to decrease by ``tol * J`` below the best so far."""
+        stop once J fails to decrease by ``tol * J`` below the best so far; with
+        ``held_out`` (:mod:`halfspaces._early_stopping`), its stop too."""
         track = self.record_objective or self.tol is not None
         history, best = [], np.inf
         for order in orders:
@@ -287,5 +288,9 @@ class PegasosOptions:
                 if self.tol is not None and total > best - self.tol * abs(best):
                     break
                 best = min(best, total)
+            if held_out is not None:
+                self._sync()  # the held-out rows are scored by the returned predictor
+                if held_out.stop(self):
+                    break
         if track:
             self.objective_history_ = np.array(history)

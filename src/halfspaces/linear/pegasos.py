@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 
+from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
 from .._primitives import (
@@ -56,6 +57,7 @@ from .._primitives import (
 )
 from .._specs import NONE, Bool, ByRule
 from .._validation import param_error, validate_X_y
+from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 from ..losses import svm_objective
 from ._pegasos_base import (
@@ -265,7 +267,7 @@ def _linear_only(estimator) -> None:
                           " Pegasos.")
 
 
-class PegasosSVC(PegasosOptions, OnlineClassifier):
+class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
     """Linear SVM trained by Pegasos stochastic sub-gradient steps (the primal algorithm).
 
     Minimizes the lam form of the soft-margin SVM objective
@@ -347,6 +349,17 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
         ``objective_history_``.
     warm_start : bool, default=False
         ``fit`` continues from the current state, step counter ``t_`` and ``eta0_``.
+    probability : bool, default=False
+        Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
+        ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits
+        (``partial_fit`` leaves the sigmoid as it was). See :mod:`halfspaces.calibration`.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop ``fit`` once the
+        held-out accuracy (``validation_scores_``) of the returned predictor failed
+        ``n_iter_no_change`` passes in a row to beat its best by 1e-3, as scikit-learn's
+        SGD; the model is the last pass's. See :mod:`halfspaces._early_stopping`.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
 
     Raises
     ------
@@ -422,7 +435,8 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
 
     _persist_exclude = ("_pass_params",)  # rebuilt from the parameters before every pass
     _parameter_constraints = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
-                              "warm_start": Bool()}
+                              "warm_start": Bool(), "probability": PROBABILITY,
+                              **EARLY_STOPPING_PARAMS}
     _parameter_rules = (_linear_only,)
 
     def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,
@@ -430,7 +444,9 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
                  t0="auto", projection: bool = True, fit_intercept: bool = True,
                  intercept_decay="auto", average="suffix", kernel=None,
                  sampling: str = "permutation", random_state=None, tol: float | None = None,
-                 record_objective: bool = False, warm_start: bool = False):
+                 record_objective: bool = False, warm_start: bool = False,
+                 probability: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5):
         self.lam = lam
         self.max_iter = max_iter
         self.n_iter = n_iter
@@ -448,6 +464,10 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
         self.tol = tol
         self.record_objective = record_objective
         self.warm_start = warm_start
+        self.probability = probability
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray) -> float:
         """``eta0`` as given, ``1 / (2 mean ||x||^2)`` ("auto"), or calibrated on a sample."""
@@ -571,14 +591,15 @@ class PegasosSVC(PegasosOptions, OnlineClassifier):
             self._start(X, classes)
         y_pm = encode_pm(y, self.classes_)
         rng = check_random_state(self.random_state)
+        X, y_pm, _, held_out = hold_out(self, X, y_pm, rng)
         self._start_suffix(X.shape[0])
         stats = row_stats(X)  # once per fit: every epoch reads the row norms
         self._ensure_schedule(X, y_pm, stats, rng)
         self._run_epochs(self._orders(rng, X.shape[0]),
                          lambda order: self._run_pass(X, y_pm, order, stats),
-                         lambda: self._objectives(X, y_pm))
+                         lambda: self._objectives(X, y_pm), held_out)
         self._sync()
-        return self
+        return fit_probability(self, X, y_pm)
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
         """One pass over ``X`` in the given order, continuing the schedule at ``t_``;

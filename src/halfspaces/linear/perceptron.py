@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import decode_scores
 from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._primitives import (
@@ -45,6 +46,7 @@ from .._primitives import (
 )
 from .._specs import Bool, Seed
 from .._validation import check_finite
+from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 
 
@@ -186,8 +188,9 @@ class BatchPerceptronMixin:
         X, y_pm = self._prepare_fit(X, y)
         s = self._example_weights("fit", sample_weight, X)
         rng = check_random_state(self.random_state)
+        X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         n = X.shape[0]
-        self.converged_ = False
+        self.converged_ = stopped = False
         with self._fit_scope(X):
             for epoch in range(self.max_iter):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
@@ -197,10 +200,13 @@ class BatchPerceptronMixin:
                     if epoch == 0 and self._first_pass_checks_finite:
                         check_finite(self, X)  # inf or nan in X: the input's error
                     raise
+                stopped = held_out is not None and held_out.stop(self)
                 if mistakes == 0:
                     self.converged_ = True
                     break
-        if not self.converged_:
+                if stopped:
+                    break
+        if not (self.converged_ or stopped):
             warnings.warn(
                 f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"
                 f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
@@ -209,7 +215,7 @@ class BatchPerceptronMixin:
                 " is separable.", ConvergenceWarning, stacklevel=2)
         if self._checks_majority and not (self.converged_ and self._clean_pass_is_exact):
             self._warn_below_majority(X, y_pm)
-        return self
+        return fit_probability(self, X, y_pm, s)
 
     def _warn_below_majority(self, X, y_pm: NDArray) -> None:
         """Warn when the fitted model is right on fewer training rows than the majority
@@ -237,7 +243,7 @@ class BatchPerceptronMixin:
         return int(np.count_nonzero(decode_scores(self._decision(X), self.classes_) == truth))
 
 
-class Perceptron(BatchPerceptronMixin, OnlineClassifier):
+class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
     """The perceptron: online mistake-driven updates, or cycled until the data is separated.
 
     Parameters
@@ -258,6 +264,17 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
         Seed of the shuffling.
     warm_start : bool, default=False
         Continue ``fit`` from the current weights instead of starting from zero.
+    probability : bool, default=False
+        Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
+        ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits.
+        See :mod:`halfspaces.calibration`.
+    early_stopping : bool, default=False
+        Hold out a stratified ``validation_fraction`` of the rows and stop ``fit`` once the
+        held-out accuracy (``validation_scores_``) failed ``n_iter_no_change`` passes in a
+        row to beat its best by 1e-3, as scikit-learn's SGD; the model is the last pass's.
+        See :mod:`halfspaces._early_stopping`.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
 
     Attributes
     ----------
@@ -301,7 +318,8 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
     """
 
     _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
-                              "random_state": Seed(), "warm_start": Bool()}
+                              "random_state": Seed(), "warm_start": Bool(),
+                              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS}
     _first_pass_checks_finite = True  # every pass of the family scores each row it visits
     _takes_sample_weight = True
 
@@ -314,7 +332,9 @@ class Perceptron(BatchPerceptronMixin, OnlineClassifier):
                               "check_sample_weight_equivalence_on_sparse_data"), reason)
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None, warm_start: bool = False):
+                 random_state=None, warm_start: bool = False, probability: bool = False,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5):
         keep_params(self, locals())
 
     def _init_state(self, X, n_models: int) -> None:

@@ -1,0 +1,160 @@
+"""Platt scaling (probability=True): the sigmoid fit against an independent minimiser and
+scikit-learn's, predict_proba against scikit-learn's CalibratedClassifierCV on the same folds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.base import clone
+from sklearn.calibration import CalibratedClassifierCV, _sigmoid_calibration
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import StratifiedKFold
+from test_model_files import _set, craft
+
+from halfspaces import SVC, AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron, load
+from halfspaces.calibration import N_FOLDS, platt_sigmoid
+from halfspaces.persistence import ModelFormatError
+
+# The perceptrons do not converge on these overlapping blobs; the tests are about the sigmoid.
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def _reference_platt(f, y):
+    """Platt's objective written from the paper, minimised by SciPy's BFGS to 1e-10."""
+    n_pos, n_neg = np.sum(y > 0), np.sum(y < 0)
+    t = np.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
+
+    def objective(ab):
+        p = 1 / (1 + np.exp(ab[0] * f + ab[1]))
+        return -np.sum(t * np.log(p) + (1 - t) * np.log(1 - p))
+
+    return minimize(objective, [0.0, 0.0], method="BFGS", options={"gtol": 1e-10}).x
+
+
+def _scores(n, seed, shift=1.0):
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    return y * shift + rng.normal(size=n), y
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_platt_sigmoid_is_the_minimum_of_platts_objective(seed):
+    f, y = _scores(60, seed)
+    np.testing.assert_allclose(platt_sigmoid(f, y), _reference_platt(f, y), atol=1e-5)
+
+
+def test_platt_sigmoid_matches_scikit_learn():
+    f, y = _scores(80, 7, shift=2.0)
+    np.testing.assert_allclose(platt_sigmoid(f, y), _sigmoid_calibration(f, y > 0), atol=1e-6)
+
+
+def test_platt_sigmoid_stays_finite_on_separated_scores():
+    # Far-apart classes would drive A to -inf without Platt's smoothed targets.
+    f = np.r_[np.linspace(-500, -100, 10), np.linspace(100, 500, 10)]
+    y = np.r_[-np.ones(10), np.ones(10)]
+    A, B = platt_sigmoid(f, y)
+    assert np.isfinite([A, B]).all() and A < 0
+    np.testing.assert_allclose((A, B), _reference_platt(f / 100, y) / [100, 1], atol=1e-4)
+
+
+def _blobs(n_classes, n=90, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    centres = 2.0 * rng.normal(size=(n_classes, 3))
+    return centres[y] + rng.normal(size=(n, 3)), y
+
+
+ESTIMATORS = [SVC(C=0.5, random_state=0), Perceptron(random_state=0, max_iter=5),
+              AveragedPerceptron(random_state=0, max_iter=5),
+              PegasosSVC(lam=0.01, max_iter=3, random_state=0)]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_predict_proba_matches_calibrated_classifier_cv(est, n_classes):
+    X, y = _blobs(n_classes)
+    ours = clone(est).set_params(probability=True).fit(X, y)
+    folds = list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=0).split(X, y))
+    theirs = CalibratedClassifierCV(clone(est), method="sigmoid", cv=folds,
+                                    ensemble=False).fit(X, y)
+    proba = ours.predict_proba(X)
+    assert proba.shape == (X.shape[0], n_classes)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    # both minimise the same objective (sklearn by L-BFGS), so agree to its tolerance
+    np.testing.assert_allclose(proba, theirs.predict_proba(X), atol=1e-6)
+    # the model itself is the one fitted on every row, as without probability=True
+    plain = clone(est).fit(X, y)
+    np.testing.assert_array_equal(ours.decision_function(X), plain.decision_function(X))
+
+
+def test_predict_proba_on_sparse_rows_and_a_kernel():
+    X, y = _blobs(2, n=40)
+    dense = SVC(kernel="rbf", probability=True, random_state=1).fit(X, y)
+    sparse = SVC(kernel="rbf", probability=True, random_state=1).fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.predict_proba(X), dense.predict_proba(X), atol=1e-6)
+    # predict_proba ranks rows as the scores do (A < 0: a larger score, a larger P(+1))
+    assert dense.probA_[0] < 0
+    order = np.argsort(dense.decision_function(X))
+    assert np.all(np.diff(dense.predict_proba(X)[order, 1]) >= 0)
+
+
+@pytest.mark.parametrize("est", [SVC(), Perceptron(), VotedPerceptron(), PegasosSVC()],
+                         ids=lambda e: type(e).__name__)
+def test_predict_proba_is_absent_without_probability(est):
+    assert not hasattr(est, "predict_proba")
+    X, y = _blobs(2, n=20)
+    est.fit(X, y)
+    with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as caught:
+        est.predict_proba(X)
+    # the traceback says how to get it
+    assert "predict_proba is available with probability=True" in str(caught.value.__cause__)
+
+
+@pytest.mark.filterwarnings("ignore:Perceptron. the fitted model is right on")
+def test_too_few_rows_of_a_class_is_a_clear_error():
+    X, y = _blobs(2, n=20)
+    y[y == 1] = 0
+    y[:4] = 1
+    with pytest.raises(ValueError, match=r"Perceptron: probability=True .* at least 5 rows of"
+                                         r" each class; class '1' has 4\. .*probability=False"):
+        Perceptron(probability=True).fit(X, y)
+
+
+def test_partial_fit_alone_fits_no_sigmoid():
+    X, y = _blobs(2, n=20)
+    est = Perceptron(probability=True).partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(NotFittedError, match="partial_fit does not fit them. Call fit first"):
+        est.predict_proba(X)
+
+
+def test_refit_without_probability_drops_the_sigmoids():
+    X, y = _blobs(2, n=20)
+    est = SVC(probability=True, random_state=0).fit(X, y)
+    est.set_params(probability=False).fit(X, y)
+    assert not hasattr(est, "probA_")
+
+
+def test_saved_model_keeps_its_sigmoids(tmp_path):
+    X, y = _blobs(3, n=45)
+    for est in (SVC(probability=True, random_state=0),
+                Perceptron(probability=True, random_state=0)):
+        est.fit(X, y)
+        est.save(tmp_path / "m.npz")
+        back = load(tmp_path / "m.npz")
+        np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (_set("params", probability=False), r"Perceptron\.probA_: is stored, while probability"
+                                        r" is false"),
+    (lambda tree, enc: tree["attrs"].pop("probB_"),
+     r"Perceptron\.probB_: is missing, while probA_ is stored"),
+])
+def test_crafted_sigmoids_are_refused(tmp_path, edit, message):
+    X, y = _blobs(2, n=20)
+    path = craft(tmp_path / "m.npz", Perceptron(probability=True).fit(X, y), edit)
+    with pytest.raises(ModelFormatError, match=message):
+        load(path)
