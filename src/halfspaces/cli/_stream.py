@@ -50,13 +50,14 @@ class Streamed(NamedTuple):
 
 def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     """Why this training cannot stream (None: it can)."""
+    from ..datasets.bundled import bundled_name
+
+    if bundled_name(args.data):
+        return "a bundled set is read whole"
     if args.data != STDIN:
         check_readable(args.data)  # a missing or unreadable file is that error, not "a pipe"
     if args.data == STDIN or not os.path.isfile(args.data):
-        from ..datasets.bundled import bundled_name
-
-        return "a bundled set is read whole" if bundled_name(args.data) else \
-            "a pipe is read once"
+        return "a pipe is read once"
     if fmt not in ("svmlight", "vw"):
         return f"only svmlight and VW files stream ({fmt} data is read whole)"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
