@@ -158,3 +158,22 @@ def test_crafted_sigmoids_are_refused(tmp_path, edit, message):
     path = craft(tmp_path / "m.npz", Perceptron(probability=True).fit(X, y), edit)
     with pytest.raises(ModelFormatError, match=message):
         load(path)
+
+
+def test_the_fold_fits_take_the_rows_weights():
+    """probability=True with sample_weight: each fold's SVC is fitted with its rows' weights
+    (an integer weight k is the row repeated k times), so the sigmoid is that of the data
+    with the rows repeated, fitted on the same folds."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=90, n_features=4, random_state=3)
+    s = np.random.default_rng(3).integers(1, 4, y.size).astype(float)
+    clf = SVC(C=1.0, probability=True, random_state=0, solver="qp").fit(X, y, sample_weight=s)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(y.size), y)
+    held_out = np.empty(y.size)
+    for train, test in folds:
+        rows = np.repeat(train, s[train].astype(int))  # weights as repeated rows
+        part = SVC(C=1.0, random_state=0, solver="qp").fit(X[rows], y[rows])
+        held_out[test] = part.decision_function(X[test])
+    A, B = platt_sigmoid(held_out, np.where(y == clf.classes_[1], 1.0, -1.0))
+    np.testing.assert_allclose([clf.probA_[0], clf.probB_[0]], [A, B], rtol=1e-5, atol=1e-6)

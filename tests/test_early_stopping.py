@@ -35,30 +35,35 @@ def test_no_improvement_matches_its_statement(scores, patience, tol):
     assert stopped == reference_stop(scores, patience, tol)
 
 
-def reference_perceptron(X, y, X_val, y_val, max_iter, patience, tol=1e-3):
-    """Cyclic perceptron with offset over X in order; held-out accuracy after each epoch."""
+def reference_perceptron(X, y, X_val, y_val, max_iter, patience, tol=1e-3, s=None):
+    """Cyclic perceptron with offset over X in order, each update scaled by its example's
+    weight (a weight of 0: no round); held-out accuracy after each epoch."""
     w, b, scores = np.zeros(X.shape[1]), 0.0, []
+    s = np.ones(y.size) if s is None else s
     for _ in range(max_iter):
         mistakes = 0
-        for x_t, y_t in zip(X, y, strict=True):
-            if y_t * (w @ x_t + b) <= 0:
-                w, b, mistakes = w + y_t * x_t, b + y_t, mistakes + 1
+        for x_t, y_t, s_t in zip(X, y, s, strict=True):
+            if y_t * (w @ x_t + b) <= 0 and s_t > 0:
+                w, b, mistakes = w + (s_t * y_t) * x_t, b + s_t * y_t, mistakes + 1
         scores.append(float(np.mean(np.where(X_val @ w + b >= 0, 1, -1) == y_val)))
         if mistakes == 0 or reference_stop(scores, patience, tol) == len(scores):
             break
     return w, b, scores
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("seed", range(3))
-def test_perceptron_stops_as_the_reference(seed):
+def test_perceptron_stops_as_the_reference(seed, weighted):
     X, y01 = make_noisy(120, 4, seed, noise=0.5)
     y = np.where(y01 == 1, 1.0, -1.0)
+    s = np.random.default_rng(seed).integers(0, 4, y.size).astype(float) if weighted else None
     train, held = train_test_split(np.arange(y.size), test_size=12, stratify=y,
                                    random_state=np.random.RandomState(seed))
     train.sort()
-    w, b, scores = reference_perceptron(X[train], y[train], X[held], y[held], 50, 3)
+    w, b, scores = reference_perceptron(X[train], y[train], X[held], y[held], 50, 3,
+                                        s=None if s is None else s[train])
     clf = Perceptron(shuffle=False, early_stopping=True, n_iter_no_change=3, max_iter=50,
-                     random_state=seed).fit(X, y01)
+                     random_state=seed).fit(X, y01, sample_weight=s)
     assert clf.validation_scores_ == scores
     assert clf.n_iter_ == len(scores) < 50  # stopped early, not at max_iter
     np.testing.assert_array_equal(clf.coef_[0], w)

@@ -189,7 +189,8 @@ class VotedPerceptron(Perceptron):
     max_iter : int, default=100
         Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
         pass in which the running perceptron makes no mistake (``converged_`` is then True).
-    shuffle, random_state, warm_start
+    shuffle, random_state, warm_start, probability, early_stopping, validation_fraction, \
+n_iter_no_change
         As for :class:`~halfspaces.linear.Perceptron` (``warm_start`` continues from the
         current vectors).
     max_vectors : int >= 1 or None, default=None
@@ -288,7 +289,9 @@ class VotedPerceptron(Perceptron):
                               "max_vectors": OneOf(NONE, Int(low=1))}
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None, warm_start: bool = False, max_vectors: int | None = None):
+                 random_state=None, warm_start: bool = False, probability: bool = False,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, max_vectors: int | None = None):
         keep_params(self, locals())
 
     # fit does not compare the vote with the majority class: its training predictions cost
