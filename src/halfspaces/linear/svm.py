@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
+from .._parallel import N_JOBS, map_problems
 from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import CLASS_WEIGHT, example_weights
@@ -134,6 +135,11 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         As scikit-learn's: class ``c``'s examples get ``C`` times its weight (``"balanced"``:
         ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``); it
         multiplies ``sample_weight``.
+    n_jobs : int or None, default=None
+        Threads that solve the one-vs-rest problems (more than two classes), as
+        scikit-learn's: None or 1 is one thread, -1 every core. The compiled DCD kernel
+        releases the GIL; each problem's row permutations are seeded from ``random_state``
+        in class order, so the model is the same, bit for bit, for every ``n_jobs``.
 
     Raises
     ------
@@ -211,14 +217,14 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
         "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
         "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
-        "class_weight": CLASS_WEIGHT}
+        "class_weight": CLASS_WEIGHT, "n_jobs": N_JOBS}
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
-                 verbose: bool = False, class_weight=None):
+                 verbose: bool = False, class_weight=None, n_jobs: int | None = None):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -234,6 +240,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.class_weight = class_weight
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -377,15 +384,19 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
         rng = check_random_state(self.random_state)
         n_models, d = len(problems), X.shape[1]
+        # one generator per problem, seeded in class order: the same for every n_jobs
+        seeds = rng.randint(0, 2**31 - 1, size=n_models)
+        solutions = map_problems(
+            lambda k: self._solve_linear(X, problems[k], k, np.random.RandomState(seeds[k]), s),
+            n_models, self.n_jobs)
+        if any(solution is None for solution in solutions):
+            return False
         coef, intercept = np.zeros((n_models, d)), np.zeros(n_models)
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
-        for k, y in enumerate(problems):
-            solution = self._solve_linear(X, y, k, rng, s)
-            if solution is None:
-                return False
-            theta, theta_0, alpha, n_iter = solution
+        for k, (y, (theta, theta_0, alpha, n_iter)) in enumerate(
+                zip(problems, solutions, strict=True)):
             coef[k], intercept[k], alphas[k] = theta, theta_0, alpha
             primal, dual, zs[k] = primal_dual(X, y, self.C_, self.loss,
                                               bool(self.fit_intercept), alpha, theta, theta_0,
@@ -411,10 +422,12 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
-        for k, y in enumerate(problems):
-            res = svm_dual_qp(K, y, C, fit_intercept=bool(self.fit_intercept), loss=self.loss,
-                              max_iter=self.max_iter, verbose=bool(self.verbose),
-                              sample_weight=s)
+        results = map_problems(
+            lambda k: svm_dual_qp(K, problems[k], C, fit_intercept=bool(self.fit_intercept),
+                                  loss=self.loss, max_iter=self.max_iter,
+                                  verbose=bool(self.verbose), sample_weight=s),
+            n_models, self.n_jobs)
+        for k, (y, res) in enumerate(zip(problems, results, strict=True)):
             self._check_qp(res, K, y, k)
             alpha = res.alpha
             alphas[k], self.intercept_[k] = alpha, res.theta_0

@@ -320,7 +320,7 @@ def _after_pass(st, p, PGmax, PGmin, n):
                     st.wmu, st.beta, c, r_prev)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _dcd_run(X, a, p, st, max_outer):
     """Outer iterations until convergence to tol', a non-finite score, the work budget
     ``p.budget`` or ``max_outer`` of them; returns the state and a ``PassResult`` (no
