@@ -140,6 +140,14 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         scikit-learn's: None or 1 is one thread, -1 every core. The compiled DCD kernel
         releases the GIL; each problem's row permutations are seeded from ``random_state``
         in class order, so the model is the same, bit for bit, for every ``n_jobs``.
+    warm_start : bool, default=False
+        DCD starts from the dual variables of the previous fit (``support_``,
+        ``dual_coef_``, ``intercept_``) instead of 0, when that fit was linear, with the
+        same classes, and its ``support_`` indexes rows of the new data (a start only: any
+        one reaches the same optimum); each ``alpha_i`` is clipped to the box ``[0, C_i]`` of
+        the new ``C`` (the squared hinge has no upper bound). Along a path of ``C`` values each
+        fit then starts near its optimum and takes a fraction of the epochs; the optimum is
+        the same. A QP fit ignores it.
 
     Raises
     ------
@@ -217,14 +225,16 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
         "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
         "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
-        "class_weight": CLASS_WEIGHT, "n_jobs": N_JOBS}
+        "class_weight": CLASS_WEIGHT, "n_jobs": N_JOBS,
+        "warm_start": Bool()}
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
-                 verbose: bool = False, class_weight=None, n_jobs: int | None = None):
+                 verbose: bool = False, class_weight=None, n_jobs: int | None = None,
+                 warm_start: bool = False):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -241,6 +251,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.class_weight = class_weight
         self.n_jobs = n_jobs
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -282,6 +293,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
+        warm = self._warm_start_point(X.shape[0], y)  # before classes_ and coef_ are reset
         self.classes_ = check_classes("SVC", y, None)
         s = example_weights("SVC.fit", sample_weight, X.shape[0], y, self.class_weight,
                             self.classes_)
@@ -289,6 +301,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         if s is not None and not s.all():  # a weight of 0 is the example left out
             kept = np.flatnonzero(s)
             X, y, s = X[kept], y[kept], s[kept]
+            warm = None if warm is None else (warm[0][:, kept], warm[1])
             missing = np.setdiff1d(self.classes_, y)
             if missing.size:
                 raise ValueError(f"SVC.fit: class {missing.tolist()[0]!r} has no example with a"
@@ -311,27 +324,41 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         y_pm = encode_pm(y, self.classes_)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
         if self._is_linear():
-            if not self._fit_linear(X, problems, s):
+            if not self._fit_linear(X, problems, s, warm):
                 # solver="auto": DCD did not reach tol on a problem the QP can hold
                 if self.verbose:
                     print(f"SVC: dcd did not reach tol={self.tol:g} in max_iter={self.max_iter}"
                           " epochs; solving the QP instead (solver_='qp')")
                 self.solver_ = "qp"
-                self._fit_linear(X, problems, s)
+                self._fit_linear(X, problems, s, warm)
         else:
             self._fit_kernel(X, problems, s)
         if kept is not None:  # support_ indexes the rows given
             self.support_ = kept[self.support_]
         return self
 
-    def _solve_linear(self, X, y: NDArray, k: int, rng, s: NDArray | None):
+    def _warm_start_point(self, n: int, y) -> tuple[NDArray, NDArray] | None:
+        """``(alpha, theta_0)`` per problem of the previous fit, over the ``n`` rows given,
+        when ``warm_start`` can use it (a linear fit, the same classes, support vectors
+        among the first ``n`` rows)."""
+        if not (self.warm_start and "coef_" in self.__dict__ and "dual_coef_" in self.__dict__
+                and np.array_equal(self.classes_, np.unique(y))
+                and (self.support_.size == 0 or self.support_[-1] < n)):
+            return None
+        alpha = np.zeros((self.dual_coef_.shape[0], n))
+        alpha[:, self.support_] = np.abs(self.dual_coef_)  # dual_coef_ is alpha_i y_i
+        return alpha, self.intercept_.copy()
+
+    def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None):
         """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or None when DCD chosen by
         ``solver="auto"`` did not converge and the QP can take over (see ``_qp_fits``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
+            alpha0, theta_0 = (None, 0.0) if warm is None else (warm[0][k], warm[1][k])
             res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
-                          max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=rng,
-                          verbose=bool(self.verbose), owner="SVC", sample_weight=s)
+                          max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=seed,
+                          verbose=bool(self.verbose), owner="SVC", sample_weight=s,
+                          alpha0=alpha0, theta_0=theta_0)
             if not res.converged:
                 if self.solver == "auto" and _qp_fits(X):
                     return None
@@ -380,14 +407,15 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
                       " the solution may be inaccurate. Rescale the features or raise"
                       " max_iter.", ConvergenceWarning, stacklevel=4)
 
-    def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None) -> bool:
+    def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None, warm=None) -> bool:
         """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
         rng = check_random_state(self.random_state)
         n_models, d = len(problems), X.shape[1]
-        # one generator per problem, seeded in class order: the same for every n_jobs
+        # each problem's seed of DCD's permutations, drawn in class order: the same for
+        # every n_jobs (and the draws of one thread solving the problems in turn)
         seeds = rng.randint(0, 2**31 - 1, size=n_models)
         solutions = map_problems(
-            lambda k: self._solve_linear(X, problems[k], k, np.random.RandomState(seeds[k]), s),
+            lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm),
             n_models, self.n_jobs)
         if any(solution is None for solution in solutions):
             return False
