@@ -41,6 +41,7 @@ from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import CLASS_WEIGHT, example_weights
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
+from ..solvers.crammer_singer import crammer_singer
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
 from ..solvers.lp import separate_or_certify
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
@@ -80,6 +81,25 @@ def _dcd_needs_linear_finite(svc) -> None:
         raise param_error("SVC", "solver", "'qp' or 'auto' for the hard margin (C=inf)",
                           svc.solver, "Dual coordinate descent needs a finite C; the QP solves"
                           " the hard-margin SVM and certifies non-separable data.")
+
+
+def _crammer_singer_is_linear(svc) -> None:
+    """The Crammer-Singer solver keeps one weight vector per class and fits no offset."""
+    if svc.multi_class != "crammer_singer":
+        return
+    for name, ok, wanted in (("kernel", svc._is_linear(), "'linear'"),
+                             ("fit_intercept", not svc.fit_intercept, "False"),
+                             ("loss", svc.loss == "hinge", "'hinge'"),
+                             ("solver", svc.solver != "qp", "'auto' or 'dcd'")):
+        if not ok:
+            raise param_error("SVC", name, f"{wanted} with multi_class='crammer_singer'",
+                              getattr(svc, name), "The Crammer-Singer solver (as LIBLINEAR's"
+                              " -s 4) fits one weight vector per class by dual coordinate"
+                              " descent, with the hinge loss and no offset; add a constant"
+                              " feature for an offset, or use multi_class='ovr'.")
+    if np.isinf(svc.C):
+        raise param_error("SVC", "C", "finite with multi_class='crammer_singer'", svc.C,
+                          "Try C=1.0.")
 
 
 class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
@@ -148,6 +168,15 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         the new ``C`` (the squared hinge has no upper bound). Along a path of ``C`` values each
         fit then starts near its optimum and takes a fraction of the epochs; the optimum is
         the same. A QP fit ignores it.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        More than two classes: one-vs-rest, or the Crammer-Singer SVM (as scikit-learn's
+        ``LinearSVC``; LIBLINEAR's ``-s 4``): ``min 1/2 sum_m ||w_m||^2 + sum_i C_i max_m
+        (e_i^m + w_m.x_i - w_{y_i}.x_i)``, ``e_i^m = [m != y_i]``, by dual coordinate descent
+        (:mod:`halfspaces.solvers.crammer_singer`), with ``kernel="linear"``,
+        ``loss="hinge"`` and ``fit_intercept=False``. ``objective_`` and ``duality_gap_``
+        are then those of this one problem, ``dual_coef_`` holds ``alpha_i^m`` on the
+        support vectors (rows with some ``alpha_i^m != 0``), ``solver_`` is ``"dcd"``. Two
+        classes are the binary SVM either way.
 
     Raises
     ------
@@ -226,15 +255,15 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
         "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
         "class_weight": CLASS_WEIGHT, "n_jobs": N_JOBS,
-        "warm_start": Bool()}
-    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
+        "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer")}
+    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _crammer_singer_is_linear)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
                  verbose: bool = False, class_weight=None, n_jobs: int | None = None,
-                 warm_start: bool = False):
+                 warm_start: bool = False, multi_class: str = "ovr"):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -252,6 +281,7 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
         self.warm_start = warm_start
+        self.multi_class = multi_class
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -323,7 +353,9 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
                 delattr(self, stale)
         y_pm = encode_pm(y, self.classes_)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
-        if self._is_linear():
+        if self.multi_class == "crammer_singer" and len(problems) > 1:
+            self._fit_crammer_singer(X, y, s)
+        elif self._is_linear():
             if not self._fit_linear(X, problems, s, warm):
                 # solver="auto": DCD did not reach tol on a problem the QP can hold
                 if self.verbose:
@@ -336,6 +368,30 @@ class SVC(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         if kept is not None:  # support_ indexes the rows given
             self.support_ = kept[self.support_]
         return self
+
+    def _fit_crammer_singer(self, X, y: NDArray, s: NDArray | None) -> None:
+        self.solver_ = "dcd"
+        seed = check_random_state(self.random_state).randint(0, 2**31 - 1)
+        res = crammer_singer(X, np.searchsorted(self.classes_, y), len(self.classes_),
+                             self.C_, tol=self.tol, max_iter=self.max_iter, seed=seed,
+                             sample_weight=s, owner="SVC")
+        if not res.converged:
+            warnings.warn(
+                f"SVC: the Crammer-Singer solver did not reach tol={self.tol:g} in"
+                f" max_iter={self.max_iter} passes; its objective is within a relative"
+                f" duality gap of {(res.primal - res.dual) / abs(res.primal):.2g} of the"
+                " optimum. Increase max_iter, scale the features (e.g. StandardScaler) or"
+                " lower C.", ConvergenceWarning, stacklevel=3)
+        self.coef_, self.intercept_ = res.W, np.zeros(len(self.classes_))
+        self.support_ = np.flatnonzero((res.alpha != 0.0).any(axis=1))
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = np.ascontiguousarray(res.alpha[self.support_].T)
+        norms = np.linalg.norm(res.W, axis=1)
+        self.margin_ = np.where(norms > 0, 1.0 / np.maximum(norms, np.finfo(float).tiny),
+                                np.inf)
+        self.objective_ = float(res.primal)
+        self.duality_gap_ = max(float(res.primal - res.dual), 0.0)
+        self.n_iter_ = int(res.n_iter)
 
     def _warm_start_point(self, n: int, y) -> tuple[NDArray, NDArray] | None:
         """``(alpha, theta_0)`` per problem of the previous fit, over the ``n`` rows given,
