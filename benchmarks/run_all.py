@@ -57,6 +57,10 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
         "full": [*_SVC_1M, "--synthetic", "1000000x100000", "--repeats", "3"],
         "reduced": [*_SVC_1M, "--synthetic", "200000x100000", "--repeats", "3"],
         "quick": [*_SVC_1M, "--synthetic", "20000x10000", "--repeats", "1"]}),
+    "bench_ovr_threads": ("bench_ovr_threads", {
+        "full": [], "quick": ["--rows", "3000", "--vocabulary", "2000", "--repeats", "1"]}),
+    "bench_svc_warm_path": ("bench_svc_warm_path", {
+        "full": [], "quick": ["--rows", "1000", "--vocabulary", "500"]}),
     "bench_pegasos": ("bench_pegasos", {
         "full": _1M, "reduced": _200K,
         "quick": ["--datasets", "diabetes", "generated", "--generated", "20000", "10000", "20",

@@ -62,6 +62,8 @@ ESTIMATOR_OPTIONS = [
     ("--solver", "solver", {"help": "solver, e.g. auto, qp or dcd (svm)"}),
     ("--beta", "beta", {"type": float_or_inf,
                         "help": "weight multiplier on a mistake (weighted-majority)"}),
+    ("--n-jobs", "n_jobs", {"type": int, "metavar": "N",
+                            "help": "threads for the one-vs-rest classes (svm; -1: every core)"}),
     ("--random-state", "random_state", {"type": int, "metavar": "SEED",
                                          "help": "seed of every random choice"}),
     ("--validation-fraction", "validation_fraction", {

@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import ParamsMixin, SaveMixin
 from .._labels import check_classes, decode_scores, encode_pm
+from .._parallel import N_JOBS, map_problems
 from .._progress import listener
 from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
@@ -42,6 +43,7 @@ from .._weights import CLASS_WEIGHT, example_weights
 from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..losses import hinge, squared_hinge
+from ..solvers.crammer_singer import crammer_singer
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
 from ..solvers.lp import separate_or_certify
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
@@ -81,6 +83,25 @@ def _dcd_needs_linear_finite(svc) -> None:
         raise param_error("SVC", "solver", "'qp' or 'auto' for the hard margin (C=inf)",
                           svc.solver, "Dual coordinate descent needs a finite C; the QP solves"
                           " the hard-margin SVM and certifies non-separable data.")
+
+
+def _crammer_singer_is_linear(svc) -> None:
+    """The Crammer-Singer solver keeps one weight vector per class and fits no offset."""
+    if svc.multi_class != "crammer_singer":
+        return
+    for name, ok, wanted in (("kernel", svc._is_linear(), "'linear'"),
+                             ("fit_intercept", not svc.fit_intercept, "False"),
+                             ("loss", svc.loss == "hinge", "'hinge'"),
+                             ("solver", svc.solver != "qp", "'auto' or 'dcd'")):
+        if not ok:
+            raise param_error("SVC", name, f"{wanted} with multi_class='crammer_singer'",
+                              getattr(svc, name), "The Crammer-Singer solver (as LIBLINEAR's"
+                              " -s 4) fits one weight vector per class by dual coordinate"
+                              " descent, with the hinge loss and no offset; add a constant"
+                              " feature for an offset, or use multi_class='ovr'.")
+    if np.isinf(svc.C):
+        raise param_error("SVC", "C", "finite with multi_class='crammer_singer'", svc.C,
+                          "Try C=1.0.")
 
 
 class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
@@ -140,6 +161,28 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
         ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits.
         See :mod:`halfspaces.calibration`.
+    n_jobs : int or None, default=None
+        Threads that solve the one-vs-rest problems (more than two classes), as
+        scikit-learn's: None or 1 is one thread, -1 every core. The compiled DCD kernel
+        releases the GIL; each problem's row permutations are seeded from ``random_state``
+        in class order, so the model is the same, bit for bit, for every ``n_jobs``.
+    warm_start : bool, default=False
+        DCD starts from the dual variables of the previous fit (``support_``,
+        ``dual_coef_``, ``intercept_``) instead of 0, when that fit was linear, with the
+        same classes, and its ``support_`` indexes rows of the new data (a start only: any
+        one reaches the same optimum); each ``alpha_i`` is clipped to the box ``[0, C_i]`` of
+        the new ``C`` (the squared hinge has no upper bound). Along a path of ``C`` values each
+        fit then starts near its optimum and takes a fraction of the epochs; the optimum is
+        the same. A QP fit ignores it.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        More than two classes: one-vs-rest, or the Crammer-Singer SVM (as scikit-learn's
+        ``LinearSVC``; LIBLINEAR's ``-s 4``): ``min 1/2 sum_m ||w_m||^2 + sum_i C_i max_m
+        (e_i^m + w_m.x_i - w_{y_i}.x_i)``, ``e_i^m = [m != y_i]``, by dual coordinate descent
+        (:mod:`halfspaces.solvers.crammer_singer`), with ``kernel="linear"``,
+        ``loss="hinge"`` and ``fit_intercept=False``. ``objective_`` and ``duality_gap_``
+        are then those of this one problem, ``dual_coef_`` holds ``alpha_i^m`` on the
+        support vectors (rows with some ``alpha_i^m != 0``), ``solver_`` is ``"dcd"``. Two
+        classes are the binary SVM either way.
 
     Raises
     ------
@@ -217,14 +260,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
         "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
         "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
-        "class_weight": CLASS_WEIGHT, "probability": PROBABILITY}
-    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite)
+        "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "n_jobs": N_JOBS,
+        "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer")}
+    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _crammer_singer_is_linear)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
-                 verbose: bool = False, class_weight=None, probability: bool = False):
+                 verbose: bool = False, class_weight=None, probability: bool = False,
+                 n_jobs: int | None = None, warm_start: bool = False, multi_class: str = "ovr"):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -241,6 +286,9 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         self.verbose = verbose
         self.class_weight = class_weight
         self.probability = probability
+        self.n_jobs = n_jobs
+        self.warm_start = warm_start
+        self.multi_class = multi_class
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -282,6 +330,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         """
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
+        warm = self._warm_start_point(X.shape[0], y)  # before classes_ and coef_ are reset
         self.classes_ = check_classes("SVC", y, None)
         s = example_weights("SVC.fit", sample_weight, X.shape[0], y, self.class_weight,
                             self.classes_)
@@ -289,6 +338,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         if s is not None and not s.all():  # a weight of 0 is the example left out
             kept = np.flatnonzero(s)
             X, y, s = X[kept], y[kept], s[kept]
+            warm = None if warm is None else (warm[0][:, kept], warm[1])
             missing = np.setdiff1d(self.classes_, y)
             if missing.size:
                 raise ValueError(f"SVC.fit: class {missing.tolist()[0]!r} has no example with a"
@@ -311,14 +361,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                 delattr(self, stale)
         y_pm = encode_pm(y, self.classes_)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
-        if self._is_linear():
-            if not self._fit_linear(X, problems, s):
+        if self.multi_class == "crammer_singer" and len(problems) > 1:
+            self._fit_crammer_singer(X, y, s)
+        elif self._is_linear():
+            if not self._fit_linear(X, problems, s, warm):
                 # solver="auto": DCD did not reach tol on a problem the QP can hold
                 if self.verbose:
                     print(f"SVC: dcd did not reach tol={self.tol:g} in max_iter={self.max_iter}"
                           " epochs; solving the QP instead (solver_='qp')")
                 self.solver_ = "qp"
-                self._fit_linear(X, problems, s)
+                self._fit_linear(X, problems, s, warm)
         else:
             self._fit_kernel(X, problems, s)
         if kept is not None:  # support_ indexes the rows given
@@ -328,15 +380,52 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
             weights = weights[kept]
         return fit_probability(self, X, y_pm, weights)
 
-    def _solve_linear(self, X, y: NDArray, k: int, rng, s: NDArray | None):
+    def _fit_crammer_singer(self, X, y: NDArray, s: NDArray | None) -> None:
+        self.solver_ = "dcd"
+        seed = check_random_state(self.random_state).randint(0, 2**31 - 1)
+        res = crammer_singer(X, np.searchsorted(self.classes_, y), len(self.classes_),
+                             self.C_, tol=self.tol, max_iter=self.max_iter, seed=seed,
+                             sample_weight=s, owner="SVC")
+        if not res.converged:
+            warnings.warn(
+                f"SVC: the Crammer-Singer solver did not reach tol={self.tol:g} in"
+                f" max_iter={self.max_iter} passes; its objective is within a relative"
+                f" duality gap of {(res.primal - res.dual) / abs(res.primal):.2g} of the"
+                " optimum. Increase max_iter, scale the features (e.g. StandardScaler) or"
+                " lower C.", ConvergenceWarning, stacklevel=3)
+        self.coef_, self.intercept_ = res.W, np.zeros(len(self.classes_))
+        self.support_ = np.flatnonzero((res.alpha != 0.0).any(axis=1))
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = np.ascontiguousarray(res.alpha[self.support_].T)
+        norms = np.linalg.norm(res.W, axis=1)
+        self.margin_ = np.where(norms > 0, 1.0 / np.maximum(norms, np.finfo(float).tiny),
+                                np.inf)
+        self.objective_ = float(res.primal)
+        self.duality_gap_ = max(float(res.primal - res.dual), 0.0)
+        self.n_iter_ = int(res.n_iter)
+
+    def _warm_start_point(self, n: int, y) -> tuple[NDArray, NDArray] | None:
+        """``(alpha, theta_0)`` per problem of the previous fit, over the ``n`` rows given,
+        when ``warm_start`` can use it (a linear fit, the same classes, support vectors
+        among the first ``n`` rows)."""
+        if not (self.warm_start and "coef_" in self.__dict__ and "dual_coef_" in self.__dict__
+                and np.array_equal(self.classes_, np.unique(y))
+                and (self.support_.size == 0 or self.support_[-1] < n)):
+            return None
+        alpha = np.zeros((self.dual_coef_.shape[0], n))
+        alpha[:, self.support_] = np.abs(self.dual_coef_)  # dual_coef_ is alpha_i y_i
+        return alpha, self.intercept_.copy()
+
+    def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None):
         """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or None when DCD chosen by
         ``solver="auto"`` did not converge and the QP can take over (see ``_qp_fits``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
+            alpha0, theta_0 = (None, 0.0) if warm is None else (warm[0][k], warm[1][k])
             res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
-                          max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=rng,
+                          max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=seed,
                           verbose=bool(self.verbose), owner="SVC", sample_weight=s,
-                          callback=listener())
+                          alpha0=alpha0, theta_0=theta_0, callback=listener())
             if not res.converged:
                 if self.solver == "auto" and _qp_fits(X):
                     return None
@@ -385,19 +474,24 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                       " the solution may be inaccurate. Rescale the features or raise"
                       " max_iter.", ConvergenceWarning, stacklevel=4)
 
-    def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None) -> bool:
+    def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None, warm=None) -> bool:
         """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
         rng = check_random_state(self.random_state)
         n_models, d = len(problems), X.shape[1]
+        # each problem's seed of DCD's permutations, drawn in class order: the same for
+        # every n_jobs (and the draws of one thread solving the problems in turn)
+        seeds = rng.randint(0, 2**31 - 1, size=n_models)
+        solutions = map_problems(
+            lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm),
+            n_models, self.n_jobs)
+        if any(solution is None for solution in solutions):
+            return False
         coef, intercept = np.zeros((n_models, d)), np.zeros(n_models)
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
-        for k, y in enumerate(problems):
-            solution = self._solve_linear(X, y, k, rng, s)
-            if solution is None:
-                return False
-            theta, theta_0, alpha, n_iter = solution
+        for k, (y, (theta, theta_0, alpha, n_iter)) in enumerate(
+                zip(problems, solutions, strict=True)):
             coef[k], intercept[k], alphas[k] = theta, theta_0, alpha
             primal, dual, zs[k] = primal_dual(X, y, self.C_, self.loss,
                                               bool(self.fit_intercept), alpha, theta, theta_0,
@@ -423,10 +517,13 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
-        for k, y in enumerate(problems):
-            res = svm_dual_qp(K, y, C, fit_intercept=bool(self.fit_intercept), loss=self.loss,
-                              max_iter=self.max_iter, verbose=bool(self.verbose),
-                              sample_weight=s, callback=listener())
+        results = map_problems(
+            lambda k: svm_dual_qp(K, problems[k], C, fit_intercept=bool(self.fit_intercept),
+                                  loss=self.loss, max_iter=self.max_iter,
+                                  verbose=bool(self.verbose), sample_weight=s,
+                                  callback=listener()),
+            n_models, self.n_jobs)
+        for k, (y, res) in enumerate(zip(problems, results, strict=True)):
             self._check_qp(res, K, y, k)
             alpha = res.alpha
             alphas[k], self.intercept_[k] = alpha, res.theta_0

@@ -170,6 +170,7 @@ __all__ = ["DCDParams", "DCDResult", "DCDState", "dcd_svm", "feasible_dual", "pr
 
 _GAP_PER_TOL = 0.01  # converged also needs P - D <= _GAP_PER_TOL * tol * P
 _FIRST_CHECK, _CHECK_GROWTH = 10, 1.5  # the gap is also checked at epochs 10, 15, 22, ...
+_FIRST_WARM_CHECK = 2  # and at epochs 2, 3, 4, 6, ... after a warm start
 _SPLIT_BELOW = 1.0  # no offset: split off the mean direction when kappa is below this
 RUNNING, CONVERGED = 0, 1  # DCDState.status (CONVERGED: to tol')
 
@@ -324,7 +325,7 @@ def _after_pass(st, p, PGmax, PGmin, n):
                     st.wmu, st.beta, c, r_prev)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _dcd_run(X, a, p, st, max_outer):
     """Outer iterations until convergence to tol', a non-finite score, the work budget
     ``p.budget`` or ``max_outer`` of them; returns the state and a ``PassResult`` (no
@@ -475,7 +476,8 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
     QD, e, rho, mu, m = _curvatures(X, check_row_norms(owner, X), fit_intercept,
                                     Dii if s is None else Dii / s)
     QD = np.maximum(QD, 1e-12)  # a zero row with no offset: alpha_i -> U
-    rng_state = np.array([rng.randint(0, 2**31 - 1)], dtype=np.uint64)
+    seed = rng if isinstance(rng, (int, np.integer)) else rng.randint(0, 2**31 - 1)
+    rng_state = np.array([seed], dtype=np.uint64)
     arrays = DCDArrays(y, QD, e, np.zeros(n), np.zeros(d), np.arange(n, dtype=np.int64),
                        rng_state, None if s is None else np.ascontiguousarray(s, np.float64))
     params = DCDParams(U, Dii, rho, float(mu @ mu), float(np.max(np.abs(e))) if e.size else 0.0,
@@ -491,8 +493,9 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
 
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
             tol: float = 1e-4, max_iter: int = 1000, shrinking: bool = True,
-            rng: np.random.RandomState | None = None, verbose: bool = False,
+            rng: np.random.RandomState | int | None = None, verbose: bool = False,
             owner: str = "dcd_svm", sample_weight: NDArray | None = None,
+            alpha0: NDArray | None = None, theta_0: float = 0.0,
             callback: Callback | None = None) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
@@ -511,6 +514,11 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     ``callback`` hears a :class:`~halfspaces._progress.Progress` after every epoch (one
     compiled call each, with the same iterates), with the relative duality gap where it is
     checked.
+
+    ``rng`` draws the seed of the row permutations (an int is that seed).
+
+    Warm start: ``alpha0`` (clipped to the box ``[0, C_i]`` of this ``C``) and the offset
+    ``theta_0`` of an earlier solution are where the run starts (see ``_warm_state``).
     """
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -518,10 +526,14 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     rows, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng, owner,
                                sample_weight)
     st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    if alpha0 is not None:
+        st = _warm_state(X, a, p, st, mu, m, alpha0, theta_0)
     # One compiled call runs every outer iteration up to the next check (verbose: one per
     # call, to print progress); p.budget is where the current call stops.
     chunk = 1 if verbose else np.iinfo(np.int64).max
-    budget, check_at = float(max_iter) * n, _FIRST_CHECK * n
+    # a warm start may begin near the optimum: its first gap check comes early
+    budget = float(max_iter) * n
+    check_at = (_FIRST_CHECK if alpha0 is None else _FIRST_WARM_CHECK) * n
     while True:
         stop = min(budget, check_at)
         while st.status == RUNNING and st.visits < stop:
@@ -561,6 +573,27 @@ def _progress(st: DCDState, n: int, max_iter: int, tol: float, objectives) -> Pr
     gap = None if primal is None else (primal - dual) / max(abs(primal), np.finfo(float).tiny)
     return Progress("dcd", int(min(st.visits // n, max_iter)), int(max_iter), gap,
                     _GAP_PER_TOL * tol, "relative duality gap", primal)
+
+
+def _warm_state(X, a: DCDArrays, p: DCDParams, st: DCDState, mu: NDArray,
+                m: NDArray | None, alpha0: NDArray, theta_0: float) -> DCDState:
+    """Start from ``alpha0`` clipped to the box ``[0, U_i]`` (a feasible point of the dual,
+    whatever ``C`` it came from; the squared hinge has no upper bound), with ``w`` and the
+    sums the steps keep made to match. With an offset, the multiplier ``nu`` starts where
+    the earlier solution's offset puts it (``b = theta_0 + theta.mu`` at an optimum, where
+    ``s = 0``); without one, the proximal copy ``c`` of ``beta`` starts at ``beta``."""
+    U = p.U if a.s is None else p.U * a.s
+    a.alpha[:] = np.clip(alpha0, 0.0, U)
+    a.w[:] = np.asarray(X.T @ (a.alpha * a.y), dtype=np.float64).ravel()
+    if p.offset:
+        s = float(a.alpha @ a.y)
+        wmu = float(a.w @ mu)
+        nu = float(theta_0) + wmu - s * p.M  # theta_0 + theta.mu, theta = w - s mu
+        return st._replace(b=nu + p.rho * s, s=s, wmu=wmu)
+    if p.split:
+        beta = float(a.w @ m)
+        return st._replace(beta=beta, c=beta)
+    return st
 
 
 def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st: DCDState,

@@ -1,0 +1,94 @@
+"""One-vs-rest in threads: ``SVC(solver="dcd", n_jobs=k)`` against ``n_jobs=1``.
+
+Run: ``python benchmarks/bench_ovr_threads.py [--rows 50000] [--vocabulary 20000]
+[--words 60] [--classes 10] [--jobs 2] [--repeats 3] [--C 0.1]``.
+
+The data is a generated bag of words: each of ``--classes`` topics draws its ``--words``
+words per document (Poisson counts, on average) half from its own block of the vocabulary and
+half from the whole of it, so the classes overlap. The ``n_jobs=1`` and ``n_jobs=k`` fits
+alternate (after an untimed warm-up: numba compile); the script prints the median wall and
+process CPU time of each and their ratios, and checks that the two models are equal bit for
+bit. The speed-up is bounded by the cores that are free: on a shared machine the wall-time
+ratio is what the threads gained there, the CPU ratio the overhead they cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import load_average  # noqa: E402
+
+from halfspaces import SVC  # noqa: E402
+
+
+def bag_of_words(n: int, d: int, words: int, n_classes: int, seed: int = 0):
+    """``(X, y)``: CSR word counts (float64) and labels 0 .. n_classes - 1."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(n_classes, size=n)
+    block = d // n_classes
+    lengths = rng.poisson(words, size=n)
+    own = rng.random(lengths.sum()) < 0.5
+    topic = np.repeat(y, lengths)
+    cols = np.where(own, topic * block + rng.integers(block, size=own.size),
+                    rng.integers(d, size=own.size))
+    rows = np.repeat(np.arange(n), lengths)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    return X, y
+
+
+def timed(fn) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=50000)
+    parser.add_argument("--vocabulary", type=int, default=20000)
+    parser.add_argument("--words", type=int, default=60)
+    parser.add_argument("--classes", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--C", type=float, default=0.1)
+    args = parser.parse_args(argv)
+    X, y = bag_of_words(args.rows, args.vocabulary, args.words, args.classes)
+    print(f"bag of words: {X.shape[0]} x {X.shape[1]}, nnz {X.nnz}, {args.classes} classes;"
+          f" SVC(solver='dcd', C={args.C:g}); {load_average()}; cpu_count {os.cpu_count()}")
+    models = {jobs: SVC(C=args.C, solver="dcd", random_state=0, n_jobs=jobs)
+              for jobs in (1, args.jobs)}
+    for model in models.values():
+        model.fit(X[:200], y[:200])  # warm-up: numba compile
+    times: dict[int, list[tuple[float, float]]] = {jobs: [] for jobs in models}
+    for _ in range(args.repeats):
+        for jobs, model in models.items():
+            times[jobs].append(timed(lambda m=model: m.fit(X, y)))
+    for jobs, runs in times.items():
+        wall = statistics.median(w for w, _ in runs)
+        cpu = statistics.median(c for _, c in runs)
+        print(f"  n_jobs={jobs}: wall {wall:7.2f} s   CPU {cpu:7.2f} s   (runs, wall:"
+              f" {', '.join(f'{w:.2f}' for w, _ in runs)})")
+    base, par = times[1], times[args.jobs]
+    speed = statistics.median(a[0] / b[0] for a, b in zip(base, par, strict=True))
+    cost = statistics.median(b[1] / a[1] for a, b in zip(base, par, strict=True))
+    print(f"  speed-up (wall, n_jobs=1 / n_jobs={args.jobs}, paired median): {speed:.2f}x;"
+          f" CPU n_jobs={args.jobs} / n_jobs=1: {cost:.2f}")
+    same = all(models[1].__dict__[a].tobytes() == models[args.jobs].__dict__[a].tobytes()
+               for a in ("coef_", "intercept_", "dual_coef_"))
+    print(f"  models equal bit for bit: {same}; epochs (largest class) {models[1].n_iter_};"
+          f" {load_average()}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

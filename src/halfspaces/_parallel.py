@@ -1,0 +1,43 @@
+"""One-vs-rest across threads: the binary problems of a multi-class fit solved in parallel.
+
+The compiled kernels release the GIL (``nogil=True``), so threads share the data without
+copies and run on separate cores. Each problem gets everything random from the caller
+before the threads start (a seed drawn in class order), so the result does not depend on
+which thread runs which problem: it is the same, bit for bit, for every ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from ._specs import NONE, Int, OneOf
+
+__all__ = ["N_JOBS", "effective_n_jobs", "map_problems"]
+
+T = TypeVar("T")
+
+N_JOBS = OneOf(Int(low=1), Int(high=-1), NONE).about(
+    "threads for the one-vs-rest problems, as scikit-learn's: None or 1 is one, -1 every"
+    " core, -2 all but one", "Try n_jobs=-1, or None for one thread.")
+
+
+def effective_n_jobs(n_jobs: int | None) -> int:
+    """The number of threads ``n_jobs`` means (scikit-learn's convention, ``n_jobs != 0``)."""
+    if n_jobs is None:
+        return 1
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return n_jobs
+
+
+def map_problems(solve: Callable[[int], T], n_problems: int, n_jobs: int | None) -> list[T]:
+    """``[solve(0), ..., solve(n_problems - 1)]``, in threads when ``n_jobs`` allows; the
+    first exception raised (in problem order) is raised here."""
+    workers = min(effective_n_jobs(n_jobs), n_problems)
+    if workers <= 1:
+        return [solve(k) for k in range(n_problems)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(solve, range(n_problems)))

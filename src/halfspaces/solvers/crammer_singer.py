@@ -1,0 +1,139 @@
+"""The Crammer-Singer multi-class SVM by dual coordinate descent (Keerthi, Sundararajan,
+Chang, Hsieh, Lin 2008; the method of LIBLINEAR's ``-s 4``).
+
+Classes ``m = 0 .. k-1``, labels ``y_i``, one weight vector ``w_m`` per class, no offset::
+
+    min_W  1/2 sum_m ||w_m||^2 + sum_i C_i max_m (e_i^m + w_m.x_i - w_{y_i}.x_i),
+    e_i^m = 0 if m = y_i else 1       (the term m = y_i keeps the loss >= 0)
+
+Dual, one vector ``alpha_i`` in R^k per example, ``w_m = sum_i alpha_i^m x_i``::
+
+    max_alpha  sum_i alpha_i^{y_i} - 1/2 sum_m ||w_m||^2,
+    sum_m alpha_i^m = 0,   alpha_i^m <= C_i^m,   C_i^m = C_i if m = y_i else 0.
+
+A step solves the sub-problem of one example exactly, the others fixed. With
+``G^m = w_m.x_i + e_i^m``, ``A = ||x_i||^2`` and ``B^m = G^m - A alpha_i^m``::
+
+    min_a  sum_m (A/2 (a^m)^2 + B^m a^m)   s.t.  sum_m a^m = 0,  a^m <= C_i^m
+    a^m = min(C_i^m, (beta - B^m) / A),
+
+where ``beta`` makes ``sum_m a^m = 0``: with ``D^m = B^m + A C_i^m`` sorted decreasingly,
+the unsaturated set is the first ``r`` of them and ``beta = (D^1 + ... + D^r - A C_i) / r``,
+``r`` the largest count with ``beta < D^r`` as it grows. Example ``i`` is optimal when
+``max_m G^m - min_{m: alpha_i^m < C_i^m} G^m`` is 0 (its violation); a pass over the rows in
+a random order repeats until the largest violation of a pass is at most ``tol'``; then the
+duality gap is checked, as in :mod:`halfspaces.solvers.dcd`: converged when it is at most
+``0.01 tol`` times the primal, else ``tol' <- tol' / 10`` and the passes go on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from numpy.typing import NDArray
+
+from .._primitives import as_rows, row_axpy, row_dot, shuffle
+from .._validation import check_row_norms
+from ..exceptions import NumericalError
+
+__all__ = ["CSResult", "crammer_singer", "cs_objectives"]
+
+_GAP_PER_TOL = 0.01  # converged when P - D <= _GAP_PER_TOL * tol * P
+
+
+@njit(cache=True, nogil=True)
+def _cs_pass(X, y, W, alpha, sq_norms, C, order):
+    """One pass over the rows in ``order``: the exact step on each ``alpha_i``; returns the
+    largest violation seen before the steps and the last row that stepped (-1: none).
+
+    X : float[n, d] C-contiguous or the CSR tuple; y : int64[n] in 0..k-1; W : float[k, d]
+    and alpha : float[n, k] (updated in place); sq_norms, C : float[n] (``C_i``).
+    """
+    k = W.shape[0]
+    G, B = np.empty(k), np.empty(k)
+    worst, last = 0.0, np.int64(-1)
+    for i in order:
+        A, yi, Ci = sq_norms[i], y[i], C[i]
+        if A == 0.0:  # a zero row moves no w_m: its alpha_i stays 0
+            continue
+        gmax, gmin = -np.inf, np.inf
+        for m in range(k):
+            G[m] = row_dot(X, i, W[m]) + (0.0 if m == yi else 1.0)
+            gmax = max(gmax, G[m])
+            if alpha[i, m] < (Ci if m == yi else 0.0):
+                gmin = min(gmin, G[m])
+        worst = max(worst, gmax - gmin)
+        if not gmax - gmin > 1e-12:
+            continue
+        for m in range(k):
+            B[m] = G[m] - A * alpha[i, m]
+        D = B.copy()
+        D[yi] += A * Ci
+        D = -np.sort(-D)
+        beta, r = D[0] - A * Ci, 1
+        while r < k and beta < r * D[r]:
+            beta += D[r]
+            r += 1
+        beta /= r
+        for m in range(k):
+            new = min(Ci if m == yi else 0.0, (beta - B[m]) / A)
+            if new != alpha[i, m]:
+                row_axpy(X, i, new - alpha[i, m], W[m])  # w_m <- w_m + delta x_i
+                alpha[i, m] = new
+                last = i
+    return worst, last
+
+
+@dataclass
+class CSResult:
+    """``W`` (one row per class), the dual ``alpha`` (n x k), passes, convergence, and the
+    primal and dual objectives (their difference bounds the primal's error)."""
+
+    W: NDArray[np.float64]
+    alpha: NDArray[np.float64]
+    n_iter: int
+    converged: bool
+    primal: float
+    dual: float
+
+
+def cs_objectives(X, y: NDArray, W: NDArray, alpha: NDArray, C: NDArray) -> tuple[float, float]:
+    """``(P, D)``: the primal at ``W`` and the dual at ``alpha`` (feasible by construction)."""
+    scores = np.asarray(X @ W.T, dtype=np.float64)
+    rows = np.arange(len(y))
+    margins = scores + 1.0 - scores[rows, y][:, None]
+    margins[rows, y] = 0.0
+    half = 0.5 * float((W * W).sum())
+    return half + float((C * margins.max(axis=1)).sum()), float(alpha[rows, y].sum()) - half
+
+
+def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4,
+                   max_iter: int = 1000, seed: int = 0, sample_weight: NDArray | None = None,
+                   owner: str = "crammer_singer") -> CSResult:
+    """Solve the Crammer-Singer SVM on dense (C-contiguous) or CSR ``X``, ``y`` in
+    ``0 .. n_classes - 1``, ``C_i = C s_i``; ``max_iter`` passes at most, each over the rows
+    in a random order (``seed``); converged when the duality gap is at most ``0.01 tol``
+    times the primal (see the module docstring)."""
+    n, d = X.shape
+    rows = as_rows(X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64))
+    sq_norms = check_row_norms(owner, X)
+    Ci = np.full(n, float(C)) if sample_weight is None else float(C) * sample_weight
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    W, alpha = np.zeros((n_classes, d)), np.zeros((n, n_classes))
+    order, rng_state = np.arange(n, dtype=np.int64), np.array([seed], dtype=np.uint64)
+    converged, n_iter, tol_pass = False, 0, tol
+    primal = dual = float("nan")
+    while n_iter < max_iter and not converged:
+        shuffle(order, rng_state)
+        violation, last = _cs_pass(rows, y, W, alpha, sq_norms, Ci, order)
+        n_iter += 1
+        if not np.isfinite(W).all():  # finite before the pass: a step of it overflowed
+            raise NumericalError(owner, int(last), "the weights")
+        if violation <= tol_pass or n_iter == max_iter:
+            primal, dual = cs_objectives(X, y, W, alpha, Ci)
+            converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
+            tol_pass *= 0.1  # the violations met tol' but the gap did not: go on
+    return CSResult(W, alpha, n_iter, converged, primal, dual)
