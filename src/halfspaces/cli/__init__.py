@@ -142,11 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the sub-command's usage, not the top level's
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
-    from ..datasets._io import temporaries_removed_on_signals
-
     try:
-        # SIGTERM/SIGHUP while writing a file: remove the temporary file, then end
-        with warnings.catch_warnings(), temporaries_removed_on_signals():
+        with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return int(args.func(args) or 0)
     except KeyboardInterrupt:

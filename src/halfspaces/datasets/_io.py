@@ -13,9 +13,10 @@ The temporary file is ``.NAME.PID.XXXXXXXX.halfspaces-tmp`` beside ``NAME``, whe
 the writing process. A process killed while writing (``kill -9``) cannot remove it, so the
 next write to ``NAME`` removes those whose process has ended (on one machine: a PID is
 checked on the machine that writes, so a directory shared between machines keeps the others'
-files). A process ended by SIGTERM or SIGHUP removes its own first when the signal handlers of
-:func:`temporaries_removed_on_signals` are installed, as the command line does; SIGINT raises
-KeyboardInterrupt, which removes it like any other exception.
+files). While the main thread writes, SIGTERM and SIGHUP (when their handlers are the default
+ones) remove the temporary file before the process ends by the signal
+(:func:`temporaries_removed_on_signals`); SIGINT raises KeyboardInterrupt, which removes it
+like any other exception.
 
 Large inputs are read in blocks of whole lines (:func:`read_blocks`) that worker threads
 parse while the next blocks are read (:func:`map_in_order`); the parsers are compiled with
@@ -291,9 +292,10 @@ def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
     """Open a binary stream whose bytes replace ``path`` atomically when the block ends.
 
     With ``compress=True`` the stream compresses by the extension of ``path``. If the block
-    raises, the temporary file is removed and ``path`` is left as it was. The temporary
-    file is ``.NAME.PID.XXXXXXXX.halfspaces-tmp`` beside the target; those left by a writer
-    that was killed are removed first (see the module's docstring).
+    raises, the temporary file is removed and ``path`` is left as it was; so it is on
+    SIGTERM or SIGHUP. The temporary file is ``.NAME.PID.XXXXXXXX.halfspaces-tmp`` beside
+    the target; those left by a writer that was killed are removed first (see the module's
+    docstring).
 
     Only a regular file (or a new one) is replaced: a symbolic link is followed and its
     target replaced, so the link stays; a FIFO, a character device (``/dev/null``, a
@@ -317,7 +319,7 @@ def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
                                prefix=f".{os.path.basename(target)}.{os.getpid()}.")
     _LIVE.add(tmp)
     try:
-        with os.fdopen(fd, "wb") as raw:
+        with temporaries_removed_on_signals(), os.fdopen(fd, "wb") as raw:
             with _compressed(raw, kind) as stream:
                 yield stream
             raw.flush()
