@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -24,6 +25,44 @@ from ._io import (
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    checkpoints = _checkpoints(args)
+    if checkpoints is None:
+        return _train(args)
+    from .._checkpoint import checkpointing
+
+    with checkpointing(checkpoints):
+        status = _train(args)
+    checkpoints.finished()
+    return status
+
+
+# The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).
+CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted")
+
+
+def _checkpoints(args: argparse.Namespace):
+    """The Checkpointer of --checkpoint-every / --resume (None without them)."""
+    if not (args.checkpoint_every or args.resume):
+        return None
+    from .._checkpoint import Checkpointer, file_identity
+    from ._io import STDIN, CLIError
+
+    if args.checkpoint_every < 0:
+        raise CLIError(f"--checkpoint-every must be a number of epochs >= 1 (0: none); got"
+                       f" {args.checkpoint_every}")
+    if args.algo not in CHECKPOINT_ALGOS:
+        raise CLIError(f"--checkpoint-every and --resume apply to --algo"
+                       f" {', '.join(CHECKPOINT_ALGOS)}, not --algo {args.algo}")
+    if args.data == STDIN or not os.path.isfile(args.data):
+        raise CLIError("--checkpoint-every and --resume need DATA to be a file (a pipe cannot"
+                       " be read again when the training resumes)")
+    options = {"format": args.format, "n_features": args.n_features,
+               "zero_based": args.zero_based, "vectorizer": args.vectorizer}
+    return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
+                        source=file_identity(args.data), options=options, resume=args.resume)
+
+
+def _train(args: argparse.Namespace) -> int:
     from . import _stream
 
     start = time.perf_counter()

@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._checkpoint import epoch_done, resume_point
 from .._labels import decode_scores
 from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._primitives import (
@@ -141,13 +142,16 @@ class BatchPerceptronMixin:
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         self.converged_ = False
+        done = resume_point(self, rng)  # 0, or the passes of a checkpoint (then its state)
         with self._fit_scope(X):
-            for _ in range(self.max_iter):
+            for epoch in range(done + 1, self.max_iter + 1):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 mistakes = self._fit_epoch(X, y_pm, order)
                 if mistakes == 0:
                     self.converged_ = True
                     break
+                if epoch < self.max_iter:
+                    epoch_done(self, epoch, rng)  # a checkpoint when one is due
         if not self.converged_:
             warnings.warn(
                 f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"
