@@ -69,6 +69,9 @@ CASES = {  # the options, and the checkpoints after which a run is killed
                           "2"], [2]),
     "voted": (["--algo", "voted", "--random-state", "3"], [3]),
     "streamed": (["--algo", "perceptron", "--no-shuffle"], [1, 5]),
+    "pegasos": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3"], [1, 4]),
+    "pegasos-uniform": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3", "--set",
+                         "sampling=uniform", "--set", "eta0=calibrate"], [3]),
 }
 
 
@@ -121,7 +124,14 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
     status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model, "--resume")
-    assert status == 1 and "apply to --algo perceptron, averaged, voted, not --algo svm" in err
+    assert status == 1 and "apply to --algo perceptron, averaged, voted, pegasos, not --algo" \
+                           " svm" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
+                       "--checkpoint-every", "1")
+    assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--set", "sampling=cyclic",
+                       "-o", model, "--checkpoint-every", "1")
+    assert status == 1 and "without --set sampling=cyclic on a svmlight file" in err
     (tmp_path / "m2.model.checkpoint").write_bytes(model.read_bytes())  # a model, not one
     status, err = _run(capsys, *base[:-2], tmp_path / "m2.model", "--quiet", "--resume")
     assert status == 1 and "a model file, not a checkpoint" in err

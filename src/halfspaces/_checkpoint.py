@@ -2,8 +2,10 @@
 
 A fit loop that supports checkpoints (the batch perceptron's passes of ``Perceptron``,
 ``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
-:func:`halfspaces.datasets.fit_stream`) calls two hooks (``KernelPerceptron`` shares the loop,
-but its state during a fit holds the Gram matrix, which is not saved: it cannot checkpoint):
+:func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
+``record_objective``, in memory) calls two hooks (``KernelPerceptron`` shares the perceptron's
+loop, but its state during a fit holds the Gram matrix, which is not saved: it cannot
+checkpoint):
 
 ``resume_point(est, rng) -> int``
     after the fit has validated its data and started its state: the passes already made.
@@ -17,7 +19,8 @@ A checkpoint is a model file (:mod:`halfspaces.persistence`: arrays and JSON, no
 written atomically, checked on load) of the estimator in the middle of its fit: its weights,
 the averaged or voted state, the step and mistake counters, every attribute ``partial_fit``
 continues from. Its metadata holds the passes made, the state of the fit's random number
-generator (NumPy's MT19937: 624 keys and a position), the estimator's parameters and the
+generator (NumPy's MT19937: 624 keys and a position; Pegasos instead draws the orders of the
+passes made again, without running them), the estimator's parameters and the
 identity of the training data (``source``: for a file, its real path, size and modification
 time), so that a checkpoint of another training is refused rather than continued. The
 random order of the next pass is drawn from the restored generator, so a fit killed and
@@ -122,9 +125,8 @@ class Checkpointer:
         self.resuming = False
         model, state = self._read()
         # in place, keeping the order of the attributes the fit has started (a saved model
-        # numbers its arrays in that order: the file is then the uninterrupted run's)
-        for name in set(vars(est)) - set(vars(model)):
-            delattr(est, name)
+        # numbers its arrays in that order: the file is then the uninterrupted run's) and
+        # those a model leaves out (rebuilt by the fit, e.g. PegasosSVC._pass_params)
         vars(est).update(vars(model))
         if state["rng"] is not None and rng is not None:
             keys, pos, has_gauss, cached = state["rng"]

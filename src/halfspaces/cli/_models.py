@@ -37,7 +37,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 # The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).
-CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted")
+CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos")
 
 
 def _checkpoints(args: argparse.Namespace):
@@ -56,10 +56,31 @@ def _checkpoints(args: argparse.Namespace):
     if args.data == STDIN or not os.path.isfile(args.data):
         raise CLIError("--checkpoint-every and --resume need DATA to be a file (a pipe cannot"
                        " be read again when the training resumes)")
+    if args.algo == "pegasos":
+        _check_pegasos_checkpoints(args)
     options = {"format": args.format, "n_features": args.n_features,
                "zero_based": args.zero_based, "vectorizer": args.vectorizer}
     return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
                         source=file_identity(args.data), options=options, resume=args.resume)
+
+
+def _check_pegasos_checkpoints(args: argparse.Namespace) -> None:
+    """Pegasos checkpoints its epochs in memory: not with a kernel, --tol,
+    record_objective or n_iter, and not streamed (--set sampling=cyclic on svmlight)."""
+    from ..datasets import detect_format
+    from ._io import CLIError
+    from ._stream import _why_not
+
+    est = _estimators.make_estimator(args)
+    problem = ("--kernel" if type(est).__name__ != "PegasosSVC" else
+               "--tol" if est.tol is not None else
+               "--set record_objective=true" if est.record_objective else
+               "--set n_iter" if est.n_iter is not None else
+               "--set sampling=cyclic on a svmlight file (which trains by streaming)"
+               if _why_not(args, detect_format(args.data, args.format), est) is None else None)
+    if problem:
+        raise CLIError(f"--checkpoint-every and --resume apply to --algo pegasos without"
+                       f" {problem}: Pegasos checkpoints the epochs of its fit in memory")
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -209,9 +209,9 @@ def _add_train(sub) -> None:
     p.add_argument("--cache-dir", metavar="DIR",
                    help="put the cache of --cache in DIR (implies --cache)")
     p.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
-                   help="--algo perceptron, averaged, voted (in memory or streamed): save the"
-                        " fit every N epochs to MODEL.checkpoint (atomically; removed when"
-                        " the model is saved)")
+                   help="--algo perceptron, averaged, voted (in memory or streamed), pegasos"
+                        " (in memory): save the fit every N epochs to MODEL.checkpoint"
+                        " (atomically; removed when the model is saved)")
     p.add_argument("--resume", action="store_true",
                    help="continue the fit from MODEL.checkpoint, written by a run of the same"
                         " command that was stopped; the model is the one the run would have"
