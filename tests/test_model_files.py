@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -557,3 +558,161 @@ def test_metadata_lists_round_trip(path):
     metadata = {"format": "svmlight", "columns": [1, 2.5, None, ["a", True]]}
     save(_fitted(), path, metadata=metadata)
     assert load(path, with_metadata=True)[1] == metadata
+
+
+# -- every kind of bad file, in one table: refused with a one-line reason, no code run ----------
+# Each maker writes a bad file from a good Perceptron model at ``path``; then the file is loaded
+# in a fresh interpreter (JIT on), which must refuse it with a ModelFormatError matching the
+# pattern, create no marker file (no unpickling) and have run no compiled kernel (no numba
+# dispatcher of halfspaces has a compiled signature); and `halfspaces predict` must print the
+# reason on one line with exit status 1.
+
+def _truncated(fraction):
+    def make(path, marker):
+        raw = path.read_bytes()
+        path.write_bytes(raw[: int(len(raw) * fraction)])
+    return make
+
+
+def _flipped(entry):
+    """Flip a bit in the middle of the (compressed) bytes of an archive entry."""
+    def make(path, marker):
+        raw = bytearray(path.read_bytes())
+        info = zipfile.ZipFile(path).getinfo(entry)
+        name_len, extra_len = np.frombuffer(raw, "<u2", 2, info.header_offset + 26)
+        raw[info.header_offset + 30 + name_len + extra_len + info.compress_size // 2] ^= 0x10
+        path.write_bytes(bytes(raw))
+    return make
+
+
+def _version(value):
+    def make(path, marker):
+        encoder = persistence._Encoder("test")
+        tree = encoder.estimator(halfspaces.load(path))
+        _write(path, tree, encoder.arrays)
+        with zipfile.ZipFile(path) as z:
+            meta = json.loads(np.load(io.BytesIO(z.read("__meta__.npy"))).tobytes())
+        meta["format_version"] = value
+        meta_bytes = json.dumps(meta).encode()
+        _rewrite_entry(path, "__meta__", _npy(np.frombuffer(meta_bytes, dtype=np.uint8)))
+    return make
+
+
+def _foreign_npz(path, marker):
+    np.savez(path, coef=np.zeros((1, 3)), intercept=np.zeros(1))
+    os.replace(f"{path}.npz", path) if os.path.exists(f"{path}.npz") else None
+
+
+def _foreign_meta(path, marker):  # another program's archive that also has a __meta__ entry
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("__meta__.npy", _npy(np.frombuffer(b'{"format": "other-tool"}', np.uint8)))
+        z.writestr("__sha256__.npy", _npy(np.array("0" * 64)))
+
+
+def _foreign_zip(path, marker):  # a zip that is no .npz at all (an office document)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+
+
+def _huge_header(path, marker):  # an .npy header that claims 1 MB of header text
+    _rewrite_entry(path, "a1", b"\x93NUMPY\x02\x00" + (2**20).to_bytes(4, "little") + b"{")
+
+
+def _header_v3(path, marker):
+    _rewrite_entry(path, "a1", b"\x93NUMPY\x03\x00" + _npy(np.zeros((1, 2)))[8:])
+
+
+def _tree_edit(edit):
+    def make(path, marker):
+        craft(path, halfspaces.load(path), edit)
+    return make
+
+
+def _object_array(path, marker):  # an object array of strings where classes_ is stored
+    def edit(tree, encoder):
+        node = tree["attrs"]["classes_"]
+        encoder.arrays[node["__array__"]] = np.array(["a", "b"], dtype=object)
+        node.update(dtype="|O")
+    craft(path, halfspaces.load(path), edit)
+
+
+def _pickle_payload(path, marker):  # coef_'s entry replaced by a pickle that opens a file
+    encoder = persistence._Encoder("test")
+    tree = encoder.estimator(halfspaces.load(path))
+    node = tree["attrs"]["coef_"]
+    encoder.arrays[node["__array__"]] = np.array([_Payload(marker)], dtype=object)
+    node.update(dtype="|O", shape=[1])
+    _write(path, tree, encoder.arrays, digest="0" * 64)
+
+
+BAD_FILES = {
+    "truncated to nothing": (_truncated(0), r"not a halfspaces model file"),
+    "truncated to 10%": (_truncated(0.1), r"corrupted or truncated"),
+    "truncated to 90%": (_truncated(0.9), r"corrupted or truncated"),
+    "truncated by 1 byte": (_truncated(0.9999), r"corrupted or truncated"),
+    "bit flipped in an array": (_flipped("a1.npy"), r"corrupted or truncated|checksum"),
+    "bit flipped in the metadata": (_flipped("__meta__.npy"),
+                                    r"corrupted or truncated|checksum mismatch|metadata"),
+    "newer version": (_version(2), r"format version 2 is not supported.*upgrade halfspaces"),
+    "version 0": (_version(0), r"format version 0 is not supported"),
+    "version as text": (_version("1"), r"format version '1' is not supported"),
+    "no version": (_version(None), r"format version None is not supported"),
+    "another program's .npz": (_foreign_npz, r"not a halfspaces model file \(no __meta__"),
+    "another program's metadata": (_foreign_meta, r"its metadata does not name the format"),
+    "a zip that is no .npz": (_foreign_zip, r"not a halfspaces model file \(no __meta__"),
+    "oversized .npy header": (_huge_header, r"corrupted or truncated .*[Hh]eader"),
+    ".npy header version 3": (_header_v3, r"Perceptron\.coef_.*header of version \(3, 0\)"),
+    "attributes that disagree": (_tree_edit(_set("attrs", n_features_in_=3)),
+                                 r"coef_: .*n_features = 2, but Perceptron\.n_features_in_"),
+    "wrong dtype": (_tree_edit(_set("attrs", coef_=np.zeros((1, 2), np.int32))),
+                    r"Perceptron\.coef_: must be an array of dtype f8"),
+    "wrong shape": (_tree_edit(_set("attrs", coef_=np.zeros((1, 2, 1)))),
+                    r"Perceptron\.coef_: .*3 dimensions instead of 2"),
+    "object array": (_object_array, r"Perceptron\.classes_: array 'a0' holds Python objects"),
+    "pickle payload": (_pickle_payload, r"Perceptron\.coef_: array 'a1' holds Python objects"
+                                        r" \(a pickle\)"),
+}
+
+_LOAD_IN_A_FRESH_PROCESS = """
+import json, sys
+import numba
+import halfspaces
+results = {}
+for path in sys.argv[1:]:
+    try:
+        halfspaces.load(path)
+        results[path] = "loaded"
+    except halfspaces.ModelFormatError as exc:
+        results[path] = str(exc)
+compiled = [f"{name}.{attr}" for name, module in list(sys.modules.items())
+            if name.startswith("halfspaces") for attr, value in vars(module).items()
+            if isinstance(value, numba.core.dispatcher.Dispatcher) and value.signatures]
+print(json.dumps({"results": results, "compiled": compiled}))
+"""
+
+
+def test_every_kind_of_bad_file_is_refused_before_any_compiled_code_runs(tmp_path, capsys):
+    data = tmp_path / "data.svm"
+    X, y = _data(2)
+    halfspaces.datasets.dump_svmlight(X, np.where(y == y[0], 1, -1), data)
+    files = {}
+    for k, (name, (make, _)) in enumerate(BAD_FILES.items()):
+        path = files[name] = tmp_path / f"bad{k}.model"
+        _fitted().save(path)
+        make(path, str(tmp_path / f"unpickled{k}"))
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "0"}  # compiled code exists to be detected
+    run = subprocess.run([sys.executable, "-c", _LOAD_IN_A_FRESH_PROCESS,
+                          *map(str, files.values())], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout)
+    assert report["compiled"] == []
+    for name, (_, pattern) in BAD_FILES.items():
+        path = files[name]
+        assert re.match(rf"{re.escape(str(path))}: .*({pattern})",
+                        report["results"][str(path)]), (name, report["results"][str(path)])
+        from halfspaces.cli import main
+
+        assert main(["predict", str(path), str(data)]) == 1, name
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"halfspaces: error: {path}: "), err
+    assert not [f for f in os.listdir(tmp_path) if f.startswith("unpickled")]

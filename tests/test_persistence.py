@@ -537,3 +537,20 @@ def test_metadata_round_trips_and_defaults_to_empty(tmp_path):
     assert np.array_equal(model.coef_, clf.coef_)
     clf.save(path)
     assert load(path, with_metadata=True)[1] == {}
+
+
+@pytest.mark.parametrize("vectorizer", ["hashing", "tfidf"])
+def test_halfspaces_save_takes_the_pipeline_of_make_text_pipeline(tmp_path, vectorizer):
+    """A Pipeline has no ``.save``: ``halfspaces.save(obj, path)``, beside ``halfspaces.load``,
+    saves it (issue 14, section 6)."""
+    model = make_text_pipeline(halfspaces.Perceptron(random_state=0), vectorizer)
+    model.fit(TEXTS, LABELS)
+    assert not hasattr(model, "save")
+    path = tmp_path / "text.model"
+    halfspaces.save(model, path)
+    again = halfspaces.load(path)
+    assert [name for name, _ in again.steps] == ["vectorizer", "classifier"]
+    for (_, a), (_, b) in zip(again.steps, model.steps, strict=True):
+        assert_same_state(vars(a), _saved_state(b))
+    docs = TEXTS + ["win a free lunch at noon", "cash"]
+    np.testing.assert_array_equal(again.decision_function(docs), model.decision_function(docs))

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
+import signal
 import stat
+import subprocess
+import sys
 
 import pytest
 from helpers import read_fifo_in_background as _read_fifo_in_background
 
-from halfspaces.datasets._io import atomic_write
+from halfspaces.datasets._io import TMP_SUFFIX, atomic_write, temporaries_removed_on_signals
 
 
 def test_regular_file_is_replaced_atomically_with_its_permissions(tmp_path):
@@ -85,3 +89,92 @@ def test_dev_null_stays_a_character_device(tmp_path):
     after = os.stat("/dev/null")
     assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
     assert after.st_ino == before.st_ino
+
+
+# -- temporary files: recognisable, removed after a kill, removed on SIGTERM ------------------
+
+def _dead_pid() -> int:
+    """The PID of a process that has ended (a child that was waited for)."""
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    return int(child.stdout)
+
+
+def test_the_next_write_removes_temporaries_of_ended_writers_only(tmp_path):
+    path = tmp_path / "model.npz"
+    path.write_bytes(b"old\n")
+    dead, alive = _dead_pid(), os.getppid()
+    stale = tmp_path / f".model.npz.{dead}.ab12_xyz{TMP_SUFFIX}"
+    live = tmp_path / f".model.npz.{alive}.ab12_xyz{TMP_SUFFIX}"
+    other = tmp_path / f".model.npz.{dead}.{dead}.ab12_xyz{TMP_SUFFIX}"  # model.npz.<dead>'s
+    foreign = tmp_path / f".model.npz.{dead}.ab12_xyz.tmp"  # not ours
+    for f in (stale, live, other, foreign):
+        f.write_bytes(b"half")
+    with atomic_write(path) as f:
+        f.write(b"new\n")
+    assert path.read_bytes() == b"new\n"
+    assert sorted(os.listdir(tmp_path)) == sorted(["model.npz", live.name, other.name,
+                                                   foreign.name])
+
+
+def test_a_temporary_file_names_the_target_and_the_writer(tmp_path):
+    path = tmp_path / "out.txt"
+    with atomic_write(path) as f:
+        names = os.listdir(tmp_path)
+        f.write(b"x")
+    assert len(names) == 1
+    assert re.fullmatch(rf"\.out\.txt\.{os.getpid()}\.[a-z0-9_]{{8}}\.halfspaces-tmp",
+                        names[0])
+
+
+_KILLED_WHILE_WRITING = """
+import os, signal, sys
+from halfspaces.datasets._io import atomic_write
+with atomic_write(sys.argv[1]) as f:
+    f.write(b"half of the new file")
+    f.flush()
+    os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+    f.write(b"never")
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_while_writing_removes_the_temporary(tmp_path, signame):
+    path = tmp_path / "model.npz"
+    path.write_bytes(b"old\n")
+    done = subprocess.run([sys.executable, "-c", _KILLED_WHILE_WRITING, str(path), signame],
+                          capture_output=True)
+    assert done.returncode == -getattr(signal, signame)  # ended by the signal itself
+    assert path.read_bytes() == b"old\n"
+    assert os.listdir(tmp_path) == ["model.npz"]
+
+
+def test_kill_9_while_writing_leaves_a_temporary_that_the_next_write_removes(tmp_path):
+    path = tmp_path / "model.npz"
+    path.write_bytes(b"old\n")
+    done = subprocess.run([sys.executable, "-c", _KILLED_WHILE_WRITING, str(path), "SIGKILL"],
+                          capture_output=True)
+    assert done.returncode == -signal.SIGKILL
+    assert path.read_bytes() == b"old\n"
+    left = sorted(os.listdir(tmp_path))
+    assert len(left) == 2 and left[0].endswith(TMP_SUFFIX)
+    with atomic_write(path) as f:
+        f.write(b"new\n")
+    assert os.listdir(tmp_path) == ["model.npz"] and path.read_bytes() == b"new\n"
+
+
+def test_signal_handlers_are_put_back_and_others_left_alone():
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # as pytest leaves it
+    with temporaries_removed_on_signals():
+        assert signal.getsignal(signal.SIGTERM) != signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+    def mine(signum, frame):
+        pass
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    try:
+        with temporaries_removed_on_signals():  # an application's own handler stays
+            assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, previous)

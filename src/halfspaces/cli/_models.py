@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -24,6 +25,70 @@ from ._io import (
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    checkpoints = _checkpoints(args)
+    if checkpoints is None:
+        return _train(args)
+    from .._checkpoint import checkpointing
+
+    with checkpointing(checkpoints):
+        status = _train(args)
+    checkpoints.finished()
+    return status
+
+
+# The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).
+CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos")
+
+
+def _checkpoints(args: argparse.Namespace):
+    """The Checkpointer of --checkpoint-every / --resume (None without them)."""
+    if not (args.checkpoint_every or args.resume):
+        return None
+    from .._checkpoint import Checkpointer, file_identity
+    from ._io import STDIN, CLIError
+
+    if args.checkpoint_every < 0:
+        raise CLIError(f"--checkpoint-every must be a number of epochs >= 1 (0: none); got"
+                       f" {args.checkpoint_every}")
+    if args.algo not in CHECKPOINT_ALGOS:
+        raise CLIError(f"--checkpoint-every and --resume apply to --algo"
+                       f" {', '.join(CHECKPOINT_ALGOS)}, not --algo {args.algo}")
+    if args.data == STDIN or not os.path.isfile(args.data):
+        raise CLIError("--checkpoint-every and --resume need DATA to be a file (a pipe cannot"
+                       " be read again when the training resumes)")
+    est = _estimators.make_estimator(args)
+    for name, option in (("early_stopping", "--early-stopping"), ("probability", "--probability")):
+        if getattr(est, name, False):  # its held-out rows and fold fits are not checkpointed
+            raise CLIError(f"--checkpoint-every and --resume do not apply with {option}: a"
+                           " checkpoint holds the learner's passes, not the rows it holds out")
+    if args.algo == "pegasos":
+        _check_pegasos_checkpoints(args)
+    options = {"format": args.format, "n_features": args.n_features,
+               "zero_based": args.zero_based, "vectorizer": args.vectorizer}
+    return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
+                        source=file_identity(args.data), options=options, resume=args.resume)
+
+
+def _check_pegasos_checkpoints(args: argparse.Namespace) -> None:
+    """Pegasos checkpoints its epochs in memory: not with a kernel, --tol,
+    record_objective or n_iter, and not streamed (--set sampling=cyclic on svmlight)."""
+    from ..datasets import detect_format
+    from ._io import CLIError
+    from ._stream import _why_not
+
+    est = _estimators.make_estimator(args)
+    problem = ("--kernel" if type(est).__name__ != "PegasosSVC" else
+               "--tol" if est.tol is not None else
+               "--set record_objective=true" if est.record_objective else
+               "--set n_iter" if est.n_iter is not None else
+               "--set sampling=cyclic on a svmlight file (which trains by streaming)"
+               if _why_not(args, detect_format(args.data, args.format), est) is None else None)
+    if problem:
+        raise CLIError(f"--checkpoint-every and --resume apply to --algo pegasos without"
+                       f" {problem}: Pegasos checkpoints the epochs of its fit in memory")
+
+
+def _train(args: argparse.Namespace) -> int:
     from . import _stream
 
     start = time.perf_counter()

@@ -219,6 +219,14 @@ def _add_train(sub) -> None:
                         " beside it (FILE.hscache), read by later passes and later runs")
     p.add_argument("--cache-dir", metavar="DIR",
                    help="put the cache of --cache in DIR (implies --cache)")
+    p.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
+                   help="--algo perceptron, averaged, voted (in memory or streamed), pegasos"
+                        " (in memory): save the fit every N epochs to MODEL.checkpoint"
+                        " (atomically; removed when the model is saved)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the fit from MODEL.checkpoint, written by a run of the same"
+                        " command that was stopped; the model is the one the run would have"
+                        " saved, bit for bit")
     _add_estimator_options(p, default_algo=None)
     _add_common(p)
     p.set_defaults(func=_models.cmd_train)

@@ -60,6 +60,7 @@ class _Adapter:
 
     needs_rows = False  # whether begin() needs every label and ||x_i||^2
     batch = 1
+    resumable = False  # whether a fit can go on from a checkpoint (see resume)
 
     def __init__(self, est):
         self.est = est
@@ -80,6 +81,7 @@ class PerceptronAdapter(_Adapter):
     def __init__(self, est, one_pass: bool):
         super().__init__(est)
         self.one_pass = one_pass
+        self.resumable = not one_pass
 
     def epochs(self, summary):
         return [None] if self.one_pass else super().epochs(summary)
@@ -107,6 +109,15 @@ class PerceptronAdapter(_Adapter):
             self.est.partial_fit(X, y, classes=self.classes)
         except NumericalError as err:
             raise shifted(err, row0) from None
+
+    def resume(self, done: int) -> int:
+        """After the estimator's state became a checkpoint's, made after ``done`` passes:
+        count on from there; returns ``done``."""
+        est = self.est
+        if done:
+            self.n_iter, self.history = est.n_iter_, list(est.mistakes_per_epoch_)
+            self.before = est.n_mistakes_
+        return done
 
     def end_epoch(self, n_rows: int) -> bool:
         est = self.est

@@ -12,6 +12,15 @@ flushed, synced and then moved over the target with :func:`os.replace`, so a cra
 either the old file or the new one, never half of one; a symbolic link keeps pointing to its
 (atomically replaced) target, and a FIFO or a device such as ``/dev/null`` is written into.
 
+The temporary file is ``.NAME.PID.XXXXXXXX.halfspaces-tmp`` beside ``NAME``, where ``PID`` is
+the writing process. A process killed while writing (``kill -9``) cannot remove it, so the
+next write to ``NAME`` removes those whose process has ended (on one machine: a PID is
+checked on the machine that writes, so a directory shared between machines keeps the others'
+files). While the main thread writes, SIGTERM and SIGHUP (when their handlers are the default
+ones) remove the temporary file before the process ends by the signal
+(:func:`temporaries_removed_on_signals`); SIGINT raises KeyboardInterrupt, which removes it
+like any other exception.
+
 Large inputs are read in blocks of whole lines (:func:`read_blocks`) that worker threads
 parse while the next blocks are read (:func:`map_in_order`); the parsers are compiled with
 ``nogil=True``, so the threads run in parallel, and reading (and decompressing) releases the
@@ -28,6 +37,7 @@ import gzip
 import lzma
 import os
 import queue
+import signal
 import stat
 import tempfile
 import threading
@@ -316,12 +326,81 @@ def _compressed(raw: IO[bytes], kind: str | None) -> Iterator[IO[bytes]]:
     stream.close()
 
 
+#: The end of the name of a temporary file of :func:`atomic_write`.
+TMP_SUFFIX = ".halfspaces-tmp"
+# The temporary files being written by this process (for the signal handlers).
+_LIVE: set[str] = set()
+
+
+def _pid_ended(pid: int) -> bool:
+    """Whether no process ``pid`` runs on this machine (False when that cannot be told)."""
+    if os.name != "posix":
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # e.g. PermissionError: another user's process
+        return False
+    return False
+
+
+def remove_stale_temporaries(target: str) -> list[str]:
+    """Remove the temporary files of :func:`atomic_write` for ``target`` whose writing
+    process has ended (killed while writing); the paths removed."""
+    directory, name = os.path.split(target)
+    prefix = "." + name + "."
+    removed = []
+    with contextlib.suppress(OSError), os.scandir(directory or ".") as entries:
+        for entry in entries:
+            if not (entry.name.startswith(prefix) and entry.name.endswith(TMP_SUFFIX)):
+                continue
+            # PID.XXXXXXXX exactly (the random part has no dot), so that NAME.1's files do
+            # not pass for NAME's
+            pid, dot, tail = entry.name[len(prefix):-len(TMP_SUFFIX)].partition(".")
+            if pid.isdigit() and dot and "." not in tail and _pid_ended(int(pid)):
+                with contextlib.suppress(FileNotFoundError):  # another writer was first
+                    os.unlink(entry.path)
+                    removed.append(entry.path)
+    return removed
+
+
+def _remove_and_die(signum, frame) -> None:
+    """A handler of SIGTERM/SIGHUP: remove this process's temporary files, then end by the
+    signal's default action (so the exit status says which signal it was)."""
+    for tmp in list(_LIVE):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+@contextlib.contextmanager
+def temporaries_removed_on_signals() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP remove the temporary files of the writes under way
+    before the process ends (a signal whose handler is not the default one is left alone;
+    outside the main thread nothing is installed). The previous handlers come back after."""
+    installed = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                installed[signum] = signal.signal(signum, _remove_and_die)
+    try:
+        yield
+    finally:
+        for signum, previous in installed.items():
+            signal.signal(signum, previous)
+
+
 @contextlib.contextmanager
 def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
     """Open a binary stream whose bytes replace ``path`` atomically when the block ends.
 
     With ``compress=True`` the stream compresses by the extension of ``path``. If the block
-    raises, the temporary file is removed and ``path`` is left as it was.
+    raises, the temporary file is removed and ``path`` is left as it was; so it is on
+    SIGTERM or SIGHUP. The temporary file is ``.NAME.PID.XXXXXXXX.halfspaces-tmp`` beside
+    the target; those left by a writer that was killed are removed first (see the module's
+    docstring).
 
     Only a regular file (or a new one) is replaced: a symbolic link is followed and its
     target replaced, so the link stays; a FIFO, a character device (``/dev/null``, a
@@ -340,10 +419,12 @@ def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
             yield stream
         return
     directory = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(target) + ".",
-                               suffix=".tmp")
+    remove_stale_temporaries(target)
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=TMP_SUFFIX,
+                               prefix=f".{os.path.basename(target)}.{os.getpid()}.")
+    _LIVE.add(tmp)
     try:
-        with os.fdopen(fd, "wb") as raw:
+        with temporaries_removed_on_signals(), os.fdopen(fd, "wb") as raw:
             with _compressed(raw, kind) as stream:
                 yield stream
             raw.flush()
@@ -354,6 +435,8 @@ def atomic_write(path, *, compress: bool = True) -> Iterator[IO[bytes]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        _LIVE.discard(tmp)
 
 
 def available_cores() -> int:

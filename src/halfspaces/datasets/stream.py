@@ -260,6 +260,7 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     >>> bool(np.array_equal(streamed.coef_, in_memory.coef_)), streamed.n_iter_ == in_memory.n_iter_
     (True, True)
     """
+    from .._checkpoint import epoch_done, resume_point
     from ._adapters import Summary, adapter_for
 
     if epochs is not None and (isinstance(epochs, bool) or not isinstance(
@@ -275,8 +276,11 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
                           np.unique(np.asarray(classes)))
     summary = _summarize(source, adapter, summary)
     adapter.begin(summary, source)
+    epochs = adapter.epochs(summary)
+    # 0, or the passes of a checkpoint (halfspaces._checkpoint) whose state is now the model's
+    done = adapter.resume(resume_point(estimator)) if adapter.resumable else 0
     rows = 0
-    for limit in adapter.epochs(summary):
+    for epoch, limit in enumerate(epochs[done:], start=done + 1):
         adapter.start_epoch(summary.n_rows if limit is None else limit)
         rows = 0
         for X, y in _regroup(source.blocks(), adapter.batch, limit):
@@ -284,6 +288,8 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
             rows += X.shape[0]
         if adapter.end_epoch(rows):
             break
+        if adapter.resumable and epoch < len(epochs):
+            epoch_done(estimator, epoch)  # a checkpoint when one is due
     adapter.end(rows)
     return estimator
 

@@ -36,9 +36,9 @@ from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike
 
-from ._io import atomic_write, check_n_threads, require_regular_file
+from ._dump import dump_svmlight  # the writer, streamed
+from ._io import check_n_threads, require_regular_file
 from ._svmlight_blocks import (
     _assemble,
     _beyond_error,
@@ -334,90 +334,3 @@ def _take(pending, k, n_pending):
     else:
         q = taken_q[0] if len(taken_q) == 1 else np.concatenate(taken_q)
     return (X, y, q), rest, n_pending - k
-
-
-
-
-def dump_svmlight(
-    X: ArrayLike,
-    y: ArrayLike,
-    path: str | os.PathLike,
-    *,
-    zero_based: bool = False,
-    query_id: ArrayLike | None = None,
-    comment: str | None = None,
-) -> None:
-    """Write ``X``, ``y`` in svmlight format, atomically; compressed by extension.
-
-    Values are written with Python's ``repr`` (the shortest string that reads back to the
-    same float), so ``load_svmlight`` gives back exactly ``X`` (zeros are not stored) and
-    ``y``. The file appears only when complete: it is written to a temporary file in the
-    same directory and moved into place.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,), numeric labels
-    path : str or path-like (``.gz``, ``.bz2``, ``.xz`` compress)
-    zero_based : bool, default=False
-        Write 0-based indices; the default writes 1-based ones, as libsvm does.
-    query_id : array-like of int, optional
-        A ``qid:`` value per row.
-    comment : str, optional
-        Written as ``#`` lines at the top of the file.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import numpy as np
-    >>> path = os.path.join(tempfile.mkdtemp(), "out.svm")
-    >>> dump_svmlight(np.array([[0.1, 0.0], [0.0, 2.0]]), np.array([1, -1]), path)
-    >>> print(open(path).read(), end="")
-    1 1:0.1
-    -1 2:2.0
-    >>> X, y = load_svmlight(path)
-    >>> X.toarray(), y
-    (array([[0.1, 0. ],
-           [0. , 2. ]]), array([ 1., -1.]))
-    """
-    X = sp.csr_matrix(X) if not sp.issparse(X) else sp.csr_matrix(X)
-    X = X.copy()
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    X.sort_indices()
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"dump_svmlight: y must be 1-D with one label per row of X"
-                         f" ({X.shape[0]}); got shape {y.shape}.")
-    if not (np.issubdtype(y.dtype, np.number) or y.dtype == bool):
-        raise ValueError(f"dump_svmlight: labels must be numbers (svmlight stores numeric"
-                         f" labels); got dtype {y.dtype}. Encode them, e.g. y = np.where(y =="
-                         " classes[1], 1, -1).")
-    if np.issubdtype(X.dtype, np.floating) and not np.all(np.isfinite(X.data)) \
-            and np.isnan(X.data).any():
-        raise ValueError("dump_svmlight: X contains NaN, which the svmlight format cannot"
-                         " hold; impute or drop those values first.")
-    if query_id is not None:
-        query_id = np.asarray(query_id)
-        if query_id.shape != (X.shape[0],):
-            raise ValueError(f"dump_svmlight: query_id must have one value per row"
-                             f" ({X.shape[0]}); got shape {query_id.shape}.")
-    integral_y = np.issubdtype(y.dtype, np.integer) or y.dtype == bool
-    labels = [str(int(v)) for v in y] if integral_y else [repr(float(v)) for v in y]
-    offset = 0 if zero_based else 1
-    cols = (X.indices.astype(np.int64) + offset).tolist()
-    vals = X.data.tolist() if np.issubdtype(X.dtype, np.floating) else \
-        X.data.astype(np.float64).tolist()
-    indptr = X.indptr.tolist()
-    lines = []
-    if comment:
-        lines.extend("# " + line for line in comment.splitlines())
-    for i in range(X.shape[0]):
-        a, b = indptr[i], indptr[i + 1]
-        head = labels[i] if query_id is None else f"{labels[i]} qid:{int(query_id[i])}"
-        feats = " ".join(f"{c}:{v!r}" for c, v in zip(cols[a:b], vals[a:b], strict=True))
-        lines.append(f"{head} {feats}" if feats else head)
-    text = "\n".join(lines) + "\n"
-    with atomic_write(path) as f:
-        f.write(text.encode("ascii"))
-

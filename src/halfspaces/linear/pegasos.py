@@ -30,6 +30,7 @@ kernelized form (:mod:`halfspaces.kernel.kernel_pegasos`) runs the same steps wi
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -38,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 
+from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
@@ -595,9 +597,18 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self._start_suffix(X.shape[0])
         stats = row_stats(X)  # once per fit: every epoch reads the row norms
         self._ensure_schedule(X, y_pm, stats, rng)
-        self._run_epochs(self._orders(rng, X.shape[0]),
-                         lambda order: self._run_pass(X, y_pm, order, stats),
-                         lambda: self._objectives(X, y_pm), held_out)
+        done = resume_point(self)  # 0, or the passes of a checkpoint (then its state)
+        passes = itertools.count(done)
+
+        def run_pass(order):
+            made = next(passes)
+            if made > done:  # the state after pass `made`: a checkpoint when one is due
+                epoch_done(self, made)
+            return self._run_pass(X, y_pm, order, stats)
+
+        # the orders of the passes made are drawn again (the same random numbers), not run
+        self._run_epochs(itertools.islice(self._orders(rng, X.shape[0]), done, None),
+                         run_pass, lambda: self._objectives(X, y_pm), held_out)
         self._sync()
         return fit_probability(self, X, y_pm)
 

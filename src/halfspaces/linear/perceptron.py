@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import decode_scores
 from .._online import EPOCHS, OnlineClassifier, keep_params
@@ -191,13 +192,14 @@ class BatchPerceptronMixin:
         X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         n = X.shape[0]
         self.converged_ = stopped = False
+        done = resume_point(self, rng)  # 0, or the passes of a checkpoint (then its state)
         with self._fit_scope(X):
-            for epoch in range(self.max_iter):
+            for epoch in range(done + 1, self.max_iter + 1):
                 order = rng.permutation(n) if self.shuffle else np.arange(n)
                 try:
                     mistakes = self._fit_epoch(X, y_pm, order, s)
                 except NumericalError:
-                    if epoch == 0 and self._first_pass_checks_finite:
+                    if epoch == done + 1 and self._first_pass_checks_finite:
                         check_finite(self, X)  # inf or nan in X: the input's error
                     raise
                 stopped = held_out is not None and held_out.stop(self)
@@ -206,6 +208,8 @@ class BatchPerceptronMixin:
                     break
                 if stopped:
                     break
+                if epoch < self.max_iter:
+                    epoch_done(self, epoch, rng)  # a checkpoint when one is due
         if not (self.converged_ or stopped):
             warnings.warn(
                 f"{type(self).__name__}: fit stopped after max_iter={self.max_iter} passes"

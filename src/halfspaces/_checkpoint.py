@@ -1,0 +1,194 @@
+"""Checkpoints of a long ``fit``: its state saved every few epochs, and a fit resumed from one.
+
+A fit loop that supports checkpoints (the batch perceptron's passes of ``Perceptron``,
+``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
+:func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
+``record_objective``, in memory) calls two hooks (``KernelPerceptron`` shares the perceptron's
+loop, but its state during a fit holds the Gram matrix, which is not saved: it cannot
+checkpoint):
+
+``resume_point(est, rng) -> int``
+    after the fit has validated its data and started its state: the passes already made.
+    0 unless a :class:`Checkpointer` with a checkpoint to resume from is active for ``est``;
+    then ``est``'s attributes and ``rng``'s state become those of the checkpoint;
+``epoch_done(est, epochs, rng)``
+    after pass ``epochs`` when the fit goes on (not after its last pass): every ``every``
+    passes, the active checkpointer writes the checkpoint.
+
+A checkpoint is a model file (:mod:`halfspaces.persistence`: arrays and JSON, no pickle,
+written atomically, checked on load) of the estimator in the middle of its fit: its weights,
+the averaged or voted state, the step and mistake counters, every attribute ``partial_fit``
+continues from. Its metadata holds the passes made, the state of the fit's random number
+generator (NumPy's MT19937: 624 keys and a position; Pegasos instead draws the orders of the
+passes made again, without running them), the estimator's parameters and the
+identity of the training data (``source``: for a file, its real path, size and modification
+time), so that a checkpoint of another training is refused rather than continued. The
+random order of the next pass is drawn from the restored generator, so a fit killed and
+resumed makes the passes of an uninterrupted one: the same model, bit for bit.
+
+Nothing here changes a fit when no checkpointer is active (the command line's ``train
+--checkpoint-every N`` activates one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from contextvars import ContextVar
+
+import numpy as np
+
+__all__ = ["Checkpointer", "CheckpointError", "checkpointing", "epoch_done", "file_identity",
+           "resume_point"]
+
+_ACTIVE: ContextVar[Checkpointer | None] = ContextVar("halfspaces_checkpointer", default=None)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint cannot be resumed: missing, or written by another training."""
+
+
+def file_identity(path) -> dict:
+    """What identifies a data file between two runs: its real path, size and modification
+    time (a file rewritten since the checkpoint, or another file, differs)."""
+    st = os.stat(path)
+    return {"path": os.path.realpath(path), "size": int(st.st_size),
+            "mtime_ns": int(st.st_mtime_ns)}
+
+
+def _params(est) -> dict:
+    return {name: repr(value) for name, value in sorted(est.get_params(deep=False).items())}
+
+
+def _rng_state(rng) -> list | None:
+    if rng is None:
+        return None
+    name, keys, pos, has_gauss, cached = rng.get_state()
+    return [keys.tolist(), int(pos), int(has_gauss), float(cached)]
+
+
+class Checkpointer:
+    """Write a fit to ``path`` every ``every`` passes (0: never); with ``resume``, continue
+    the fit from the checkpoint at ``path``.
+
+    The checkpointer follows the first fit that calls :func:`resume_point` while it is
+    active (:func:`checkpointing`). ``source`` identifies the training data
+    (:func:`file_identity`), ``options`` any other setting that changes the fit (JSON
+    values); a checkpoint whose estimator class, parameters, source or options differ is
+    refused with a :class:`CheckpointError`.
+    """
+
+    def __init__(self, path, every: int, *, source: dict, options: dict | None = None,
+                 resume: bool = False):
+        self.path, self.every, self.resuming = os.fspath(path), int(every), resume
+        self.source, self.options = source, options or {}
+        if resume and not os.path.exists(self.path):
+            raise CheckpointError(f"{self.path}: no checkpoint to resume from; run without"
+                                  " --resume to start the training afresh")
+        self.est = self.identity = None
+
+    def _read(self):
+        from .persistence import load
+
+        model, metadata = load(self.path, with_metadata=True)
+        try:
+            state = json.loads(metadata.get("checkpoint", "null"))
+        except (TypeError, ValueError):
+            state = None
+        if not isinstance(state, dict) or not isinstance(state.get("epochs"), int):
+            raise CheckpointError(f"{self.path}: a model file, not a checkpoint of train"
+                                  " --checkpoint-every")
+        if state.get("source") != self.source:
+            raise CheckpointError(f"{self.path}: the checkpoint is of another training: it was"
+                                  f" written for {_described(state.get('source'))}, and the"
+                                  f" data is now {_described(self.source)}; resume with the"
+                                  " file it was written for, or run without --resume to start"
+                                  " afresh")
+        for key, what in (("estimator", "estimator"), ("options", "data options"),
+                          ("params", "parameters")):
+            mine, theirs = self.identity[key], state.get(key)
+            if mine != theirs:
+                raise CheckpointError(f"{self.path}: the checkpoint is of another training:"
+                                      f" its {what} {_first_difference(theirs, mine)}; resume"
+                                      " with the command line that wrote it, or run without"
+                                      " --resume to start afresh")
+        return model, state
+
+    def resume(self, est, rng) -> int:
+        """Follow ``est``'s fit; with ``resume``, give it the checkpoint's state."""
+        self.est = est
+        self.identity = {"estimator": type(est).__name__, "params": _params(est),
+                         "source": self.source, "options": self.options}
+        if not self.resuming:
+            return 0
+        self.resuming = False
+        model, state = self._read()
+        # in place, keeping the order of the attributes the fit has started (a saved model
+        # numbers its arrays in that order: the file is then the uninterrupted run's) and
+        # those a model leaves out (rebuilt by the fit, e.g. PegasosSVC._pass_params)
+        vars(est).update(vars(model))
+        if state["rng"] is not None and rng is not None:
+            keys, pos, has_gauss, cached = state["rng"]
+            rng.set_state(("MT19937", np.array(keys, dtype=np.uint32), pos, has_gauss,
+                           cached))
+        return int(state["epochs"])
+
+    def epoch_done(self, est, epochs: int, rng) -> None:
+        if not self.every or epochs % self.every:
+            return
+        from .persistence import save
+
+        state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng)}
+        save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)})
+
+    def finished(self) -> None:
+        """The fit ended and its model is saved: the checkpoint is of no more use."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+
+def _described(source) -> str:
+    """A data file's identity as words: path, size and modification time."""
+    if not isinstance(source, dict) or not {"path", "size", "mtime_ns"} <= set(source):
+        return repr(source)
+    import datetime
+
+    when = datetime.datetime.fromtimestamp(source["mtime_ns"] / 1e9, datetime.UTC)
+    return (f"{source['path']} ({source['size']:,} bytes, modified"
+            f" {when:%Y-%m-%d %H:%M:%S.%f} UTC)")
+
+
+def _first_difference(theirs, mine) -> str:
+    """``"max_iter: 5 (now 10)"``: the first entry that differs, as a phrase."""
+    if isinstance(theirs, dict) and isinstance(mine, dict):
+        for key in sorted(set(theirs) | set(mine)):
+            if theirs.get(key) != mine.get(key):
+                return f"{key} was {theirs.get(key)} (now {mine.get(key)})"
+    return f"was {theirs} (now {mine})"
+
+
+@contextlib.contextmanager
+def checkpointing(checkpointer: Checkpointer):
+    """Within the block, the first fit that supports checkpoints writes and resumes them."""
+    token = _ACTIVE.set(checkpointer)
+    try:
+        yield checkpointer
+    finally:
+        _ACTIVE.reset(token)
+
+
+def resume_point(est, rng=None) -> int:
+    """Passes already made by ``est``'s fit (0 unless resuming from a checkpoint; then the
+    state of ``est`` and ``rng`` is the checkpoint's)."""
+    active = _ACTIVE.get()
+    if active is None or (active.est is not None and active.est is not est):
+        return 0
+    return active.resume(est, rng)
+
+
+def epoch_done(est, epochs: int, rng=None) -> None:
+    """After pass ``epochs`` of ``est``'s fit, when more follow: a checkpoint if one is due."""
+    active = _ACTIVE.get()
+    if active is not None and active.est is est:
+        active.epoch_done(est, epochs, rng)

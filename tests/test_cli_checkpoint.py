@@ -1,0 +1,141 @@
+"""train --checkpoint-every N / --resume: a run killed with SIGKILL after its k-th checkpoint
+and resumed ends with the model of an uninterrupted run, bit for bit (every array and the
+metadata of the model file), in memory and streamed, at several kill points. The kill is
+deterministic: the subprocess's checkpoint writer kills its own process after writing
+checkpoint k (no sleeps, no timing)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+from halfspaces.cli import main
+from halfspaces.datasets import dump_svmlight
+
+# train, killed by SIGKILL right after its argv[1]-th checkpoint is written
+_KILLED_AFTER_CHECKPOINT = """
+import os, signal, sys
+from halfspaces import _checkpoint
+write, written, kill_after = _checkpoint.Checkpointer.epoch_done, [], int(sys.argv[1])
+
+def epoch_done(self, est, epochs, rng):
+    before = os.path.exists(self.path) and os.stat(self.path).st_mtime_ns
+    write(self, est, epochs, rng)
+    if os.path.exists(self.path) and os.stat(self.path).st_mtime_ns != before:
+        written.append(epochs)
+        if len(written) == kill_after:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+_checkpoint.Checkpointer.epoch_done = epoch_done
+from halfspaces.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _train(*argv, kill_after=None):
+    command = [sys.executable, "-m", "halfspaces", "train"] if kill_after is None else \
+        [sys.executable, "-c", _KILLED_AFTER_CHECKPOINT, str(kill_after), "train"]
+    return subprocess.run(command + [str(a) for a in argv] + ["--quiet"], capture_output=True,
+                          text=True)
+
+
+def _entries(path) -> dict[str, bytes]:
+    """The model file's content: every entry (arrays, metadata, checksum), not the zip's
+    timestamps."""
+    with zipfile.ZipFile(path) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """Noisy labels: no pass is free of mistakes, so every run makes all its epochs."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=60) > 0, 1, -1)
+    path = tmp_path_factory.mktemp("data") / "train.svm"
+    dump_svmlight(X, y, path)
+    return path
+
+
+CASES = {  # the options, and the checkpoints after which a run is killed
+    "perceptron": (["--algo", "perceptron", "--random-state", "3"], [1, 4]),
+    "averaged-every-2": (["--algo", "averaged", "--random-state", "3", "--checkpoint-every",
+                          "2"], [2]),
+    "voted": (["--algo", "voted", "--random-state", "3"], [3]),
+    "streamed": (["--algo", "perceptron", "--no-shuffle"], [1, 5]),
+    "pegasos": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3"], [1, 4]),
+    "pegasos-uniform": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3", "--set",
+                         "sampling=uniform", "--set", "eta0=calibrate"], [3]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, case):
+    options, kill_points = CASES[case]
+    options = ["--max-iter", "6", *options]
+    if "--checkpoint-every" not in options:
+        options += ["--checkpoint-every", "1"]
+    whole = tmp_path / "whole.model"
+    done = _train(data, *options, "-o", whole)
+    assert done.returncode == 0, done.stderr
+    assert not os.path.exists(f"{whole}.checkpoint")  # removed once the model is saved
+    for k in kill_points:
+        model = tmp_path / f"killed{k}.model"
+        killed = _train(data, *options, "-o", model, kill_after=k)
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        assert not model.exists() and os.path.exists(f"{model}.checkpoint")
+        resumed = _train(data, *options, "--resume", "-o", model)
+        assert resumed.returncode == 0, resumed.stderr
+        assert _entries(model) == _entries(whole), f"killed after checkpoint {k}"
+        assert sorted(os.listdir(tmp_path)) == sorted(
+            f for f in os.listdir(tmp_path) if not f.endswith(".checkpoint"))
+
+
+def _run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    return status, capsys.readouterr().err
+
+
+def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
+    model = tmp_path / "m.model"
+    base = ["train", data, "--algo", "perceptron", "--max-iter", "3", "--random-state", "1",
+            "-o", model, "--quiet"]
+    status, err = _run(capsys, *base, "--resume")
+    assert status == 1 and f"{model}.checkpoint: no checkpoint to resume from; run without" \
+                           " --resume" in err
+    # a checkpoint left by a run stopped after its first epoch
+    assert _train(*base[1:], "--checkpoint-every", "1", kill_after=1).returncode == -9
+    status, err = _run(capsys, *base[:-3], "--max-iter", "4", "-o", model, "--resume")
+    assert status == 1 and "the checkpoint is of another training: its parameters max_iter" \
+                           " was 3 (now 4)" in err
+    other = tmp_path / "other.svm"
+    other.write_bytes(data.read_bytes())
+    status, err = _run(capsys, "train", other, *base[2:], "--resume")
+    assert status == 1 and f"it was written for {data} (" in err
+    assert f"the data is now {other} (" in err
+    status, err = _run(capsys, *base, "--zero-based", "--resume")
+    assert status == 1 and "its data options zero_based was None (now True)" in err
+    status, err = _run(capsys, *base, "--resume")  # the same command line continues
+    assert status == 0, err
+    status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model, "--resume")
+    assert status == 1 and "apply to --algo perceptron, averaged, voted, pegasos, not --algo" \
+                           " svm" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
+                       "--checkpoint-every", "1")
+    assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--set", "sampling=cyclic",
+                       "-o", model, "--checkpoint-every", "1")
+    assert status == 1 and "without --set sampling=cyclic on a svmlight file" in err
+    (tmp_path / "m2.model.checkpoint").write_bytes(model.read_bytes())  # a model, not one
+    status, err = _run(capsys, *base[:-2], tmp_path / "m2.model", "--quiet", "--resume")
+    assert status == 1 and "a model file, not a checkpoint" in err
+    for option in ("--early-stopping", "--probability"):  # their held-out rows: not saved
+        status, err = _run(capsys, "train", data, "--algo", "perceptron", option, "-o", model,
+                           "--checkpoint-every", "1")
+        assert status == 1 and f"do not apply with {option}: a checkpoint holds" in err

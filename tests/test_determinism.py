@@ -1,0 +1,138 @@
+"""Determinism: the same seed gives bit-identical models in two processes, and dense and
+sparse input give the same model, bit for bit, wherever the two take the same summation
+order. (``support_vectors_``, rows of the input, keep the sign of a -0.0 in dense input,
+which CSR does not store; ``LPSeparator``'s Farkas certificates on data that is not separable
+are both valid, but HiGHS may find different ones for the two layouts: these are compared as
+values, or left out.)
+
+Where they do not: ``SVC(solver="dcd")`` and ``LogisticRegression`` compute the scores of
+dense rows with NumPy/BLAS dot products, whose summation order (blocked, vectorised) differs
+from the CSR loop over stored values, so the two models differ in the last bits (checked to
+agree within 1e-12 below). ``SVC()`` with ``solver="auto"`` solves the QP on dense input and
+runs dual coordinate descent on sparse input: different solvers, models equal only to the
+solvers' tolerance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import halfspaces
+
+EXACT = {  # dense and sparse input give the same bits
+    "Perceptron": lambda: halfspaces.Perceptron(random_state=0),
+    "AveragedPerceptron": lambda: halfspaces.AveragedPerceptron(random_state=0),
+    "VotedPerceptron": lambda: halfspaces.VotedPerceptron(random_state=0),
+    "KernelPerceptron": lambda: halfspaces.KernelPerceptron(max_iter=5, random_state=0),
+    "PegasosSVC": lambda: halfspaces.PegasosSVC(lam=0.01, random_state=0),
+    "PegasosSVC-uniform": lambda: halfspaces.PegasosSVC(lam=0.01, sampling="uniform",
+                                                        random_state=0),
+    "KernelPegasosSVC": lambda: halfspaces.KernelPegasosSVC(lam=0.01, max_iter=3,
+                                                            random_state=0),
+    "LPSeparator": lambda: halfspaces.LPSeparator(on_infeasible="least_violation"),
+    "WeightedMajorityClassifier": lambda: halfspaces.WeightedMajorityClassifier(
+        hypotheses=np.random.default_rng(0).normal(size=(64, 5)), randomized=True,
+        random_state=0),
+}
+LAST_BITS = {  # BLAS on dense rows: equal to rounding
+    "SVC-dcd": lambda: halfspaces.SVC(solver="dcd", random_state=0),
+    "LogisticRegression": lambda: halfspaces.LogisticRegression(),
+}
+SEEDED = {**EXACT, **LAST_BITS, "SVC-qp": lambda: halfspaces.SVC(solver="qp")}
+
+
+def _data(n_classes):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5)) * (rng.random((40, 5)) < 0.6)
+    y = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.normal(size=40) > 0, 1, -1)
+    return X, (np.where(X[:, 2] > 0.5, 2, y) if n_classes == 3 else y)
+
+
+def _arrays(est) -> dict[str, np.ndarray]:
+    """The fitted numeric arrays of ``est`` (a sparse one as dense)."""
+    out = {}
+    for key, value in vars(est).items():
+        if sp.issparse(value):
+            value = value.toarray()
+        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+            out[key] = value
+    return out
+
+
+# WeightedMajorityClassifier is binary only
+CASES = [(name, k) for name in sorted(EXACT) for k in (2, 3)
+         if (name, k) != ("WeightedMajorityClassifier", 3)]
+# copies of the input rows (the sign of a zero is the input's), and LP certificates
+AS_VALUES = ("support_vectors_",)
+NOT_UNIQUE = ("certificates_", "certificate_")
+
+
+def _fit(name, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SEEDED[name]().fit(X, y)
+
+
+@pytest.mark.parametrize("name, n_classes", CASES)
+def test_dense_and_sparse_input_give_the_same_bits(name, n_classes):
+    X, y = _data(n_classes)
+    dense, sparse = _arrays(_fit(name, X, y)), _arrays(_fit(name, sp.csr_matrix(X), y))
+    assert sorted(dense) == sorted(sparse)
+    assert len(set(dense) - {"classes_"}) >= 2  # a fitted state to compare
+    for key in set(dense) - set(NOT_UNIQUE):
+        assert dense[key].dtype == sparse[key].dtype and dense[key].shape == sparse[key].shape
+        if key in AS_VALUES:
+            np.testing.assert_array_equal(dense[key], sparse[key])
+        else:
+            assert dense[key].tobytes() == sparse[key].tobytes(), key
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("name", sorted(LAST_BITS))
+def test_dense_and_sparse_input_agree_to_rounding_where_blas_sums_dense_rows(name, n_classes):
+    X, y = _data(n_classes)
+    dense, sparse = _fit(name, X, y), _fit(name, sp.csr_matrix(X), y)
+    for attr in ("coef_", "intercept_"):
+        np.testing.assert_allclose(getattr(dense, attr), getattr(sparse, attr), rtol=1e-12,
+                                   atol=1e-12)
+
+
+_FIT_AND_HASH = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import test_determinism as t
+import scipy.sparse as sp
+out = {}
+for name in sorted(t.SEEDED):
+    for n_classes in (2, 3) if name != "WeightedMajorityClassifier" else (2,):
+        X, y = t._data(n_classes)
+        for fmt, data in (("dense", X), ("csr", sp.csr_matrix(X))):
+            arrays = t._arrays(t._fit(name, data, y))
+            out[f"{name}/{n_classes}/{fmt}"] = {k: t.digest(a) for k, a in arrays.items()}
+print(json.dumps(out))
+"""
+
+
+def digest(a: np.ndarray) -> str:
+    return hashlib.sha256(f"{a.dtype.str}{a.shape}".encode() + a.tobytes()).hexdigest()
+
+
+def test_the_same_seed_gives_the_same_bits_in_two_processes():
+    import os
+
+    runs = [subprocess.run([sys.executable, "-c", _FIT_AND_HASH, os.path.dirname(__file__)],
+                           capture_output=True, text=True, env={**os.environ,
+                                                                "PYTHONHASHSEED": seed})
+            for seed in ("1", "2")]
+    assert all(run.returncode == 0 for run in runs), runs[0].stderr[-3000:]
+    first, second = (json.loads(run.stdout) for run in runs)
+    assert len(first) == 2 * (2 * len(SEEDED) - 1)
+    assert first == second
