@@ -50,12 +50,14 @@ class Streamed(NamedTuple):
 
 def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     """Why this training cannot stream (None: it can)."""
-    from ..datasets.bundled import bundled_name
+    from ..datasets.bundled import bundled_name, no_such_file
 
     if bundled_name(args.data):
         return "a bundled set is read whole"
-    if args.data != STDIN:
-        check_readable(args.data)  # a missing or unreadable file is that error, not "a pipe"
+    if args.data != STDIN:  # a missing or unreadable file is that error, not "a pipe"
+        if not os.path.lexists(args.data):
+            raise no_such_file(args.data)
+        check_readable(args.data)
     if args.data == STDIN or not os.path.isfile(args.data):
         return "a pipe is read once"
     if fmt not in ("svmlight", "vw"):

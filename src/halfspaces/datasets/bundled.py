@@ -90,6 +90,12 @@ def bundled_name(path) -> str | None:
     return name if name in BUNDLED and not os.path.exists(name) else None
 
 
+def no_such_file(path) -> FileNotFoundError:
+    """The error for a ``path`` that is neither a file nor a bundled set's name."""
+    return FileNotFoundError(2, "No such file or directory, nor a bundled data set ("
+                             + ", ".join(BUNDLED) + ")", os.fspath(path))
+
+
 @contextlib.contextmanager
 def open_bundled(name: str):
     """The bundled set ``name`` as a file path, or (``points``) as a CSV stream."""

@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._io import DataFormatError, _is_stream, check_readable, compression_of
-from .bundled import BUNDLED, bundled_name, open_bundled
+from .bundled import BUNDLED, bundled_name, no_such_file, open_bundled
 
 __all__ = ["FORMATS", "Dataset", "detect_format", "load"]
 
@@ -152,8 +152,7 @@ def load(path, format: str | None = None, **options) -> Dataset:
     name = getattr(path, "name", "<stream>") if _is_stream(path) else os.fspath(path)
     if not _is_stream(path):
         if not os.path.lexists(path):
-            raise FileNotFoundError(2, "No such file or directory, nor a bundled data set ("
-                                    + ", ".join(BUNDLED) + ")", str(name))
+            raise no_such_file(name)
         check_readable(path)
     X, y, zero_based = _READERS[format](path, **given)
     return Dataset(X, np.asarray(y), str(name), format, zero_based)
