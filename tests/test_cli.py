@@ -569,3 +569,27 @@ def test_demo_calls_the_demo_module(tmp_path, capsys, monkeypatch):
         (out_dir, quick)) or 0)
     assert cli.main(["demo", "--quick", "--out-dir", str(tmp_path)]) == 0
     assert calls == [(str(tmp_path), True)]
+
+
+def test_a_warnings_advice_names_the_flags(tmp_path, capsys):
+    """The library says "Increase max_iter"; the command line says "Increase --max-iter"."""
+    X, y = _separable(n=40)
+    y = y.copy()
+    y[:4] = -y[:4]  # not separable: the perceptron cannot end with a clean pass
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--max-iter", "2",
+                        "--random-state", "0", "-o", tmp_path / "m")
+    assert code == 0
+    assert "after --max-iter 2 passes" in err and "Increase --max-iter if" in err
+    assert "max_iter" not in err
+
+
+def test_the_summary_of_an_early_stop_says_so(tmp_path, capsys):
+    X, y = _separable(n=200)
+    y = y.copy()
+    y[::7] = -y[::7]  # noisy: no clean pass, so only the held-out rule stops it
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    code, out, _ = _run(capsys, "train", data, "--algo", "perceptron", "--early-stopping",
+                        "--n-iter-no-change", "2", "--max-iter", "500", "--random-state", "0",
+                        "-o", tmp_path / "m")
+    assert code == 0 and "stopped early on held-out data" in out and "NOT converged" not in out

@@ -84,6 +84,11 @@ def _flag_value(match: re.Match) -> str:
     return f"{option} {match[2]}" if option else match[0]
 
 
+def _flag_advice(match: re.Match) -> str:
+    option = known_flag(match[2])
+    return f"{match[1]} {option}" if option else match[0]
+
+
 # The library's advice re-worded for the command line: (pattern, replacement), in order.
 _CLI_TERMS = [
     # scikit-learn's paragraphs after its first sentence
@@ -102,6 +107,8 @@ _CLI_TERMS = [
     (re.compile(r"\b(such as|or|use|Use) ([A-Z]\w+)\b"), _algo_of),
     (re.compile(r"(?<![-\w])(?<!--set )([A-Za-z_]+)=([-+\w.]+?)(?=[;,)]|\.?(?:\s|$))"),
      _flag_value),
+    (re.compile(r"\b(Increase|increase|Raise|raise|Lower|lower) ([A-Za-z][a-z_]*)\b(?![=(])"),
+     _flag_advice),
     (re.compile(r"\blabel_column (?=-?\d)"), "--label-column "),
     (re.compile(r"\ba smaller n_features \(or leave it None:"),
      "a smaller --n-features (or leave it out:"),

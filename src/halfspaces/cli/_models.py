@@ -127,7 +127,10 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
             if isinstance(fit[key], float):
                 done.append(f"{name} {fit[key]:.6g}")
         if fit["converged"] is not None:
-            done.append("converged" if fit["converged"] else "NOT converged")
+            stopped = bool(fit["held_out_loss"]) and fit["epochs"] is not None \
+                and fit["epochs"] < getattr(estimator, "max_iter", np.inf)
+            done.append("converged" if fit["converged"] else
+                        "stopped early on held-out data" if stopped else "NOT converged")
         if fit["held_out_loss"]:
             losses = fit["held_out_loss"]
             done.append(f"held-out zero-one loss by epoch {' '.join(f'{x:.4g}' for x in losses)}")
