@@ -494,3 +494,35 @@ def test_data_help_says_how_bundled_names_are_read(capsys):
         cli.main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "the name of a bundled set" in text and "bundled:NAME is always" in text
+
+
+def test_the_mistakes_plot_says_where_the_bound_ends(tmp_path, capsys, monkeypatch):
+    """Novikoff's bound exists only while the first t rounds are separable: the title says
+    from which t there is none, checked against a feasibility LP (SciPy's) on each prefix."""
+    pytest.importorskip("matplotlib")
+    from scipy.optimize import linprog
+
+    from halfspaces import plotting
+
+    def is_separable(X, y):  # some (w, b) with y_i (w.x_i + b) >= 1 for every i
+        A = -y[:, None] * np.column_stack([X, np.ones(len(y))])
+        res = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=-np.ones(len(y)),
+                      bounds=[(None, None)] * A.shape[1], method="highs")
+        return res.status == 0
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    y[[9, 20]] *= -1  # two flipped labels: the prefixes end being separable at some t
+    path = tmp_path / "d.csv"
+    np.savetxt(path, np.column_stack([y, X]), delimiter=",", fmt="%.17g")
+    titles = []
+    real = plotting.plot_mistakes
+    monkeypatch.setattr(plotting, "plot_mistakes",
+                        lambda *a, **k: titles.append(k["title"]) or real(*a, **k))
+    code, _, _ = _run(capsys, "plot", "mistakes", path, "--label-column", "0",
+                      "--algo", "perceptron", "-o", tmp_path / "m.png")
+    assert code == 0
+    sizes = [1, 2, 4, 8, 16, 32, 40]
+    first = next(t for t in sizes if not is_separable(X[:t], y[:t]))
+    assert f"no bound from t = {first}: the first {first} rounds are not" in titles[0]

@@ -53,6 +53,10 @@ def _mistakes(args, data, fig) -> None:
         sizes = [t for t in _doubling(data.n_samples) if t <= args.bound_limit]
         pairs = [prefix_bound(data, y_pm, t, intercept, args.bound_limit) for t in sizes]
         bound_at = (sizes, [np.nan if v is None else v for v, _ in pairs])
+        inseparable = [t for t, (v, _) in zip(sizes, pairs, strict=True) if v is None]
+        if inseparable:  # where a prefix is not separable, Novikoff's theorem says nothing
+            title += (f"\nno bound from t = {inseparable[0]}: the first {inseparable[0]} rounds"
+                      " are not linearly separable")
         if any(e is False for _, e in pairs) or info.get("exact") is False:
             title += "\nbound from the LP separator (the max-margin QP failed): an upper bound"
         if not info["checked"]:
