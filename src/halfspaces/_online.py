@@ -97,7 +97,8 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         if not self._takes_sample_weight:
             raise TypeError(f"{name}.{method}: sample_weight is not supported by {name};"
-                            " fit and partial_fit of Perceptron and AveragedPerceptron, and"
+                            " fit and partial_fit of Perceptron, AveragedPerceptron,"
+                            " PegasosSVC and HalvingClassifier, and"
                             " fit of SVC and LogisticRegression take it.")
         from ._weights import example_weights
 
@@ -150,7 +151,7 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
         ``n_mistakes_``. ``sample_weight`` (where the class takes it, as ``fit``) scales
         each row's update; a row of weight 0 is skipped.
         """
-        block = self._fast_block(X, y, classes)
+        block = None if sample_weight is not None else self._fast_block(X, y, classes)
         if block is not None:
             X, y = block
             self.n_mistakes_ += self._run_pass(X, encode_pm(y, self.classes_),

@@ -382,7 +382,9 @@ def test_partial_fit_needs_classes():
 
 
 # PegasosSVC() and KernelPegasosSVC() (kernel="rbf"), the defaults, are checked in
-# tests/test_common.py.
-@parametrize_with_checks([PegasosSVC(learning_rate="pegasos", average=False, batch_size=4)])
+# tests/test_common.py (which asserts that the sample-weight equivalence checks fail as
+# expected: a weight k is one longer step, not k copies; test_pegasos_weights.py tests that).
+@parametrize_with_checks([PegasosSVC(learning_rate="pegasos", average=False, batch_size=4)],
+                         expected_failed_checks=lambda est: est._expected_failed_checks())
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -260,20 +260,31 @@ class ExpertsClassifier(OnlineClassifier):
         One pass is all these algorithms make: each round is predicted, then learned, and
         ``n_mistakes_`` counts the pass's mistakes.
         """
+        return self._one_pass(X, y, None)
+
+    def _one_pass(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
+        """``fit``, with example weights where the class takes them."""
         X, y_pm = self._prepare_fit(X, y)
-        self._fit_epoch(X, y_pm, np.arange(X.shape[0]))
+        s = self._example_weights("fit", sample_weight, X)
+        self._fit_epoch(X, y_pm, np.arange(X.shape[0]), s)
         return self
 
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+              s: NDArray | None = None) -> int:
+        """The rounds ``order`` (a row of weight 0 in ``s`` is no round: not predicted,
+        not learned, not counted); ``_learn_block`` is told the rounds before its block."""
         H = self._hypothesis_class()
         H.check_X(X)
-        mistakes = 0
-        for s, P in H.blocks(X, order):
-            rows = order[s]
+        mistakes = rounds = 0
+        for block, P in H.blocks(X, order):
+            rows = order[block]
+            if s is not None:
+                P, rows = P[s[rows] > 0], rows[s[rows] > 0]
             block_scores = np.empty(rows.size, dtype=np.float64)
             mistakes += self._learn_block(P, np.ascontiguousarray(y[rows]), block_scores,
-                                          s.start, mistakes)
+                                          rounds, mistakes)
             scores[rows] = block_scores
+            rounds += rows.size
         return mistakes
 
     def _decision(self, X) -> NDArray[np.float64]:

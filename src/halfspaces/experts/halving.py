@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 from numba import njit
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .._online import keep_params
 from ..exceptions import NotRealizableError
@@ -100,6 +100,11 @@ class HalvingClassifier(ExpertsClassifier):
     pass every survivor agrees with every row and a second pass would change nothing.
     ``decision_function`` is the vote margin ``(|V^+| - |V^-|) / |V|`` in [-1, 1].
 
+    ``sample_weight`` (``fit``, ``partial_fit``): a version space has no degrees, so a row of
+    positive weight removes the hypotheses that disagree with it, whatever the weight, and a
+    row of weight 0 is no round (not predicted, removes nothing, not in ``t_``): it is the
+    row left out.
+
     If a round would leave no hypothesis, :class:`~halfspaces.exceptions.NotRealizableError`
     is raised naming the round ``t`` (1-based, counted over every round seen); the rounds
     before it are learned and the version space is left as it was before round ``t``.
@@ -124,8 +129,15 @@ class HalvingClassifier(ExpertsClassifier):
 
     _parameter_constraints = {"hypotheses": HYPOTHESES, "offsets": HYPOTHESIS_OFFSETS}
 
+    _takes_sample_weight = True
+
     def __init__(self, hypotheses, offsets=None):
         keep_params(self, locals())
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Start afresh and make one online pass over the rows of ``X`` in order; a row of
+        weight 0 in ``sample_weight`` is no round (see the Notes)."""
+        return self._one_pass(X, y, sample_weight)
 
     def _init_experts(self, n_hypotheses: int) -> None:
         self.version_space_ = np.ones(n_hypotheses, dtype=bool)

@@ -51,6 +51,7 @@ from .._primitives import (
     as_rows,
     check_pass,
     dot_dense,
+    example_weight,
     row_axpy,
     row_axpy2,
     row_axpy_sqchange,
@@ -61,7 +62,7 @@ from .._specs import NONE, Bool, ByRule
 from .._validation import param_error, validate_X_y
 from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
-from ..losses import svm_objective
+from ..losses import agreements, hinge, svm_objective
 from ._pegasos_base import (
     PEGASOS_PARAMS,
     PegasosOptions,
@@ -140,11 +141,13 @@ def _fold(w, st):
 # Each returns the state after it and a PassResult: the mistakes (y score <= 0 before the
 # step) and FINITE, or SCORE_NOT_FINITE and the row whose score was inf or nan, where the pass
 # stopped (nan <= 0 is false: never a mistake). The plain pass prefetches the next row: rows
-# come in an order the hardware cannot guess.
+# come in an order the hardware cannot guess. s : float64[n] example weights > 0, or None (all
+# 1: resolved when the pass compiles, so that path is the plain one): a violator's step is
+# scaled by s_i (the caller leaves rows of weight 0 out of the data).
 
 
 @njit(cache=True)
-def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms):
+def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms, s):
     """One pass of plain Pegasos (k = 1) over rows ``X[order]``."""
     m, record = order.shape[0], scores.shape[0] > 0
     mistakes = 0
@@ -166,21 +169,22 @@ def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms):
         st = shrink(st, f)  # w <- (1 - eta lam) w
         if abs(st.a) < RENORM_BELOW:
             st = _fold(w, st)
-        if y[i] * score < 1.0:  # w += eta y x  is  v += (eta y / a) x
-            c = eta * y[i] / st.a
+        if y[i] * score < 1.0:  # w += e y x  is  v += (e y / a) x, e = eta s_i
+            e = eta * example_weight(s, i)
+            c = e * y[i] / st.a
             if w.u.shape[0] > 0 and st.S != 0.0:  # u += S dv (one sweep over the row)
                 row_axpy2(X, i, c, w.v, st.S * c, w.u)
             else:  # S = 0 (no average yet): u unchanged
                 row_axpy(X, i, c, w.v)
-            # ||w + eta y x||^2 = ||w||^2 + 2 eta y <w, x> + eta^2 ||x||^2  (w shrunk)
-            dsq = 2.0 * eta * y[i] * f * wx + eta * eta * sq_norms[i]
-            st = moved(st, dsq, p.b_rate * eta * y[i])
+            # ||w + e y x||^2 = ||w||^2 + 2 e y <w, x> + e^2 ||x||^2  (w shrunk)
+            dsq = 2.0 * e * y[i] * f * wx + e * e * sq_norms[i]
+            st = moved(st, dsq, p.b_rate * e * y[i])
         st = end_step(st, p)
     return st, PassResult(mistakes, FINITE, -1)
 
 
 @njit(cache=True)
-def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms):
+def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms, s):
     """One pass of mini-batch Pegasos over rows ``X[order]`` in batches of k: every margin of
     a batch is taken with w_t, then the violators' mean sub-gradient step."""
     m, k, record = order.shape[0], p.batch_size, scores.shape[0] > 0
@@ -209,21 +213,24 @@ def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms):
         step = eta / (hi - lo)
         for r in range(n_viol):
             i = violators[r]
-            c = step * y[i] / st.a  # w += step y x  is  v += (step y / a) x
+            e = step * example_weight(s, i)
+            c = e * y[i] / st.a  # w += e y x  is  v += (e y / a) x, e = step s_i
             # exact as <w, x_i> moved within the batch: ||w||^2 changes by a^2 that of ||v||^2
             dsq = st.a * st.a * row_axpy_sqchange(X, i, c, w.v)
             if w.u.shape[0] > 0 and st.S != 0.0:
                 row_axpy(X, i, st.S * c, w.u)
-            st = moved(st, dsq, p.b_rate * step * y[i])
+            st = moved(st, dsq, p.b_rate * e * y[i])
         st = end_step(st, p)
     return st, PassResult(mistakes, FINITE, -1)
 
 
 def run_epoch(X, y, order, p: PegasosParams, w: PegasosVectors, st: PegasosState,
-              scores: NDArray, sq_norms: NDArray) -> tuple[PegasosState, PassResult]:
-    """The pass for ``p.batch_size`` over validated ``X`` (dense or CSR)."""
+              scores: NDArray, sq_norms: NDArray, s: NDArray | None = None
+              ) -> tuple[PegasosState, PassResult]:
+    """The pass for ``p.batch_size`` over validated ``X`` (dense or CSR), each violator's
+    step scaled by its weight in ``s`` (None: all 1; no weight 0)."""
     epoch = pegasos_epoch if p.batch_size == 1 else minibatch_epoch
-    return epoch(as_rows(X), y, order, p, w, st, scores, sq_norms)
+    return epoch(as_rows(X), y, order, p, w, st, scores, sq_norms, s)
 
 
 # -- the estimator -------------------------------------------------------------------------------
@@ -232,14 +239,16 @@ _ETA0_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)  # multiples of 1 / mean ||x||^2
 _CALIBRATION_SIZE = 1000
 
 
-def _calibrate_eta0(est, X, y: NDArray, sample: NDArray) -> float:
+def _calibrate_eta0(est, X, y: NDArray, sample: NDArray, s: NDArray | None = None) -> float:
     """Pick eta0 by one pass over a small sample for each candidate (Bottou's heuristic).
 
     Candidates are ``c / mean ||x||^2`` for ``c`` in ``_ETA0_GRID``; the one with the lowest
     objective J on the sample wins and half of it is returned (a sample favours slightly
-    larger steps than the full data, where more steps follow).
+    larger steps than the full data, where more steps follow). With example weights ``s``
+    the passes and J are weighted.
     """
     Xs, ys = X[sample], y[sample]
+    ss = None if s is None else s[sample]
     sq_norms = row_stats(Xs)[0]
     r2 = float(np.mean(sq_norms))
     if not r2 > 0:
@@ -250,14 +259,23 @@ def _calibrate_eta0(est, X, y: NDArray, sample: NDArray) -> float:
         eta0 = c / r2
         w = PegasosVectors(np.zeros(X.shape[1]), np.zeros(X.shape[1] if est._averaging else 0))
         st, result = run_epoch(Xs, ys, order, est._params(eta0), w, fresh_state(),
-                               np.empty(0), sq_norms)
+                               np.empty(0), sq_norms, ss)
         if result.status != FINITE:
             continue  # this step size overflows the weights
         coef, b = predictor(w, st, est._averaging)
-        J = svm_objective(coef, b, Xs, ys, lam=float(est.lam))
+        J = _objective(coef, b, Xs, ys, float(est.lam), ss)
         if J < best:
             best, best_eta0 = J, eta0
     return best_eta0 / 2.0
+
+
+def _objective(coef: NDArray, b: float, X, y: NDArray, lam: float,
+               s: NDArray | None) -> float:
+    """``J = lam/2 ||w||^2 + 1/n sum_i s_i hinge_i`` (``s`` None: the unweighted J)."""
+    if s is None:
+        return svm_objective(coef, b, X, y, lam=lam)
+    return float(np.mean(s * hinge(agreements(coef, b, X, y)))) + 0.5 * lam * float(
+        np.dot(coef, coef))
 
 
 def _linear_only(estimator) -> None:
@@ -435,7 +453,16 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
     (500, True)
     """
 
+    _takes_sample_weight = True
     _persist_exclude = ("_pass_params",)  # rebuilt from the parameters before every pass
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """scikit-learn's sample-weight checks compare a weight ``k`` with ``k`` copies: the
+        weighted rule takes one step ``k`` times longer, ``k`` copies take ``k`` steps (and
+        more of them in an epoch); tests/linear/test_pegasos_weights.py tests the rule."""
+        reason = "a weight k is one longer step; k copies are k steps"
+        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                              "check_sample_weight_equivalence_on_sparse_data"), reason)
     _parameter_constraints = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
                               "warm_start": Bool(), "probability": PROBABILITY,
                               **EARLY_STOPPING_PARAMS}
@@ -471,7 +498,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
 
-    def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray) -> float:
+    def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray,
+                      s: NDArray | None = None) -> float:
         """``eta0`` as given, ``1 / (2 mean ||x||^2)`` ("auto"), or calibrated on a sample."""
         if not (isinstance(self.eta0, str)):
             return float(self.eta0)
@@ -484,9 +512,10 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
             return 0.5 / r2 if r2 > 0 else 1.0
         n = X.shape[0]
         sample = np.sort(rng.choice(n, size=min(n, _CALIBRATION_SIZE), replace=False))
-        return _calibrate_eta0(self, X, y, sample)
+        return _calibrate_eta0(self, X, y, sample, s)
 
-    def _ensure_schedule(self, X, y_pm: NDArray, stats: tuple, rng=None) -> None:
+    def _ensure_schedule(self, X, y_pm: NDArray, stats: tuple, rng=None,
+                         s: NDArray | None = None) -> None:
         """Resolve ``eta0_`` on the first data seen, then the passes' hyper-parameters.
 
         ``stats`` is ``row_stats(X)``: (||x_i||^2 of each row, density of X).
@@ -497,7 +526,7 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         if not hasattr(self, "eta0_"):
             rng = check_random_state(self.random_state) if rng is None else rng
             self.intercept_decay_ = intercept_decay(self.intercept_decay, stats[1])
-            self.eta0_ = self._resolve_eta0(X, self._y_rows(y_pm)[0], rng, stats[0])
+            self.eta0_ = self._resolve_eta0(X, self._y_rows(y_pm)[0], rng, stats[0], s)
         self._pass_params = self._params(self.eta0_)
 
     # -- the state of each binary problem -----------------------------------------------------
@@ -515,11 +544,11 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         return PegasosVectors(self._v[k], self._u[k]), PegasosState(self.t_, *self._scalars[k])
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
-              sq_norms: NDArray) -> int:
+              sq_norms: NDArray, s: NDArray | None = None) -> int:
         # unsigned row numbers: numba skips the negative-index test on order[p] (as dot_csr)
         order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
         w, st = self._problem(k)
-        st, result = run_epoch(X, y, order, self._pass_params, w, st, scores, sq_norms)
+        st, result = run_epoch(X, y, order, self._pass_params, w, st, scores, sq_norms, s)
         mistakes = check_pass("PegasosSVC", result, "the score <w, x_i> + b")
         # The tracked ||w||^2 drifts by rounding; resynchronise once per pass (O(d)). The
         # state is checked once per pass too: a score checks only the weights of its row.
@@ -542,15 +571,20 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
                 self._scalars[k] = self._problem(k)[1]._replace(S=0.0, bsum=0.0, csum=0.0)[1:]
             self._u[:] = 0.0
 
-    def _run_pass(self, X, y_pm: NDArray, order: NDArray, stats: tuple | None = None) -> int:
-        """One pass; ``fit`` gives the ``stats`` of its data and has resolved the schedule."""
-        if stats is None:  # partial_fit, learn_one: this call's data
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray, s: NDArray | None = None,
+                  stats: tuple | None = None) -> int:
+        """One pass with example weights ``s`` (or None); ``fit`` gives the ``stats`` of its
+        data (rows of weight 0 left out) and has resolved the schedule."""
+        if stats is None:  # partial_fit, learn_one: this call's data, in order
+            if s is not None and not (s > 0).all():
+                X, y_pm, s = _positive(X, y_pm, s)
+                order = np.arange(X.shape[0])
             stats = row_stats(X)
-            self._ensure_schedule(X, y_pm, stats)
+            self._ensure_schedule(X, y_pm, stats, s=s)
         scores = np.empty(0)  # fit and partial_fit do not need the scores: skip the writes
         mistakes = 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
-            mistakes += self._pass(k, X, y_k, order, scores, stats[0])
+            mistakes += self._pass(k, X, y_k, order, scores, stats[0], s)
         self.t_ += -(-order.size // int(self.batch_size))
         return mistakes
 
@@ -574,16 +608,24 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self._sync()
         return scores
 
-    def _objectives(self, X, y_pm: NDArray) -> NDArray[np.float64]:
-        """J(w_k, b_k) = 1/n sum hinge + lam/2 ||w_k||^2 of each binary problem k."""
+    def _objectives(self, X, y_pm: NDArray, s: NDArray | None = None) -> NDArray[np.float64]:
+        """J(w_k, b_k) = 1/n sum s_i hinge_i + lam/2 ||w_k||^2 of each binary problem k."""
         self._sync()
-        return np.array([svm_objective(self.coef_[k], self.intercept_[k], X, y_k,
-                                       lam=float(self.lam))
+        return np.array([_objective(self.coef_[k], self.intercept_[k], X, y_k,
+                                    float(self.lam), s)
                          for k, y_k in enumerate(self._y_rows(y_pm))])
 
     # -- scikit-learn API ------------------------------------------------------------------
-    def fit(self, X: ArrayLike, y: ArrayLike):
-        """Run ``max_iter`` epochs (or ``n_iter`` steps) of Pegasos on ``(X, y)``."""
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Run ``max_iter`` epochs (or ``n_iter`` steps) of Pegasos on ``(X, y)``.
+
+        ``sample_weight`` (``s_i >= 0``, default all 1) weighs example ``i``'s hinge term:
+        the objective is ``lam/2 ||w||^2 + 1/n sum_i s_i hinge_i`` over the ``n`` rows of
+        positive weight, and a violator's step is scaled by ``s_i``. A row of weight 0 is
+        left out before the fit (no step, no ``t_``, not in ``eta0="auto"``): the fit is the
+        one on the data without it. A weight ``k`` is one step ``k`` times longer, not ``k``
+        copies of the row.
+        """
         self._validate_params()
         warm = bool(self.warm_start) and hasattr(self, "classes_") and hasattr(self, "_v")
         X, y = validate_X_y(self, X, y, reset=not warm)
@@ -591,12 +633,14 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         if not (warm and np.array_equal(classes, self.classes_)
                 and self._v.shape[1] == X.shape[1]):
             self._start(X, classes)
+        s = self._example_weights("fit", sample_weight, X)
         y_pm = encode_pm(y, self.classes_)
         rng = check_random_state(self.random_state)
-        X, y_pm, _, held_out = hold_out(self, X, y_pm, rng)
+        X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
+        X, y_pm, s = _positive(X, y_pm, s)
         self._start_suffix(X.shape[0])
         stats = row_stats(X)  # once per fit: every epoch reads the row norms
-        self._ensure_schedule(X, y_pm, stats, rng)
+        self._ensure_schedule(X, y_pm, stats, rng, s)
         done = resume_point(self)  # 0, or the passes of a checkpoint (then its state)
         passes = itertools.count(done)
 
@@ -604,20 +648,31 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
             made = next(passes)
             if made > done:  # the state after pass `made`: a checkpoint when one is due
                 epoch_done(self, made)
-            return self._run_pass(X, y_pm, order, stats)
+            return self._run_pass(X, y_pm, order, s, stats)
 
         # the orders of the passes made are drawn again (the same random numbers), not run
         self._run_epochs(itertools.islice(self._orders(rng, X.shape[0]), done, None),
-                         run_pass, lambda: self._objectives(X, y_pm), held_out)
+                         run_pass, lambda: self._objectives(X, y_pm, s), held_out)
         self._sync()
-        return fit_probability(self, X, y_pm)
+        return fit_probability(self, X, y_pm, s)
 
-    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None):
         """One pass over ``X`` in the given order, continuing the schedule at ``t_``;
-        ``classes`` is required on the first call."""
-        super().partial_fit(X, y, classes=classes)
+        ``classes`` is required on the first call. ``sample_weight`` as in ``fit``: each
+        violator's step scaled by its weight, a row of weight 0 skipped (no step, no ``t_``)."""
+        super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
         self._sync()
         return self
+
+
+def _positive(X, y_pm: NDArray, s: NDArray | None) -> tuple:
+    """``(X, y_pm, s)`` without the rows of weight 0 (unchanged when ``s`` is None or
+    positive)."""
+    if s is None or (s > 0).all():
+        return X, y_pm, s
+    keep = np.flatnonzero(s > 0)
+    return X[keep], y_pm[..., keep], s[keep]
 
 
 def set_iterate(est: PegasosSVC, W: NDArray, B: NDArray, t: int) -> PegasosSVC:
