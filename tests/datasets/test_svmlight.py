@@ -640,3 +640,25 @@ def test_numbers_left_to_python_beyond_the_first_list(tmp_path, monkeypatch):
     X, y = load_svmlight(path)
     assert_same(X, y, *load_svmlight_file(str(path)))
     np.testing.assert_array_equal(X.data, [float(t) for t in tokens for _ in (1, 2)])
+
+
+@pytest.mark.parametrize("strtod", [True, False])
+def test_an_infinite_number_left_to_python_is_refused_before_a_later_error(tmp_path,
+                                                                          monkeypatch, strtod):
+    # More than 19 significant digits: strtod finishes the number, or Python's float when
+    # strtod is unusable; an infinite result is refused on its line, before the syntax error
+    # that ends the kernel's pass, also beyond the kernel's first list of such numbers.
+    import halfspaces.datasets._svmlight_blocks as svm
+
+    monkeypatch.setattr(svm, "strtod_usable", lambda: strtod)
+    monkeypatch.setattr(svm, "_SLOW_ROWS", 2)
+    finite, big = "0." + "1" * 25, "1" * 25 + "e400"
+    head = "".join(f"1 1:{finite} 2:{finite}\n" for _ in range(3))
+    path = write(tmp_path, head + f"-1 2:1 3:{big}\n1 1:x\n")
+    with pytest.raises(DataFormatError, match=rf"f\.svm:4:8: the feature value in '3:{big}'"
+                       " is not finite"):
+        load_svmlight(path)
+    path = write(tmp_path, head + f"-{big} 2:1\n1 1:x\n")
+    with pytest.raises(DataFormatError, match=rf"f\.svm:4:1: the label '-{big}' is not"
+                       " finite"):
+        load_svmlight(path)
