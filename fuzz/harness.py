@@ -66,7 +66,7 @@ def outcome(error_type, fn):
 
 def check_stream_is_load(whole, error, chunks, stream_error) -> None:
     """A file loads whole to ``whole`` (or fails with ``error``) exactly as the ``chunks``
-    streamed from it stack (or fail with ``stream_error``)."""
+    streamed from it stack (or fail with ``stream_error``); what it loads is finite."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -75,6 +75,9 @@ def check_stream_is_load(whole, error, chunks, stream_error) -> None:
     if error is not None or stream_error is not None:
         assert error == stream_error, (error, stream_error)
         return
+    assert np.isfinite(whole[0].data).all(), "a non-finite value was read, not refused"
+    for item in whole[1:]:  # labels (and weights): qids are integers
+        assert item.dtype.kind != "f" or np.isfinite(item).all(), "a non-finite label was read"
     X = sp.vstack([c[0] for c in chunks], format="csr")
     assert whole[0].shape == X.shape and (whole[0] != X).nnz == 0, "chunks differ from load"
     for i in range(1, len(whole)):

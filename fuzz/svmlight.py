@@ -5,7 +5,8 @@ size); the rest is the file. Properties checked on every input:
 
 - the only exception is ``DataFormatError``;
 - the streamed chunks stacked are exactly the whole load, and a file that fails to load
-  fails to stream, with the same message.
+  fails to stream, with the same message;
+- every value and label read is finite (an infinity or an overflow is refused).
 
 Run: ``NUMBA_DISABLE_JIT=1 python fuzz/svmlight.py fuzz/corpus/svmlight -max_total_time=60``
 (see harness.py for why without the JIT).

@@ -3,7 +3,8 @@
 The first byte picks the options (hashing or integer names, ``zero_based``,
 ``n_features``, chunk size); the rest is the file. Properties checked on every input: the
 only exception is ``DataFormatError``; the streamed chunks stacked are exactly the whole
-load, and a file that fails to load fails to stream, with the same message.
+load, a file that fails to load fails to stream, with the same message, and every value,
+label and weight read is finite (an infinity or an overflow is refused).
 
 Run: ``python fuzz/vw.py fuzz/corpus/vw -max_total_time=60``.
 """

@@ -139,6 +139,13 @@ def svmlight_texts(draw):
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
+def _line_of_row(text: str, row: int) -> int:
+    """The line (from 1) of example ``row`` (from 0) of an svmlight text: the examples are
+    the lines with something before their comment."""
+    rows = [k for k, line in enumerate(text.split("\n"), 1) if line.split("#")[0].strip()]
+    return rows[row]
+
+
 @settings(max_examples=150, deadline=None)
 @given(text=svmlight_texts(), zero_based=st.sampled_from(["auto", True, False]))
 def test_generated_files_match_sklearn(tmp_path_factory, text, zero_based):
@@ -151,6 +158,13 @@ def test_generated_files_match_sklearn(tmp_path_factory, text, zero_based):
         return
     if ref[0].shape[0] == 0:  # scikit-learn reads (0, 1); we say that there is nothing
         with pytest.raises(DataFormatError, match="no examples in the file"):
+            load_svmlight(path, zero_based=zero_based)
+        return
+    bad = np.flatnonzero(~np.isfinite(ref[0].data))
+    if bad.size:  # scikit-learn keeps an infinity; we refuse it on its line
+        line = _line_of_row(text, int(np.searchsorted(ref[0].indptr, bad[0], "right")) - 1)
+        with pytest.raises(DataFormatError, match=rf"f\.svm:{line}:\d+: the feature value in"
+                           r" '\+?\d+:[^']*' is not finite.*learners need finite values"):
             load_svmlight(path, zero_based=zero_based)
         return
     X, y = load_svmlight(path, zero_based=zero_based)
@@ -344,7 +358,8 @@ def test_stream_bad_arguments(tmp_path):
 @given(data=st.data())
 def test_dump_round_trip_is_exact(tmp_path_factory, data):
     n, d = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
-    dense = np.array(data.draw(st.lists(st.floats(allow_nan=False, width=64) | st.just(0.0),
+    finite = st.floats(allow_nan=False, allow_infinity=False, width=64)  # inf: refused
+    dense = np.array(data.draw(st.lists(finite | st.just(0.0),
                                         min_size=n * d, max_size=n * d))).reshape(n, d)
     y = np.array(data.draw(st.lists(st.floats(allow_nan=False, allow_infinity=False),
                                     min_size=n, max_size=n)))
@@ -572,14 +587,29 @@ def test_hard_numbers_match_sklearn_whatever_the_threads_and_blocks(tmp_path_fac
     lines += [f"{t} 2:1" for t in labels]
     path = write(tmp_path_factory.mktemp("n"), "\n".join(lines) + "\n")
     ref = load_svmlight_file(str(path))
+    # A number beyond the largest double is refused on its line (scikit-learn keeps inf):
+    # the first one in the file, whatever the blocks and threads.
+    rows_data = np.repeat(np.arange(len(lines)), np.diff(ref[0].indptr))
+    bad = np.concatenate([rows_data[~np.isfinite(ref[0].data)], np.flatnonzero(
+        ~np.isfinite(ref[1]))])
+    refused = (rf"f\.svm:{bad.min() + 1}:\d+: the (feature value in '\d:[^']*'|label '[^']*')"
+               " is not finite") if bad.size else None
     old = svm._MIN_LOAD_BLOCK
     try:
         svm._MIN_LOAD_BLOCK = data.draw(st.sampled_from([16, 64, 1 << 16]))
         for n_threads in (1, 2, 3):
-            assert_same(*load_svmlight(path, n_threads=n_threads), *ref)
+            if refused:
+                with pytest.raises(DataFormatError, match=refused):
+                    load_svmlight(path, n_threads=n_threads)
+            else:
+                assert_same(*load_svmlight(path, n_threads=n_threads), *ref)
     finally:
         svm._MIN_LOAD_BLOCK = old
-    assert_same(*_stack(iter_svmlight(path, chunk_rows=7, block_size=37)), *ref)
+    if refused:
+        with pytest.raises(DataFormatError, match=refused):
+            list(iter_svmlight(path, chunk_rows=7, block_size=37))
+    else:
+        assert_same(*_stack(iter_svmlight(path, chunk_rows=7, block_size=37)), *ref)
 
 
 def test_the_first_error_in_the_file_whatever_the_threads(tmp_path, monkeypatch):
@@ -610,3 +640,25 @@ def test_numbers_left_to_python_beyond_the_first_list(tmp_path, monkeypatch):
     X, y = load_svmlight(path)
     assert_same(X, y, *load_svmlight_file(str(path)))
     np.testing.assert_array_equal(X.data, [float(t) for t in tokens for _ in (1, 2)])
+
+
+@pytest.mark.parametrize("strtod", [True, False])
+def test_an_infinite_number_left_to_python_is_refused_before_a_later_error(tmp_path,
+                                                                          monkeypatch, strtod):
+    # More than 19 significant digits: strtod finishes the number, or Python's float when
+    # strtod is unusable; an infinite result is refused on its line, before the syntax error
+    # that ends the kernel's pass, also beyond the kernel's first list of such numbers.
+    import halfspaces.datasets._svmlight_blocks as svm
+
+    monkeypatch.setattr(svm, "strtod_usable", lambda: strtod)
+    monkeypatch.setattr(svm, "_SLOW_ROWS", 2)
+    finite, big = "0." + "1" * 25, "1" * 25 + "e400"
+    head = "".join(f"1 1:{finite} 2:{finite}\n" for _ in range(3))
+    path = write(tmp_path, head + f"-1 2:1 3:{big}\n1 1:x\n")
+    with pytest.raises(DataFormatError, match=rf"f\.svm:4:8: the feature value in '3:{big}'"
+                       " is not finite"):
+        load_svmlight(path)
+    path = write(tmp_path, head + f"-{big} 2:1\n1 1:x\n")
+    with pytest.raises(DataFormatError, match=rf"f\.svm:4:1: the label '-{big}' is not"
+                       " finite"):
+        load_svmlight(path)

@@ -235,7 +235,7 @@ def _reference_vw(text: str, n: int, hash_features: bool, seed: int = 0):
     reader was before it was compiled: rows (label, importance, [(column, value)]) or
     ("error", line, problem)."""
     def num(t: str) -> float:
-        if "_" in t or np.isnan(float(t)):
+        if "_" in t or not np.isfinite(float(t)):  # NaN and infinities are refused
             raise ValueError(t)
         return float(t)
 
@@ -264,6 +264,8 @@ def _reference_vw(text: str, n: int, hash_features: bool, seed: int = 0):
                     col = (murmurhash3_32(ns + "^" + name, seed=seed, positive=True) % n
                            if hash_features else int(name))
                     if col >= 2**63:
+                        raise ValueError
+                    if not np.isfinite(v * scale):  # overflows when scaled
                         raise ValueError
                     entries.append((col, v * scale))
         except ValueError:

@@ -58,8 +58,8 @@ if numba_config.DISABLE_JIT:  # plain-Python run of the kernels (coverage, debug
     def _leading_zeros(x):
         return 64 - int(x).bit_length()
 
-# Status of a parsed number.
-OK, NOT_A_NUMBER, IS_NAN, TO_PYTHON = 0, 1, 2, 3
+# Status of a parsed number (IS_INF: infinite, written so or beyond the largest double).
+OK, NOT_A_NUMBER, IS_NAN, TO_PYTHON, IS_INF = 0, 1, 2, 3, 4
 
 # 10**k for k = 0..22: every one is exactly representable as a float64.
 POW10 = np.array([float(10**k) for k in range(23)])
@@ -145,8 +145,9 @@ def _add(a, b):
 
 @njit(cache=True)
 def _from_power_of_five(w, q, m5, e5):
-    """The double nearest to ``w * 10**q`` (uint64 w > 0, _Q_MIN <= q <= _Q_MAX), or -1.0
-    when the truncated product cannot decide it (see the module docstring)."""
+    """The double nearest to ``w * 10**q`` (uint64 w > 0, _Q_MIN <= q <= _Q_MAX), -2.0 when
+    it is beyond the largest double, or -1.0 when the truncated product cannot decide it
+    (see the module docstring)."""
     lz = np.int64(_leading_zeros(w))
     wn = w << np.uint64(lz)
     hi, lo = m5[q - _Q_MIN, 0], m5[q - _Q_MIN, 1]
@@ -175,7 +176,7 @@ def _from_power_of_five(w, q, m5, e5):
     k = int(shift) + 129 + e5[q - _Q_MIN] + q - lz
     top = k + (53 if mant == _TWO53 else 52)  # the exponent of the leading bit
     if top > 1023:
-        return np.inf
+        return -2.0  # beyond the largest double
     if top < -1022:
         return -1.0  # subnormal: left to strtod
     return math.ldexp(float(mant), int(k))
@@ -264,7 +265,7 @@ def _word(buf, start, neg, delim):
     or not a number."""
     e = token_end(buf, start, delim)
     if _match_word(buf, start, e, _INF) or _match_word(buf, start, e, _INFINITY):
-        return (-np.inf if neg else np.inf), OK, e
+        return (-np.inf if neg else np.inf), IS_INF, e
     if _match_word(buf, start, e, _NAN):
         return np.nan, IS_NAN, e
     return 0.0, NOT_A_NUMBER, e
@@ -300,8 +301,9 @@ def _exponent(buf, p):
 def parse_number(buf, s, delim, use_strtod, endbox):
     """Parse the number that starts at buf[s] and ends at the next delimiter.
 
-    Returns (value, status, end): status OK (correctly rounded), NOT_A_NUMBER, IS_NAN, or
-    TO_PYTHON (a valid number left to Python's float: strtod unusable, or it disagreed).
+    Returns (value, status, end): status OK (correctly rounded, finite), NOT_A_NUMBER, IS_NAN,
+    IS_INF (value +-inf: an infinity, or beyond the largest double), or TO_PYTHON (a valid
+    number left to Python's float: strtod unusable, or it disagreed).
     ``endbox`` is an intp[1] scratch array for strtod's end pointer.
     """
     p = s
@@ -345,8 +347,10 @@ def parse_number(buf, s, delim, use_strtod, endbox):
         v = _from_power_of_five(w, q, _M5, _E5)
         if v >= 0.0:
             return (-v if neg else v), OK, p
+        if v == -2.0:
+            return (-np.inf if neg else np.inf), IS_INF, p
     elif q > _Q_MAX:  # w >= 1: beyond the largest double
-        return (-np.inf if neg else np.inf), OK, p
+        return (-np.inf if neg else np.inf), IS_INF, p
     return _slow(buf, s, p, use_strtod, endbox)
 
 
@@ -382,7 +386,7 @@ def _slow(buf, s, p, use_strtod, endbox):
         base = buf.ctypes.data
         v = _strtod(base + int(s), endbox.ctypes.data)
         if endbox[0] - base == p:
-            return v, OK, p
+            return v, (IS_INF if math.isinf(v) else OK), p
     return 0.0, TO_PYTHON, p
 
 

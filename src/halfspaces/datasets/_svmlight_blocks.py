@@ -11,6 +11,7 @@ index, the indexing, the qid rule). :func:`_assemble` stacks blocks into CSR arr
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -30,6 +31,8 @@ from ._numbers import strtod_usable, token_end
 from ._svmlight_lines import (
     DELIM,
     ERRORS,
+    INF_LABEL,
+    INF_VALUE,
     INT64_MAX,
     NO_QID,
     OVER_LIMIT,
@@ -67,9 +70,10 @@ def _parse_block(block: tuple[np.ndarray, int], opts: lines_kernel.Options) -> _
     out = _Block()
     out.buf, out.info = buf, np.zeros(lines_kernel.INFO_SIZE, dtype=np.int64)
     out.status, rows, out.newlines = _run_kernel(buf, end, opts, out.info)
+    # The numbers left to Python come before a failing token: an infinite one comes first.
+    out.status = _finish_slow_numbers(buf, rows) or out.status
     if out.status:
         return out
-    _finish_slow_numbers(buf, rows)
     _take_rows(out, rows)
     return out
 
@@ -87,20 +91,28 @@ def _run_kernel(buf, end: int, opts, info) -> tuple[int, lines_kernel.Rows, int]
     with np.errstate(over="ignore"):  # the kernel's wrapping uint64 arithmetic, run as Python
         status = lines_kernel.parse_svmlight(buf, 0, end, opts, rows)
         n_slow = int(info[lines_kernel.I_SLOW])
-        if status == 0 and n_slow > _SLOW_ROWS:
+        if n_slow > _SLOW_ROWS:
             rows = rows._replace(slow=np.empty((n_slow, 3), dtype=np.int64))
             status = lines_kernel.parse_svmlight(buf, 0, end, opts, rows)
     return status, rows, newlines
 
 
-def _finish_slow_numbers(buf, rows: lines_kernel.Rows) -> None:
-    """Convert the numbers the kernel left to Python's float (as scikit-learn's reader)."""
+def _finish_slow_numbers(buf, rows: lines_kernel.Rows) -> int:
+    """Convert the numbers the kernel left to Python's float (as scikit-learn's reader); the
+    first infinite one fails as in the kernel (its status is returned, else 0)."""
     for target, s, e in rows.slow[: rows.info[lines_kernel.I_SLOW]]:
         value = float(bytes(buf[s:e]))
+        if math.isinf(value):
+            if target < 0:
+                return lines_kernel.fail(rows.info, INF_LABEL, s, e, 0)
+            while DELIM[buf[s - 1]] == 0:  # back to the start of 'index:value'
+                s -= 1
+            return lines_kernel.fail(rows.info, INF_VALUE, s, e, 0)
         if target >= 0:
             rows.data[target] = value
         else:
             rows.labels[-target - 1] = value
+    return 0
 
 
 def _take_rows(out: _Block, rows: lines_kernel.Rows) -> None:

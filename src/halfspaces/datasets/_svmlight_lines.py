@@ -14,12 +14,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._numbers import IS_NAN, NOT_A_NUMBER, TO_PYTHON, delimiters, parse_number, token_end
+from ._numbers import IS_NAN, NOT_A_NUMBER, OK, TO_PYTHON, delimiters, parse_number, token_end
 
 # Status codes the kernel returns (0 is success); ERRORS turns them into messages.
 BAD_LABEL, NAN_LABEL, NO_COLON, BAD_INDEX, BAD_VALUE, NAN_VALUE = 1, 2, 3, 4, 5, 6
 ZERO_INDEX, NOT_INCREASING, BAD_QID, QID_MIXED = 7, 8, 9, 10
-BIG_INDEX, BIG_QID, OVER_LIMIT = 11, 12, 13
+BIG_INDEX, BIG_QID, OVER_LIMIT, INF_LABEL, INF_VALUE = 11, 12, 13, 14, 15
 ERRORS = {
     BAD_LABEL: "expected a label (a number such as +1, -1 or 0.5), got {tok!r}",
     NAN_LABEL: "the label is NaN ({tok!r}); every label must be a number",
@@ -27,6 +27,11 @@ ERRORS = {
     BAD_INDEX: "expected 'index:value' with a non-negative integer index, got {tok!r}",
     BAD_VALUE: "expected 'index:value' with a number as value, got {tok!r}",
     NAN_VALUE: "the value is NaN in {tok!r}; remove the entry or impute a number",
+    INF_LABEL: "the label {tok!r} is not finite; the learners need finite labels: clean the"
+    " file (give the line a finite label such as +1 or -1, or remove it)",
+    INF_VALUE: "the feature value in {tok!r} is not finite (an infinity, or beyond the largest"
+    " double); the learners need finite values: clean the file (remove the entry or replace"
+    " it by a finite number)",
     NOT_INCREASING: "feature indices must be strictly increasing within a line (sorted,"
     " no repeats); got {tok!r} after index {prev}",
     BAD_QID: "expected 'qid:<integer>', got {tok!r}",
@@ -71,8 +76,8 @@ class Rows(NamedTuple):
     (all of them, even beyond m), the smallest and largest index, the offset of the first
     line whose having a qid differs from the first line's (-1: none), the offset of the
     (first) token with the largest index, of the first row's line (-1: no row) and of the
-    (first) token with the smallest index. The extremes and their offsets cover the tokens
-    before a failing one too.
+    (first) token with the smallest index. The extremes and their offsets, and the numbers
+    left to Python, cover the tokens before a failing one too.
     """
 
     data: np.ndarray
@@ -228,6 +233,18 @@ def _index_status(buf, s, p, n_digits, idx, prev, opts):
     return 0, p
 
 
+@njit(cache=True)
+def _value_error(st):
+    """The status of a feature value that parse_number refused with ``st``."""
+    return BAD_VALUE if st == NOT_A_NUMBER else NAN_VALUE if st == IS_NAN else INF_VALUE
+
+
+@njit(cache=True)
+def _label_error(st):
+    """The status of a label that parse_number refused with ``st``."""
+    return BAD_LABEL if st == NOT_A_NUMBER else NAN_LABEL if st == IS_NAN else INF_LABEL
+
+
 @njit(cache=True, inline="always")
 def _note_extremes(info, idx, s):
     """Keep the smallest and largest index in ``info`` and where they first are."""
@@ -268,10 +285,9 @@ def _parse_entries(buf, p, nnz, n_slow, row, opts, endbox, out):
                 n_slow, n_qid
         prev = idx
         v, st, q = parse_number(buf, p + 1, DELIM, opts.use_strtod, endbox)
-        if st == NOT_A_NUMBER or st == IS_NAN:
-            code = BAD_VALUE if st == NOT_A_NUMBER else NAN_VALUE
-            return fail(out.info, code, s, q, 0), p, nnz, n_slow, n_qid
-        if st == TO_PYTHON:
+        if st != OK:
+            if st != TO_PYTHON:
+                return fail(out.info, _value_error(st), s, q, 0), p, nnz, n_slow, n_qid
             n_slow = record_slow(out.slow, n_slow, nnz, p + 1, q)
         out.data[nnz] = v
         out.indices[nnz] = idx
@@ -304,14 +320,16 @@ def parse_svmlight(buf, start, end, opts, out):
             p = next_line(buf, p)
             continue
         v, st, q = parse_number(buf, p, DELIM, opts.use_strtod, endbox)
-        if st == NOT_A_NUMBER or st == IS_NAN:
-            return fail(info, BAD_LABEL if st == NOT_A_NUMBER else NAN_LABEL, p, q, 0)
-        out.labels[row] = v
-        if st == TO_PYTHON:
+        if st != OK:
+            if st != TO_PYTHON:
+                info[I_SLOW] = n_slow
+                return fail(info, _label_error(st), p, q, 0)
             n_slow = record_slow(out.slow, n_slow, -row - 1, p, q)
+        out.labels[row] = v
         st, p, nnz, n_slow, has_qid = _parse_entries(buf, q, nnz, n_slow, row, opts, endbox,
                                                      out)
         if st:
+            info[I_SLOW] = n_slow  # the numbers left to Python before the failing token
             return st
         n_qid += has_qid
         if row == 0:

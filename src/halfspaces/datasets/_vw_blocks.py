@@ -47,6 +47,15 @@ def _big_index_error(path, line: int, name: str, column=None) -> DataFormatError
 
 
 def _number_error(path, line: int, what: str, text: str, column=None) -> DataFormatError:
+    try:
+        infinite = math.isinf(float(text))
+    except ValueError:
+        infinite = False
+    if infinite:
+        return DataFormatError(path, line, f"{what} is not finite: got {text!r} (an infinity,"
+                               " or beyond the largest double); the learners need finite"
+                               " values: clean the file (replace it by a finite number)",
+                               column)
     return DataFormatError(path, line, f"expected {what} (a number), got {text!r}", column)
 
 
@@ -94,7 +103,7 @@ class PythonLine:
             value = float(text)
         except ValueError:
             raise _number_error(self.path, lineno, what, text) from None
-        if math.isnan(value) or "_" in text:
+        if not math.isfinite(value) or "_" in text:
             raise _number_error(self.path, lineno, what, text)
         return value
 
@@ -186,7 +195,23 @@ def parse_block(block: tuple[np.ndarray, int], path, opts: kernel.Options) -> Bl
     slow = rows.slow[: info[kernel.I_SLOW]]
     if slow.size:
         _splice_python_lines(out, buf, slow, newline_pos, PythonLine(path, opts))
+    if not np.isfinite(out.data).all():
+        _end_at_overflow(out, path)
     return out
+
+
+def _end_at_overflow(out: Block, path) -> None:
+    """End the block before the first row with a value that overflowed when scaled by its
+    namespace weight (both finite, their product not): that row's error comes before any
+    later one."""
+    row = int(np.searchsorted(out.indptr, np.argmin(np.isfinite(out.data)), "right")) - 1
+    out.error = DataFormatError(path, int(out.lines[row]), "a feature value times the weight"
+                                " of its namespace is not finite (beyond the largest double);"
+                                " the learners need finite values: clean the file (scale the"
+                                " values or the namespace weight down)")
+    nnz = int(out.indptr[row])
+    out.data, out.indices, out.indptr = out.data[:nnz], out.indices[:nnz], out.indptr[:row + 1]
+    out.labels, out.weights, out.lines = out.labels[:row], out.weights[:row], out.lines[:row]
 
 
 def _splice_python_lines(out: Block, buf, slow, newline_pos, parser: PythonLine) -> None:

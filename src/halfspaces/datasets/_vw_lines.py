@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._numbers import IS_NAN, NOT_A_NUMBER, TO_PYTHON, delimiters, parse_number
+from ._numbers import IS_INF, IS_NAN, NOT_A_NUMBER, TO_PYTHON, delimiters, parse_number
 from ._svmlight_lines import fits_after_digit
 
 # Status codes (0 is success); vw.ERRORS words them.
@@ -171,11 +171,11 @@ def _fail(info, code, s, e):
 @njit(cache=True, inline="always")
 def _number(buf, s, e, code, opts, endbox, info):
     """``(status, value)`` of the number buf[s:e] (the whole token): 0, ``code`` (not a
-    number, or NaN) or _LEFT_TO_PYTHON."""
+    number, NaN or infinite) or _LEFT_TO_PYTHON."""
     v, st, q = parse_number(buf, s, DELIM, opts.use_strtod, endbox)
     if st == TO_PYTHON:
         return _LEFT_TO_PYTHON, 0.0
-    if st == NOT_A_NUMBER or st == IS_NAN or q != e:
+    if st == NOT_A_NUMBER or st == IS_NAN or st == IS_INF or q != e:
         return _fail(info, code, s, e), 0.0
     return 0, v
 

@@ -17,8 +17,9 @@ The file is read in blocks of whole lines by a background thread (which also dec
 and the blocks are parsed by worker threads (the kernel releases the GIL); the result does
 not depend on the number of threads, and neither do the errors (the first one in the file).
 
-Differences from scikit-learn, all of them errors rather than different answers: NaN values
-or labels are refused (no estimator accepts them), as are ``_`` digit separators, which
+Differences from scikit-learn, all of them errors rather than different answers: NaN or
+infinite values or labels (``inf``, or a number beyond the largest double such as ``1e999``)
+are refused (no estimator accepts them), as are ``_`` digit separators, which
 Python's ``float`` accepts; a malformed ``qid:`` is refused even when ``query_id=False``
 (scikit-learn then ignores it); a ``qid`` must be on every line or on none when
 ``query_id=True``, and ``qid:-9223372036854775808`` (-2**63) is refused; a file with no
@@ -99,9 +100,18 @@ def load_svmlight(
     Raises
     ------
     DataFormatError
-        A ValueError with ``.path`` and ``.line``, for any malformed line, an index beyond
-        ``n_features`` or beyond what a weight vector can be allocated for, and a file with
-        no examples.
+        A ValueError with ``.path`` and ``.line``, for any malformed line, a value or label
+        that is NaN or not finite, an index beyond ``n_features`` or beyond what a weight
+        vector can be allocated for, and a file with no examples.
+
+    Notes
+    -----
+    scikit-learn's ``load_svmlight_file`` reads ``inf`` (and ``1e999``, which overflows) as
+    an infinite value; this reader refuses it, naming the file, line and column
+    (``a.svm:2:4: the feature value in '2:inf' is not finite ...``). No learner here accepts
+    a non-finite value, and the line of the file is a better place to report it than a row
+    and column of ``X`` at ``fit``. With ``dtype=float32``, a finite float64 beyond the
+    largest float32 rounds to infinity, as in scikit-learn.
 
     Examples
     --------
