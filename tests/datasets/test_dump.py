@@ -54,15 +54,27 @@ def test_the_text_is_the_format_whatever_the_block(tmp_path, monkeypatch, block_
         assert path.read_bytes() == reference(X, y, **kwargs)
 
 
-def test_nan_in_a_late_block_leaves_the_old_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("value", "what"), [(np.nan, "NaN"), (np.inf, "infinity"),
+                                             (-np.inf, "infinity")])
+def test_a_non_finite_value_in_a_late_block_leaves_the_old_file(tmp_path, monkeypatch, value,
+                                                                  what):
+    """The writer refuses what the readers refuse (they stop at a non-finite value)."""
     monkeypatch.setattr(_dump, "BLOCK_NNZ", 2)
     path = tmp_path / "out.svm"
     path.write_bytes(b"old\n")
     X = np.ones((10, 2))
-    X[8, 1] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN"):
+    X[8, 1] = value
+    with pytest.raises(ValueError, match=f"X contains {what}, which the svmlight readers"):
         dump_svmlight(X, np.ones(10), path)
     assert path.read_bytes() == b"old\n" and os.listdir(tmp_path) == ["out.svm"]
+
+
+def test_a_non_finite_label_is_refused(tmp_path):
+    y = np.ones(4)
+    y[2] = np.inf
+    with pytest.raises(ValueError, match="label inf at row 2 is not finite"):
+        dump_svmlight(np.ones((4, 2)), y, tmp_path / "out.svm")
+    assert not (tmp_path / "out.svm").exists()
 
 
 def test_memory_is_bounded_by_a_block_not_by_the_output(tmp_path, monkeypatch):

@@ -32,6 +32,10 @@ def _check_labels(y: ArrayLike, n_rows: int) -> np.ndarray:
         raise ValueError(f"dump_svmlight: labels must be numbers (svmlight stores numeric"
                          f" labels); got dtype {y.dtype}. Encode them, e.g. y = np.where(y =="
                          " classes[1], 1, -1).")
+    if np.issubdtype(y.dtype, np.floating) and not np.isfinite(y).all():
+        raise ValueError(f"dump_svmlight: label {y[~np.isfinite(y)][0]} at row"
+                         f" {int(np.flatnonzero(~np.isfinite(y))[0])} is not finite; the svmlight"
+                         " readers refuse it. Give every row a finite label.")
     return y
 
 
@@ -61,9 +65,11 @@ def _canonical_rows(X, start: int, stop: int) -> sp.csr_matrix:
     block.sum_duplicates()
     block.eliminate_zeros()
     block.sort_indices()
-    if np.issubdtype(block.dtype, np.floating) and np.isnan(block.data).any():
-        raise ValueError("dump_svmlight: X contains NaN, which the svmlight format cannot"
-                         " hold; impute or drop those values first.")
+    if np.issubdtype(block.dtype, np.floating) and not np.isfinite(block.data).all():
+        what = "NaN" if np.isnan(block.data).any() else "infinity"
+        raise ValueError(f"dump_svmlight: X contains {what}, which the svmlight readers refuse"
+                         " (load_svmlight needs finite values); impute or drop those values"
+                         " first.")
     return block
 
 
