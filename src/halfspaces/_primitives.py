@@ -699,13 +699,6 @@ def rmatvec(X, v, out):
         row_axpy(X, i, v[i], out)
 
 
-@njit(cache=True)
-def row_sqnorms(X, out):
-    """``out_i = ||x_i||^2`` (``row_sqnorm``: float64, in row order, the same for both
-    layouts)."""
-    for i in range(n_rows(X)):
-        out[i] = row_sqnorm(X, i)
-
 
 # -- random numbers ----------------------------------------------------------------------------
 
