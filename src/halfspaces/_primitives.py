@@ -699,7 +699,6 @@ def rmatvec(X, v, out):
         row_axpy(X, i, v[i], out)
 
 
-
 # -- random numbers ----------------------------------------------------------------------------
 
 @njit(cache=True)
