@@ -1,16 +1,18 @@
 """Determinism: the same seed gives bit-identical models in two processes, and dense and
-sparse input give the same model, bit for bit, wherever the two take the same summation
-order. (``support_vectors_``, rows of the input, keep the sign of a -0.0 in dense input,
-which CSR does not store; ``LPSeparator``'s Farkas certificates on data that is not separable
+sparse input give the same model, bit for bit: every product that decides a step or a
+model is summed in the same order for a dense row and its CSR copy.
+(``support_vectors_``, rows of the input, keep the sign of a -0.0 in dense input, which
+CSR does not store; ``LPSeparator``'s Farkas certificates on data that is not separable
 are both valid, but HiGHS may find different ones for the two layouts: these are compared as
 values, or left out.)
 
-Where they do not: ``SVC(solver="dcd")`` and ``LogisticRegression`` compute the scores of
-dense rows with NumPy/BLAS dot products, whose summation order (blocked, vectorised) differs
-from the CSR loop over stored values, so the two models differ in the last bits (checked to
-agree within 1e-12 below). ``SVC()`` with ``solver="auto"`` solves the QP on dense input and
-runs dual coordinate descent on sparse input: different solvers, models equal only to the
-solvers' tolerance.
+``LogisticRegression`` included: its mat-vecs sum CSR rows in the dense rows' order
+(``_primitives.row_dot_dense_order``). Not yet ``SVC(solver="dcd")``: its coordinate steps
+score dense rows with 8 partial sums by column and CSR rows with 4 by stored position, and
+its setup and gap use NumPy/BLAS on dense rows, so the two models differ in the last bits
+(checked to agree within 1e-12 below). ``SVC()`` with ``solver="auto"`` solves the QP on
+dense input and runs dual coordinate descent on sparse input: different solvers, models
+equal only to the solvers' tolerance.
 """
 
 from __future__ import annotations
@@ -42,16 +44,21 @@ EXACT = {  # dense and sparse input give the same bits
         hypotheses=np.random.default_rng(0).normal(size=(64, 5)), randomized=True,
         random_state=0),
 }
-LAST_BITS = {  # BLAS on dense rows: equal to rounding
-    "SVC-dcd": lambda: halfspaces.SVC(solver="dcd", random_state=0),
+SUMMED = {  # mat-vecs summed in the dense order for CSR rows too
     "LogisticRegression": lambda: halfspaces.LogisticRegression(),
+}
+EXACT.update(SUMMED)
+LAST_BITS = {  # dense and CSR rows summed in different orders: equal to rounding
+    "SVC-dcd": lambda: halfspaces.SVC(solver="dcd", random_state=0),
 }
 SEEDED = {**EXACT, **LAST_BITS, "SVC-qp": lambda: halfspaces.SVC(solver="qp")}
 
 
-def _data(n_classes):
+def _data(n_classes, name=None):
+    """40 rows, 13 columns for SUMMED (8 partial sums and a tail of 5), else 5."""
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 5)) * (rng.random((40, 5)) < 0.6)
+    d = 13 if name in SUMMED else 5
+    X = rng.normal(size=(40, d)) * (rng.random((40, d)) < 0.6)
     y = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.normal(size=40) > 0, 1, -1)
     return X, (np.where(X[:, 2] > 0.5, 2, y) if n_classes == 3 else y)
 
@@ -83,7 +90,7 @@ def _fit(name, X, y):
 
 @pytest.mark.parametrize("name, n_classes", CASES)
 def test_dense_and_sparse_input_give_the_same_bits(name, n_classes):
-    X, y = _data(n_classes)
+    X, y = _data(n_classes, name)
     dense, sparse = _arrays(_fit(name, X, y)), _arrays(_fit(name, sp.csr_matrix(X), y))
     assert sorted(dense) == sorted(sparse)
     assert len(set(dense) - {"classes_"}) >= 2  # a fitted state to compare
@@ -97,7 +104,7 @@ def test_dense_and_sparse_input_give_the_same_bits(name, n_classes):
 
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("name", sorted(LAST_BITS))
-def test_dense_and_sparse_input_agree_to_rounding_where_blas_sums_dense_rows(name, n_classes):
+def test_dense_and_sparse_input_agree_to_rounding_where_the_sums_differ(name, n_classes):
     X, y = _data(n_classes)
     dense, sparse = _fit(name, X, y), _fit(name, sp.csr_matrix(X), y)
     for attr in ("coef_", "intercept_"):
@@ -113,7 +120,7 @@ import scipy.sparse as sp
 out = {}
 for name in sorted(t.SEEDED):
     for n_classes in (2, 3) if name != "WeightedMajorityClassifier" else (2,):
-        X, y = t._data(n_classes)
+        X, y = t._data(n_classes, name)
         for fmt, data in (("dense", X), ("csr", sp.csr_matrix(X))):
             arrays = t._arrays(t._fit(name, data, y))
             out[f"{name}/{n_classes}/{fmt}"] = {k: t.digest(a) for k, a in arrays.items()}

@@ -59,8 +59,8 @@ import llvmlite.binding
 import numpy as np
 import scipy.sparse as sp
 from llvmlite import ir
+from numba import carray, njit, types
 from numba import config as numba_config
-from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
@@ -370,6 +370,55 @@ def dot_csr(w, data, indices, start, end):
     return (s0 + s1) + (s2 + s3)
 
 
+if numba_config.DISABLE_JIT:
+
+    def _zeroed_lanes():
+        """8 float64 zeros, the partial sums of ``dot_csr_dense_order``."""
+        return np.zeros(8)
+
+else:
+
+    @intrinsic
+    def _stack_lanes(typingctx):
+        """A pointer to 8 float64 on the stack of the function it is lowered in."""
+
+        def codegen(context, builder, signature, args):
+            return cgutils.alloca_once(builder, ir.DoubleType(), size=8)
+
+        return types.CPointer(types.float64)(), codegen
+
+    # inlined by numba (inline="always"), so the stack slot is the caller's: no heap
+    # allocation per row (np.zeros(8) costs more than the dot of a short row)
+    @njit(inline="always")
+    def _zeroed_lanes():
+        """8 float64 zeros on the caller's stack, the partial sums of ``dot_csr_dense_order``."""
+        lanes = carray(_stack_lanes(), 8)
+        for k in range(8):
+            lanes[k] = 0.0
+        return lanes
+
+
+@njit(cache=True)
+def dot_csr_dense_order(w, data, indices, start, end):
+    """<w, x> for the CSR row x = (data, indices)[start:end] of a canonical matrix (indices
+    increasing) and a float64 vector w of its ``d`` columns, summed as ``dot_dense_scalar``
+    sums the dense row: column j in partial sum ``j mod 8`` for ``j < d - d mod 8``, the
+    last ``d mod 8`` columns in sum 0 after the others, each sum in column order.
+
+    The dense row's zeros add products ``+-0.0`` to a partial sum, which leave it as it is
+    (a partial sum starts at +0.0 and a sum that rounds to zero is +0.0, so it is never
+    -0.0), so a row and its CSR copy give the same bits, stored zeros or not.
+    """
+    d = np.uint64(w.shape[0])
+    m = d - d % np.uint64(8)
+    lanes = _zeroed_lanes()
+    for p in range(np.uint64(start), np.uint64(end)):
+        j = np.uint64(indices[p])
+        lanes[j & np.uint64(7) if j < m else np.uint64(0)] += w[j] * data[p]
+    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + (
+        (lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+
+
 # -- the row abstraction ---------------------------------------------------------------------
 
 def as_rows(X):
@@ -378,6 +427,19 @@ def as_rows(X):
     if sp.issparse(X):
         return CSR(X.data, X.indices, X.indptr)
     return X
+
+
+def product_rows(X):
+    """``as_rows`` for the compiled products of solvers: C-contiguous dense ``X`` (copied
+    only if it is not), or the CSR tuple of ``X.tocsr()`` with float64 data and indices of
+    the indptr's type (no copy where they are already)."""
+    if not sp.issparse(X):
+        return np.ascontiguousarray(X)
+    X = X.tocsr()
+    indices, indptr = X.indices, X.indptr  # as they are (no copy), unless their types differ
+    if indices.dtype != indptr.dtype:
+        indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+    return CSR(np.ascontiguousarray(X.data, dtype=np.float64), indices, indptr)
 
 
 # Dense rows: X[t] of a C-contiguous 2-D array.
@@ -470,6 +532,10 @@ def _csr_dot(X, t, w):
     return dot_csr(w, X.data, X.indices, X.indptr[t], X.indptr[t + 1])
 
 
+def _csr_dot_dense_order(X, t, w):
+    return dot_csr_dense_order(w, X.data, X.indices, X.indptr[t], X.indptr[t + 1])
+
+
 def _csr_axpy(X, t, a, w):
     for p in _span(X, t):
         w[np.uint64(X.indices[p])] += a * X.data[p]
@@ -541,6 +607,13 @@ def row_dot(X, t, w):
     """<w, x_t> for row ``t`` of dense or CSR ``X``."""
 
 
+@_resolved(array=_dense_dot, CSR=_csr_dot_dense_order)
+def row_dot_dense_order(X, t, w):
+    """<w, x_t> for a float64 vector ``w``, summed in the dense row's order for both layouts
+    (``dot_dense_scalar``'s; for CSR ``dot_csr_dense_order``), so that dense input and its
+    CSR copy give the same bits (``row_dot``'s CSR sums are faster on long rows)."""
+
+
 @_resolved(array=_dense_axpy, CSR=_csr_axpy)
 def row_axpy(X, t, a, w):
     """w <- w + a x_t, in place."""
@@ -605,6 +678,25 @@ def prefetch_wanted(order, i):
     """
     ahead = i + PREFETCH_ROWS
     return ahead < order.shape[0] and order[ahead] != order[i] + PREFETCH_ROWS
+
+
+# -- products with all rows -------------------------------------------------------------------
+# The same bits for dense input and its CSR copy: rows as row_dot_dense_order and
+# row_axpy (which adds a column's entries in row order for both) sum them.
+
+@njit(cache=True)
+def matvec(X, theta, out):
+    """``out = X theta`` for a float64 vector ``theta`` (``row_dot_dense_order`` per row)."""
+    for i in range(n_rows(X)):
+        out[i] = row_dot_dense_order(X, i, theta)
+
+
+@njit(cache=True)
+def rmatvec(X, v, out):
+    """``out += X^T v``: the rows times ``v_i`` added in turn (``out`` zeroed by the caller
+    for the product itself)."""
+    for i in range(n_rows(X)):
+        row_axpy(X, i, v[i], out)
 
 
 # -- random numbers ----------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._labels import check_classes, encode_pm
 from .._online import EPOCHS, OnlineClassifier
 from .._primitives import (
+    CSR,
     FINITE,
     SCORE_NOT_FINITE,
     WEIGHTS_NOT_FINITE,
@@ -46,6 +47,10 @@ from .._primitives import (
     as_rows,
     check_pass,
     example_weight,
+    matvec,
+    n_rows,
+    product_rows,
+    rmatvec,
     row_axpy,
     row_dot,
 )
@@ -53,7 +58,6 @@ from .._progress import lbfgs_reports, listener
 from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
 from .._validation import check_row_norms, param_error, validate_X_y
 from .._weights import CLASS_WEIGHT, example_weights
-from ..losses import logistic_objective
 
 
 @njit(cache=True)
@@ -132,17 +136,24 @@ def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept
     """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept); with
     ``sample_weight``, the weighted J (sums ``s_i loss_i`` over ``S = sum_i s_i``).
 
-    Two mat-vecs (scipy's sparse routines or BLAS) and one compiled pass over the margins.
+    Two compiled mat-vecs (``X`` dense, sparse, or ``product_rows``'s already), summed
+    alike for dense rows and their CSR copy (the same bits), and one compiled pass over the
+    margins.
     """
-    d = X.shape[1]
+    rows = X if isinstance(X, CSR) else product_rows(X)
+    d = theta.shape[0] - fit_intercept
     n = y.shape[0] if sample_weight is None else float(sample_weight.sum())
-    w = theta[:d]
+    w = np.ascontiguousarray(theta[:d])
     b = float(theta[d]) if fit_intercept else 0.0
-    z = np.asarray(safe_sparse_dot(X, w), dtype=np.float64).ravel() + b
+    z = np.empty(n_rows(rows))
+    matvec(rows, w, z)
+    z += b
     g = np.empty(y.shape[0])
     total = _loss_and_coef(z, y, g, sample_weight)
     grad = np.empty_like(theta)
-    grad[:d] = safe_sparse_dot(X.T, g) / n + lam * w
+    Xg = np.zeros(d)
+    rmatvec(rows, g, Xg)
+    grad[:d] = Xg / n + lam * w
     if fit_intercept:
         grad[d] = g.sum() / n
     return total / n + 0.5 * lam * float(w @ w), grad
@@ -328,18 +339,17 @@ class LogisticRegression(OnlineClassifier):
                             self.class_weight, self.classes_)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
+        rows = product_rows(X)
         fit_b = bool(self.fit_intercept)
         objectives, n_iter = [], 0
         for k, y_k in enumerate(self._y_rows(y_pm)):
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, X, y_k, lam, fit_b,
-                                                                   s),
+            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, rows, y_k, lam,
+                                                                   fit_b, s),
                         theta0, max_iter=self.max_iter, tol=self.tol, callback=listener())
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
-            objectives.append(logistic_objective(self.coef_[k], self.intercept_[k], X, y_k,
-                                                 lam=lam) if s is None else
-                              _objective_and_grad(res.x, X, y_k, lam, fit_b, s)[0])
+            objectives.append(_objective_and_grad(res.x, rows, y_k, lam, fit_b, s)[0])
             n_iter = max(n_iter, int(res.nit))
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         self.n_iter_ = max(n_iter, 1)

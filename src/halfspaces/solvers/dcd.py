@@ -149,7 +149,6 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._primitives import (
-    CSR,
     FINITE,
     SCORE_NOT_FINITE,
     WEIGHTS_NOT_FINITE,
@@ -158,6 +157,7 @@ from .._primitives import (
     check_pass,
     example_weight,
     n_rows,
+    product_rows,
     row_axpy,
     row_dot,
     row_dot_in_order,
@@ -482,13 +482,7 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
                        rng_state, None if s is None else np.ascontiguousarray(s, np.float64))
     params = DCDParams(U, Dii, rho, float(mu @ mu), float(np.max(np.abs(e))) if e.size else 0.0,
                        tol, 0.0, bool(shrinking), bool(fit_intercept), m is not None)
-    if not sp.issparse(X):
-        return np.ascontiguousarray(X), arrays, params, mu, m
-    indices, indptr = X.indices, X.indptr  # as they are (no copy), unless their types differ
-    if indices.dtype != indptr.dtype:
-        indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
-    return (CSR(np.ascontiguousarray(X.data, dtype=np.float64), indices, indptr), arrays,
-            params, mu, m)
+    return product_rows(X), arrays, params, mu, m
 
 
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
