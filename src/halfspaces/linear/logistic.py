@@ -303,6 +303,20 @@ class LogisticRegression(OnlineClassifier):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
 
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """``solver="sgd"`` refuses ``sample_weight`` and ``class_weight``: scikit-learn's
+        checks that fit with them fail by that ValueError."""
+        if self.solver != "sgd":
+            return {}
+        return dict.fromkeys((
+            "check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+            "check_sample_weights_list", "check_sample_weights_shape",
+            "check_sample_weights_not_overwritten", "check_all_zero_sample_weights_error",
+            "check_sample_weight_equivalence_on_dense_data",
+            "check_sample_weight_equivalence_on_sparse_data",
+            "check_classifiers_one_label_sample_weights", "check_class_weight_classifiers"),
+            "solver='sgd' takes neither sample_weight nor class_weight")
+
     def _lam(self, n: int) -> float:
         if self.lam is not None:
             return float(self.lam)
