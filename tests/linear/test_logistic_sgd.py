@@ -145,6 +145,8 @@ def test_sgd_model_file_keeps_the_held_out_scores(tmp_path):
     assert back.validation_scores_ == est.validation_scores_
     assert back.get_params() == est.get_params()
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    est.set_params(solver="lbfgs", early_stopping=False).fit(X, y)
+    assert not hasattr(est, "validation_scores_")
 
 
 def test_cli_trains_the_sgd_solver(tmp_path, capsys):

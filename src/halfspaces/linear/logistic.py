@@ -387,6 +387,7 @@ class LogisticRegression(OnlineClassifier):
                               " solver='lbfgs' (L-BFGS-B stops at tol; it has no epochs to"
                               " stop)", self.early_stopping,
                               "Use solver='sgd' to stop on held-out rows.")
+        self.__dict__.pop("validation_scores_", None)  # of an earlier fit with solver='sgd'
         warm = bool(self.warm_start) and hasattr(self, "coef_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes("LogisticRegression", y, None)
