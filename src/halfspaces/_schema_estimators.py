@@ -276,7 +276,7 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
          "duality_gap_", "n_iter_"),
         (_svc_kernel, _platt)),
     "LogisticRegression": Schema(
-        {**_ONLINE, "coef_": WEIGHTS, "intercept_": OFFSETS, "eta0_": POSITIVE,
+        {**_ONLINE, **HELD_OUT, "coef_": WEIGHTS, "intercept_": OFFSETS, "eta0_": POSITIVE,
          "objective_": OneOf(Float(low=0), Array(F8, ("n_models",), finite=True, low=0))},
         _ONLINE_REQUIRED + ("coef_", "intercept_")),
     "LPSeparator": Schema(

@@ -75,11 +75,11 @@ ESTIMATOR_OPTIONS = [
 ]
 BOOL_OPTIONS = [
     ("--fit-intercept", "fit_intercept", "learn an offset b (default: the estimator's)"),
-    ("--shuffle", "shuffle", "perceptrons: rows of each pass in a new random order (default;"
-                             " --no-shuffle keeps the file's order)"),
+    ("--shuffle", "shuffle", "perceptrons, logistic --solver sgd: rows of each pass in a new"
+                             " random order (default; --no-shuffle keeps the file's order)"),
     ("--probability", "probability", "svm, pegasos, perceptrons: fit Platt's sigmoid on 5"
                                      " held-out folds, for predict --proba"),
-    ("--early-stopping", "early_stopping", "perceptrons, pegasos: hold out"
+    ("--early-stopping", "early_stopping", "perceptrons, pegasos, logistic --solver sgd: hold out"
                                            " --validation-fraction of the rows and stop when"
                                            " their accuracy stops improving"),
 ]

@@ -19,6 +19,10 @@ one pass of online SGD:
 
     eta_t = eta0 / (1 + lam eta0 t)
     w_{t+1} = (1 - eta_t lam) w_t - eta_t g_t x_t,   b_{t+1} = b_t - eta_t g_t
+
+(g_t = -y_t sigma(-y_t z_t) at the score z_t before the step). With ``solver="sgd"``,
+``fit`` runs ``max_iter`` epochs of these steps over the rows (each epoch in a new random
+order), ``t`` counting on across epochs and ``lam = 1/(C n)`` fixed: SGD on J itself.
 """
 
 from __future__ import annotations
@@ -33,9 +37,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import EPOCHS, OnlineClassifier
 from .._primitives import (
@@ -55,7 +61,7 @@ from .._primitives import (
     row_dot,
 )
 from .._progress import lbfgs_reports, listener
-from .._specs import NONE, POSITIVE, Bool, Choice, OneOf
+from .._specs import NONE, POSITIVE, Bool, Choice, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X_y
 from .._weights import CLASS_WEIGHT, example_weights
 
@@ -178,7 +184,8 @@ def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 
 
 
 class LogisticRegression(OnlineClassifier):
-    """L2-regularized logistic regression: L-BFGS-B for ``fit``, online SGD for ``partial_fit``.
+    """L2-regularized logistic regression: L-BFGS-B (or SGD epochs) for ``fit``, online SGD
+    for ``partial_fit``.
 
     Parameters
     ----------
@@ -192,19 +199,37 @@ class LogisticRegression(OnlineClassifier):
     fit_intercept : bool, default=True
         Learn an unregularized offset ``b`` (as scikit-learn does with lbfgs).
     max_iter : int, default=100
-        Most L-BFGS-B iterations per binary problem.
+        Most L-BFGS-B iterations per binary problem; with ``solver="sgd"``, the epochs of
+        ``fit`` (all of them, unless ``early_stopping`` stops it).
     tol : float, default=1e-4
-        L-BFGS-B stops when the largest gradient entry of ``J`` (lam form) is below ``tol``.
-    solver : {"lbfgs"}, default="lbfgs"
+        L-BFGS-B stops when the largest gradient entry of ``J`` (lam form) is below ``tol``
+        (not used by ``solver="sgd"``).
+    solver : {"lbfgs", "sgd"}, default="lbfgs"
+        How ``fit`` minimizes ``J``: L-BFGS-B, or ``max_iter`` epochs of ``partial_fit``'s
+        SGD steps with ``lam = 1/(C n)`` fixed (no ``sample_weight`` or ``class_weight``).
     eta0 : float or "auto", default="auto"
-        First step of ``partial_fit``'s SGD; ``"auto"`` is ``1 / mean ||x||^2`` of the first
-        batch (the logistic loss is ``||x||^2/4``-smooth).
+        First SGD step; ``"auto"`` is ``1 / mean ||x||^2`` of the first batch of
+        ``partial_fit`` (or of ``fit``'s training rows with ``solver="sgd"``): the logistic
+        loss is ``||x||^2/4``-smooth.
+    shuffle : bool, default=True
+        ``solver="sgd"``: visit the rows of each epoch in a new random order; False keeps
+        the given order.
+    random_state : int, RandomState or None, default=None
+        ``solver="sgd"``: seed of the epochs' orders and of the rows ``early_stopping``
+        holds out.
     warm_start : bool, default=False
-        ``fit`` starts L-BFGS-B from the current ``coef_``.
+        ``fit`` starts L-BFGS-B (or SGD, continuing its ``t``) from the current ``coef_``.
     class_weight : None, "balanced" or dict, default=None
         As scikit-learn's: the losses of class ``c`` weigh its weight (``"balanced"``:
         ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``),
         times ``sample_weight``; used by ``fit``.
+    early_stopping : bool, default=False
+        ``solver="sgd"`` only: hold out a stratified ``validation_fraction`` of the rows and
+        stop ``fit`` once the held-out accuracy (``validation_scores_``) failed
+        ``n_iter_no_change`` epochs in a row to beat its best by 1e-3, as scikit-learn's SGD;
+        the model is the last epoch's. See :mod:`halfspaces._early_stopping`.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
 
     Raises
     ------
@@ -218,10 +243,14 @@ class LogisticRegression(OnlineClassifier):
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of labels
     objective_ : float (binary) or ndarray of shape (n_classes,)
-        ``J`` (lam form) at the solution of ``fit``, per one-vs-rest problem.
-    n_iter_ : int, L-BFGS-B iterations (largest over the problems), plus passes of
-        ``partial_fit``.
-    t_ : int, examples seen by ``partial_fit``
+        ``J`` (lam form) at the solution of ``fit``, per one-vs-rest problem (with
+        ``early_stopping``, on the training rows).
+    n_iter_ : int, L-BFGS-B iterations (largest over the problems) or SGD epochs, plus
+        passes of ``partial_fit``.
+    t_ : int, examples seen by the SGD steps
+    mistakes_per_epoch_ : list of int, ``solver="sgd"``: the mistakes of each epoch
+    validation_scores_ : list of float, the held-out accuracy after each epoch
+        (``early_stopping=True``)
 
     Notes
     -----
@@ -260,13 +289,16 @@ class LogisticRegression(OnlineClassifier):
             "lambda of the lam-form objective",
             "Try a small positive value such as 1e-4, or leave it None to use C."),
         "fit_intercept": Bool(), "max_iter": EPOCHS,
-        "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs"),
-        "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step of partial_fit"),
-        "warm_start": Bool(), "class_weight": CLASS_WEIGHT}
+        "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs", "sgd"),
+        "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step"),
+        "shuffle": Bool(), "random_state": Seed(),
+        "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS}
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
-                 eta0="auto", warm_start: bool = False, class_weight=None):
+                 eta0="auto", shuffle: bool = True, random_state=None,
+                 warm_start: bool = False, class_weight=None, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5):
         self.C = C
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -274,8 +306,27 @@ class LogisticRegression(OnlineClassifier):
         self.tol = tol
         self.solver = solver
         self.eta0 = eta0
+        self.shuffle = shuffle
+        self.random_state = random_state
         self.warm_start = warm_start
         self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """``solver="sgd"`` refuses ``sample_weight`` and ``class_weight``: scikit-learn's
+        checks that fit with them fail by that ValueError."""
+        if self.solver != "sgd":
+            return {}
+        return dict.fromkeys((
+            "check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+            "check_sample_weights_list", "check_sample_weights_shape",
+            "check_sample_weights_not_overwritten", "check_all_zero_sample_weights_error",
+            "check_sample_weight_equivalence_on_dense_data",
+            "check_sample_weight_equivalence_on_sparse_data",
+            "check_classifiers_one_label_sample_weights", "check_class_weight_classifiers"),
+            "solver='sgd' takes neither sample_weight nor class_weight")
 
     def _lam(self, n: int) -> float:
         if self.lam is not None:
@@ -296,14 +347,23 @@ class LogisticRegression(OnlineClassifier):
         self.__dict__.pop("eta0_", None)
         super()._start(X, classes)
 
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def _set_eta0(self, X) -> None:
+        """``eta0_``, unless set: ``eta0``, or ``"auto"``'s ``1 / mean ||x||^2`` of ``X``."""
         if not hasattr(self, "eta0_"):
             if isinstance(self.eta0, str):  # (inf norms would make it 0: no learning)
                 mean_sq = float(np.mean(check_row_norms("LogisticRegression", X)))
                 self.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
             else:
                 self.eta0_ = float(self.eta0)
-        p = SGDParams(self._lam(self.t_ + order.size), self.eta0_, bool(self.fit_intercept))
+
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+        self._set_eta0(X)
+        return self._sgd_pass(k, X, y, order, scores, self._lam(self.t_ + order.size))
+
+    def _sgd_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+                  lam: float) -> int:
+        """SGD steps ``t_ + 1, ...`` of binary problem ``k`` over ``X[order]``; its mistakes."""
+        p = SGDParams(lam, self.eta0_, bool(self.fit_intercept))
         w = self.coef_[k]
         result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order, self.t_,
                                           float(self.intercept_[k]), 1.0, p, scores)
@@ -326,8 +386,19 @@ class LogisticRegression(OnlineClassifier):
 
         ``sample_weight``: one number ``s_i >= 0`` per example, the weight of its loss (an
         integer weight ``k`` is the example repeated ``k`` times; 0 leaves it out).
+
+        With ``solver="sgd"``: ``max_iter`` epochs of SGD steps on ``J`` (see the module),
+        stopped early by ``early_stopping``.
         """
+        if self.solver == "sgd":
+            return self._fit_sgd(X, y, sample_weight)
         self._validate_params()
+        if self.early_stopping:
+            raise param_error("LogisticRegression", "early_stopping", "False with"
+                              " solver='lbfgs' (L-BFGS-B stops at tol; it has no epochs to"
+                              " stop)", self.early_stopping,
+                              "Use solver='sgd' to stop on held-out rows.")
+        self.__dict__.pop("validation_scores_", None)  # of an earlier fit with solver='sgd'
         warm = bool(self.warm_start) and hasattr(self, "coef_")
         X, y = validate_X_y(self, X, y, reset=not warm)
         classes = check_classes("LogisticRegression", y, None)
@@ -353,6 +424,36 @@ class LogisticRegression(OnlineClassifier):
             n_iter = max(n_iter, int(res.nit))
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         self.n_iter_ = max(n_iter, 1)
+        return self
+
+    def _fit_sgd(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
+        """``fit`` with ``solver="sgd"``: SGD epochs, each row once per epoch."""
+        if sample_weight is not None or self.class_weight is not None:
+            raise ValueError(
+                "LogisticRegression.fit: solver='sgd' takes neither sample_weight nor"
+                " class_weight (its steps are unweighted); use solver='lbfgs' for weighted"
+                " examples.")
+        X, y_pm = self._prepare_fit(X, y)
+        check_row_norms("LogisticRegression", X)  # the scores would overflow
+        rng = check_random_state(self.random_state)
+        X, y_pm, _, held_out = hold_out(self, X, y_pm, rng)
+        n = X.shape[0]
+        self._set_eta0(X)
+        lam = self._lam(n)
+        scores = np.empty(n, dtype=np.float64)
+        for _ in range(self.max_iter):
+            order = rng.permutation(n) if self.shuffle else np.arange(n)
+            mistakes = sum(self._sgd_pass(k, X, y_k, order, scores, lam)
+                           for k, y_k in enumerate(self._y_rows(y_pm)))
+            self.t_ += n
+            self.mistakes_per_epoch_.append(mistakes)
+            self.n_mistakes_ += mistakes
+            self.n_iter_ += 1
+            if held_out is not None and held_out.stop(self):
+                break
+        objectives = [logistic_objective(self.coef_[k], self.intercept_[k], X, y_k, lam=lam)
+                      for k, y_k in enumerate(self._y_rows(y_pm))]
+        self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         return self
 
     # -- probabilities -----------------------------------------------------------------------

@@ -1,0 +1,164 @@
+"""LogisticRegression(solver="sgd"): fit's SGD epochs against a NumPy reference written from
+the module docstring's step, and against the optimum of scikit-learn's LogisticRegression."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+from sklearn.model_selection import train_test_split
+from test_early_stopping import reference_stop
+
+from halfspaces import LogisticRegression, load
+
+
+def _data(n=60, d=5, seed=0, n_classes=2):
+    return make_classification(n_samples=n, n_features=d, n_informative=3, n_redundant=0,
+                               n_classes=n_classes, flip_y=0.05, random_state=seed)
+
+
+def reference_sgd(X, y_pm, lam, eta0, orders, fit_intercept=True):
+    """SGD from w = 0, b = 0 over the rows of each order in turn, yielding (w, b) after
+    each: eta_t = eta0 / (1 + lam eta0 t), g_t = -y_t sigma(-y_t z_t),
+    w <- (1 - eta_t lam) w - eta_t g_t x_t, b <- b - eta_t g_t."""
+    w, b, t = np.zeros(X.shape[1]), 0.0, 0
+    for order in orders:
+        for i in order:
+            t += 1
+            z = X[i] @ w + b
+            g = -y_pm[i] / (1.0 + np.exp(y_pm[i] * z))
+            eta = eta0 / (1.0 + lam * eta0 * t)
+            w = (1.0 - eta * lam) * w - eta * g * X[i]
+            b = b - eta * g if fit_intercept else b
+        yield w, b
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_fit_is_the_sgd_rule_over_the_epochs(sparse, shuffle):
+    X, y = _data()
+    n, epochs, seed = y.size, 4, 3
+    rng = np.random.RandomState(seed)
+    orders = [rng.permutation(n) if shuffle else np.arange(n) for _ in range(epochs)]
+    est = LogisticRegression(lam=0.02, eta0=0.3, solver="sgd", max_iter=epochs,
+                             shuffle=shuffle, random_state=seed)
+    est.fit(sp.csr_matrix(X) if sparse else X, y)
+    *_, (w, b) = reference_sgd(X, np.where(y == 1, 1.0, -1.0), 0.02, 0.3, orders)
+    np.testing.assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(b, rel=1e-10)
+    assert (est.t_, est.n_iter_, len(est.mistakes_per_epoch_)) == (epochs * n, epochs, epochs)
+
+
+def test_fit_takes_lam_from_C_and_eta0_auto_from_the_rows():
+    X, y = _data(n_classes=3)
+    n, C = y.size, 0.5
+    est = LogisticRegression(C=C, solver="sgd", max_iter=3, shuffle=False,
+                             fit_intercept=False).fit(X, y)
+    lam, eta0 = 1.0 / (C * n), 1.0 / np.mean((X * X).sum(axis=1))
+    assert est.eta0_ == pytest.approx(eta0, rel=1e-12)
+    for k in range(3):  # one-vs-rest: one SGD per class over the same orders
+        *_, (w, b) = reference_sgd(X, np.where(y == k, 1.0, -1.0), lam, eta0,
+                                   [np.arange(n)] * 3, fit_intercept=False)
+        np.testing.assert_allclose(est.coef_[k], w, rtol=1e-10, atol=1e-12)
+        assert b == est.intercept_[k] == 0.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_early_stopping_stops_as_the_reference(seed):
+    """The held-out rows and the epochs' orders come from one generator, in that order; lam
+    and eta0="auto" from the training rows; the held-out accuracy after each epoch decides."""
+    X, y = _data(n=100, seed=seed)
+    X[:, 0] += 2.0 * (y - 0.5) * (seed + 1) / 3  # data that stops at different epochs
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    rng = np.random.RandomState(seed)
+    train, held = train_test_split(np.arange(y.size), test_size=10, stratify=y,
+                                   random_state=rng)
+    train.sort()
+    Xt, n_t = X[train], train.size
+    lam, eta0 = 1.0 / n_t, 1.0 / np.mean((Xt * Xt).sum(axis=1))
+    scores = []
+    for w, b in reference_sgd(Xt, y_pm[train], lam, eta0,
+                              (rng.permutation(n_t) for _ in range(50))):
+        scores.append(float(np.mean(np.where(X[held] @ w + b >= 0, 1.0, -1.0) == y_pm[held])))
+        if reference_stop(scores, 3, 1e-3) == len(scores):
+            break
+    est = LogisticRegression(solver="sgd", early_stopping=True, n_iter_no_change=3,
+                             max_iter=50, random_state=seed).fit(X, y)
+    assert est.validation_scores_ == scores
+    assert est.n_iter_ == len(scores) < 50
+    np.testing.assert_allclose(est.coef_[0], w, rtol=1e-9, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(b, rel=1e-9)
+    assert est.t_ == n_t * len(scores)
+
+
+def test_warm_start_continues_the_steps():
+    X, y = _data()
+    kwargs = dict(lam=0.02, eta0=0.3, solver="sgd", shuffle=False)
+    once = LogisticRegression(max_iter=3, **kwargs).fit(X, y)
+    warm = LogisticRegression(max_iter=2, warm_start=True, **kwargs).fit(X, y)
+    warm.set_params(max_iter=1).fit(X, y)
+    np.testing.assert_allclose(warm.coef_, once.coef_, rtol=1e-12)
+    assert warm.t_ == once.t_
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0])
+def test_fit_reaches_the_optimum_of_sklearn(C):
+    X, y = _data(n=200)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    lam = 1.0 / (C * y.size)
+
+    def J(w, b):  # the lam form, written out here
+        return np.logaddexp(0, -y_pm * (X @ w + b)).mean() + lam / 2 * w @ w
+
+    sk = SkLogisticRegression(C=C, tol=1e-10, max_iter=1000).fit(X, y)
+    optimum = J(sk.coef_[0], sk.intercept_[0])
+    est = LogisticRegression(C=C, solver="sgd", max_iter=60, random_state=0).fit(X, y)
+    assert est.objective_ == pytest.approx(J(est.coef_[0], est.intercept_[0]), rel=1e-12)
+    assert optimum - 1e-9 <= est.objective_ <= optimum * (1 + 2e-3)
+
+
+def test_errors_of_solver_and_weights():
+    X, y = _data()
+    with pytest.raises(ValueError, match=re.escape(
+            "LogisticRegression: 'early_stopping' must be False with solver='lbfgs' (L-BFGS-B"
+            " stops at tol; it has no epochs to stop); got True. Use solver='sgd'")):
+        LogisticRegression(early_stopping=True).fit(X, y)
+    message = ("LogisticRegression.fit: solver='sgd' takes neither sample_weight nor"
+               " class_weight (its steps are unweighted); use solver='lbfgs'")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        LogisticRegression(solver="sgd").fit(X, y, sample_weight=np.ones(y.size))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        LogisticRegression(solver="sgd", class_weight="balanced").fit(X, y)
+    with pytest.raises(ValueError, match="'n_iter_no_change' must be an int >= 1"):
+        LogisticRegression(solver="sgd", early_stopping=True, n_iter_no_change=0).fit(X, y)
+
+
+def test_sgd_model_file_keeps_the_held_out_scores(tmp_path):
+    X, y = _data(n=80)
+    est = LogisticRegression(solver="sgd", early_stopping=True, random_state=1).fit(X, y)
+    est.save(tmp_path / "m.npz")
+    back = load(tmp_path / "m.npz")
+    assert back.validation_scores_ == est.validation_scores_
+    assert back.get_params() == est.get_params()
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    est.set_params(solver="lbfgs", early_stopping=False).fit(X, y)
+    assert not hasattr(est, "validation_scores_")
+
+
+def test_cli_trains_the_sgd_solver(tmp_path, capsys):
+    from test_cli import _run, _write_svmlight
+
+    X, y = _data(n=80)
+    data = _write_svmlight(tmp_path / "d.svm", X, 2 * y - 1)
+    code, _, err = _run(capsys, "train", data, "--algo", "logistic", "--set", "solver=sgd",
+                        "--early-stopping", "--random-state", "2", "-o", tmp_path / "m")
+    assert code == 0, err
+    est = LogisticRegression(solver="sgd", early_stopping=True, random_state=2)
+    est.fit(X, 2 * y - 1)
+    model = load(tmp_path / "m")
+    assert model.validation_scores_ == est.validation_scores_
+    np.testing.assert_allclose(model.coef_, est.coef_, rtol=1e-12)
