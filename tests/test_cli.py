@@ -593,3 +593,14 @@ def test_the_summary_of_an_early_stop_says_so(tmp_path, capsys):
                         "--n-iter-no-change", "2", "--max-iter", "500", "--random-state", "0",
                         "-o", tmp_path / "m")
     assert code == 0 and "stopped early on held-out data" in out and "NOT converged" not in out
+
+
+def test_an_sgd_fit_of_fixed_epochs_is_not_called_unconverged(tmp_path, capsys):
+    """LogisticRegression(solver="sgd") runs max_iter epochs by design: no convergence test."""
+    data = _write_svmlight(tmp_path / "d.svm", *_separable(n=60))
+    code, out, _ = _run(capsys, "train", data, "--algo", "logistic", "--set", "solver=sgd",
+                        "--max-iter", "3", "--random-state", "0", "--json", "-o", tmp_path / "m")
+    assert code == 0 and json.loads(out)["converged"] is None and json.loads(out)["epochs"] == 3
+    code, out, _ = _run(capsys, "train", data, "--algo", "logistic", "--set", "solver=sgd",
+                        "--max-iter", "3", "--random-state", "0", "-o", tmp_path / "m")
+    assert code == 0 and "converged" not in out and "3 epochs" in out

@@ -126,11 +126,14 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
         for key, name in (("objective", "objective"), ("duality_gap", "duality gap")):
             if isinstance(fit[key], float):
                 done.append(f"{name} {fit[key]:.6g}")
-        if fit["converged"] is not None:
-            stopped = bool(fit["held_out_loss"]) and fit["epochs"] is not None \
-                and fit["epochs"] < getattr(estimator, "max_iter", np.inf)
-            done.append("converged" if fit["converged"] else
-                        "stopped early on held-out data" if stopped else "NOT converged")
+        stopped = bool(fit["held_out_loss"]) and fit["epochs"] is not None \
+            and fit["epochs"] < getattr(estimator, "max_iter", np.inf)
+        if fit["converged"]:
+            done.append("converged")
+        elif stopped:
+            done.append("stopped early on held-out data")
+        elif fit["converged"] is not None:
+            done.append("NOT converged")
         if fit["held_out_loss"]:
             losses = fit["held_out_loss"]
             done.append(f"held-out zero-one loss by epoch {' '.join(f'{x:.4g}' for x in losses)}")
@@ -157,7 +160,9 @@ def fit_summary(estimator, data) -> dict:
                                   data.X, y_pm, lam=float(estimator.lam))
     converged = getattr(estimator, "converged_", None)
     tol, max_iter = getattr(estimator, "tol", None), getattr(estimator, "max_iter", None)
-    if converged is None and tol is not None and max_iter is not None and epochs is not None:
+    fixed_epochs = getattr(estimator, "solver", None) == "sgd"  # max_iter epochs, no tol
+    if converged is None and tol is not None and max_iter is not None and epochs is not None \
+            and not fixed_epochs:
         converged = bool(epochs < max_iter)  # a solver that stops at its tolerance
     return {"epochs": None if epochs is None else int(epochs),
             "solver": getattr(estimator, "solver_", None), "objective": _scalar(objective),

@@ -451,7 +451,10 @@ class LogisticRegression(OnlineClassifier):
             self.n_iter_ += 1
             if held_out is not None and held_out.stop(self):
                 break
-        objectives = [logistic_objective(self.coef_[k], self.intercept_[k], X, y_k, lam=lam)
+        rows, fit_b = product_rows(X), bool(self.fit_intercept)
+        objectives = [_objective_and_grad(np.concatenate([self.coef_[k], [self.intercept_[k]]]
+                                                         if fit_b else [self.coef_[k]]),
+                                          rows, y_k, lam, fit_b, None)[0]
                       for k, y_k in enumerate(self._y_rows(y_pm))]
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         return self
