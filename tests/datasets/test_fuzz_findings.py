@@ -20,3 +20,22 @@ def test_vw_load_and_stream_report_the_first_error_in_the_file(tmp_path):
         load_vw(path, **options)
     with pytest.raises(DataFormatError, match=pattern):
         list(iter_vw(path, **options))
+
+
+def test_svmlight_load_and_stream_report_the_first_error_in_the_file(tmp_path):
+    """fuzz/svmlight.py found (in CI's minute) a file whose line 1 has no qid, line 2 one,
+    and line 3 a malformed 'qid' token, read with query_id=True: load_svmlight reported the
+    syntax error of line 3 (it checked the qid rule after reading every block) while
+    iter_svmlight, whose first block ended before line 3, reported line 2, the first error in
+    the file."""
+    from halfspaces.datasets import iter_svmlight, load_svmlight
+
+    path = tmp_path / "input.svm"
+    path.write_bytes(b"1e-3\n1 qid:2 3:.25 #3\x00\x00 q\n1 qid\xff")
+    options = {"zero_based": True, "n_features": 4, "query_id": True}
+    pattern = r"input\.svm:2: this line has a 'qid:' but the first line does not"
+    with pytest.raises(DataFormatError, match=pattern):
+        load_svmlight(path, **options)
+    for chunk_rows in (1, 10):
+        with pytest.raises(DataFormatError, match=pattern):
+            list(iter_svmlight(path, chunk_rows=chunk_rows, **options))

@@ -72,9 +72,7 @@ def _parse_block(block: tuple[np.ndarray, int], opts: lines_kernel.Options) -> _
     out.status, rows, out.newlines = _run_kernel(buf, end, opts, out.info)
     # The numbers left to Python come before a failing token: an infinite one comes first.
     out.status = _finish_slow_numbers(buf, rows) or out.status
-    if out.status:
-        return out
-    _take_rows(out, rows)
+    _take_rows(out, rows)  # on a failure, the rows before it (their qids come first)
     return out
 
 
@@ -220,22 +218,20 @@ class _Lines:
     """Walks the blocks in order: checks each, numbers its lines and tracks what the whole
     file needs (the largest index and where it is, the first line breaking the qid rule)."""
 
-    def __init__(self, path, *, zero_based, n_cols, stream_auto=False):
+    def __init__(self, path, *, zero_based, n_cols, stream_auto=False, query_id=False):
         self.path, self.zero_based, self.n_cols = path, zero_based, n_cols
-        self.stream_auto = stream_auto
+        self.stream_auto, self.query_id = stream_auto, query_id
         self.first_line = 1
         self.min_idx, self.max_idx, self.where = INT64_MAX, -1, None
         self.first_has_qid = None  # whether the file's first row has a qid
         self.qid_mismatch = None  # the first line whose qid-ness differs from the first row's
 
     def take(self, block: _Block) -> int:
-        """Check ``block`` (raise its error) and record it; return its first line."""
+        """Check ``block`` (raise its error: with ``query_id``, a line breaking the qid rule
+        before the block's failure is the first error) and record it; return its first
+        line."""
         first_line = self.first_line
-        if block.status:
-            _raise_failed(block, first_line, self.path, zero_based=self.zero_based,
-                          n_cols=self.n_cols, stream_auto=self.stream_auto)
-        self.first_line += block.newlines
-        if block.n_rows:
+        if block.n_rows:  # the rows parsed (before a failure, if the block has one)
             has = bool(block.qids[0] != NO_QID)
             if self.first_has_qid is None:
                 self.first_has_qid = has
@@ -243,6 +239,12 @@ class _Lines:
                 pos = block.first_row if has != self.first_has_qid else block.qid_mismatch
                 if pos >= 0:
                     self.qid_mismatch = line_and_column(block.buf, pos, first_line)[0]
+        if self.query_id and self.qid_mismatch is not None:
+            raise self.qid_error()
+        if block.status:
+            _raise_failed(block, first_line, self.path, zero_based=self.zero_based,
+                          n_cols=self.n_cols, stream_auto=self.stream_auto)
+        self.first_line += block.newlines
         if block.indices.size:
             self.min_idx = min(self.min_idx, block.min_idx)
             if block.max_idx > self.max_idx:
@@ -252,7 +254,11 @@ class _Lines:
         return first_line
 
     def qid_error(self) -> DataFormatError:
-        return DataFormatError(self.path, self.qid_mismatch, ERRORS[QID_MIXED])
+        if self.first_has_qid:
+            return DataFormatError(self.path, self.qid_mismatch, ERRORS[QID_MIXED])
+        return DataFormatError(self.path, self.qid_mismatch, "this line has a 'qid:' but the"
+                               " first line does not; with query_id=True every line needs"
+                               " one (or pass query_id=False to ignore them)")
 
 
 def _check_zero_based(zero_based) -> None:

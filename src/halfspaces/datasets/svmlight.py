@@ -138,7 +138,7 @@ def _load(path, n_features, dtype, zero_based, query_id, n_threads=None):
     dt = _check_dtype(dtype)
     n_cols = _check_n_features(n_features)
     n_threads = check_n_threads("load_svmlight", n_threads)
-    lines = _Lines(path, zero_based=zero_based, n_cols=n_cols)
+    lines = _Lines(path, zero_based=zero_based, n_cols=n_cols, query_id=query_id)
     blocks = []
     for block in _parsed_blocks(path, _load_block_bytes(path, n_threads), n_threads,
                                 zero_based=zero_based, n_cols=n_cols):
@@ -215,7 +215,8 @@ def _stream_blocks(path, n_cols: int, dt: np.dtype, zero_based, query_id: bool,
     with a feature (a stream cannot look ahead)."""
     auto = zero_based == "auto"
     decided = None if auto else zero_based
-    lines = _Lines(path, zero_based=zero_based, n_cols=n_cols, stream_auto=auto)
+    lines = _Lines(path, zero_based=zero_based, n_cols=n_cols, stream_auto=auto,
+                   query_id=query_id)
     for block in _parsed_blocks(path, block_size, n_threads, zero_based=zero_based,
                                 n_cols=n_cols):
         buf = block.buf
