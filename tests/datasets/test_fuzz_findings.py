@@ -39,3 +39,19 @@ def test_svmlight_load_and_stream_report_the_first_error_in_the_file(tmp_path):
     for chunk_rows in (1, 10):
         with pytest.raises(DataFormatError, match=pattern):
             list(iter_svmlight(path, chunk_rows=chunk_rows, **options))
+
+
+def test_svmlight_streams_first_pass_keeps_the_qid_rule(tmp_path):
+    """fuzz/svmlight.py then found the same file read with n_features=None: iter_svmlight's
+    first pass (which finds the columns) checked every line but not the qid rule, so it
+    reported line 3's syntax error where load_svmlight reported line 2."""
+    from halfspaces.datasets import iter_svmlight, load_svmlight
+
+    path = tmp_path / "input.svm"
+    path.write_bytes(b"1e-3\n1 qid:2 6:.25 #3\x00\x00 1\n2 qid\xff")
+    options = {"zero_based": "auto", "n_features": None, "query_id": True}
+    pattern = r"input\.svm:2: this line has a 'qid:' but the first line does not"
+    with pytest.raises(DataFormatError, match=pattern):
+        load_svmlight(path, **options)
+    with pytest.raises(DataFormatError, match=pattern):
+        list(iter_svmlight(path, chunk_rows=2, **options))

@@ -159,10 +159,11 @@ def _load(path, n_features, dtype, zero_based, query_id, n_threads=None):
     return X, labels, qid, zero_based
 
 
-def _scan(path, block_size: int, zero_based, n_threads: int):
-    """One pass over the file checking every line: (nnz, min index, max index, where the max
-    is), ``where`` being the (buf, pos, first_line) of the largest index's token."""
-    lines = _Lines(path, zero_based=zero_based, n_cols=None)
+def _scan(path, block_size: int, zero_based, n_threads: int, query_id: bool = False):
+    """One pass over the file checking every line (the qid rule too with ``query_id``):
+    (nnz, min index, max index, where the max is), ``where`` being the (buf, pos,
+    first_line) of the largest index's token."""
+    lines = _Lines(path, zero_based=zero_based, n_cols=None, query_id=query_id)
     nnz = 0
     for block in _parsed_blocks(path, block_size, n_threads, zero_based=zero_based,
                                 n_cols=None):
@@ -191,7 +192,7 @@ def _survey(path, n_cols, zero_based, block_size: int, n_threads: int):
 
 
 def _resolve_columns(path, caller: str, n_cols, zero_based, block_size: int,
-                     n_threads: int):
+                     n_threads: int, query_id: bool = False):
     """``(n_cols, zero_based)`` of a stream: given, or found by a first pass over the file
     (which then resolves "auto" exactly as :func:`load_svmlight`)."""
     if n_cols is not None:
@@ -199,7 +200,7 @@ def _resolve_columns(path, caller: str, n_cols, zero_based, block_size: int,
     require_regular_file(path, caller, "'n_features' is required to read it (a first pass"
                          " over the file finds it); pass n_features= (and zero_based=True or"
                          " False), or save the stream to a file")
-    nnz, lo, hi, where = _scan(path, block_size, zero_based, n_threads)
+    nnz, lo, hi, where = _scan(path, block_size, zero_based, n_threads, query_id)
     if zero_based == "auto":
         zero_based = not (nnz > 0 and lo > 0)
     n_cols = hi + int(zero_based) if nnz else 1
@@ -299,7 +300,7 @@ def iter_svmlight(
             raise ValueError(f"iter_svmlight: '{name}' must be an int >= 1; got {value!r}.")
     n_threads = check_n_threads("iter_svmlight", None)
     n_cols, zero_based = _resolve_columns(path, "iter_svmlight", _check_n_features(n_features),
-                                          zero_based, block_size, n_threads)
+                                          zero_based, block_size, n_threads, query_id)
     blocks = _stream_blocks(path, n_cols, dt, zero_based, query_id, block_size, n_threads)
     return _iter_chunks(blocks, chunk_rows, query_id)
 
