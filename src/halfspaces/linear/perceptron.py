@@ -239,7 +239,6 @@ class BatchPerceptronMixin:
             f" training rows, below the {majority:.3f} of always predicting the majority"
             f" class.{hint}", UserWarning, stacklevel=3)
 
-
     def _rows_right(self, X, y_pm: NDArray, need: int) -> int:
         """How many training rows the model predicts right, or any count ``>= need`` once
         that many are (a subclass may stop there)."""
