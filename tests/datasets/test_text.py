@@ -87,6 +87,9 @@ def test_tfidf_pipeline():
      r" tab in 'spam no tab here'"),
     (b"ham\thello\n\n\tmissing label\n", 3, r"bad\.tsv:3: empty label"),
     (b"ham\thello\nspam\t\xff\xfe\n", 2, r"bad\.tsv:2: bytes that are not utf-8"),
+    # numpy's str dtype would drop the trailing NUL and return the label 'spam'
+    (b"ham\thello\nspam\x00\tfree\n", 2, r"bad\.tsv:2: a NUL character in the label"
+     r" 'spam\\x00' \(column 5\)"),
 ])
 def test_malformed_tsv(tmp_path, content, line, pattern):
     path = tmp_path / "bad.tsv"

@@ -77,6 +77,10 @@ def load_text_tsv(
                                   f" {line[:40]!r}")
         if not label.strip():
             raise DataFormatError(path, lineno, "empty label before the tab")
+        if "\x00" in label:  # a NumPy string array would drop it from a label's end
+            raise DataFormatError(path, lineno, f"a NUL character in the label {label!r} (column"
+                                  f" {label.index(chr(0)) + 1}): labels are text; remove the NUL"
+                                  " bytes (a binary or corrupt file?)")
         labels.append(label)
         texts.append(body)
     if not labels:
