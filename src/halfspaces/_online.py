@@ -27,11 +27,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _csr
-from ._base import ParamsMixin, SaveMixin
+from ._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted
 from ._labels import check_classes, decode_scores, encode_pm
 from ._primitives import as_rows, check_pass
 from ._specs import Int
@@ -49,7 +47,7 @@ def keep_params(estimator, arguments: dict) -> None:
             setattr(estimator, name, value)
 
 
-class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     """Base class: see the module docstring. Not part of the public API."""
 
     #: Whether ``fit``'s first pass proves ``X`` finite (it scores every row with a sum that

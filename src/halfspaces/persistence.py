@@ -290,14 +290,14 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) ->
         _Decoder(encoder.arrays).estimator(tree)
     except SchemaError as exc:
         raise ValueError(f"save({name}): cannot save {exc}") from None
-    import sklearn
+    from importlib.metadata import version  # scikit-learn's, without importing it
 
     meta = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "halfspaces_version": __version__,
         "numpy_version": np.__version__,
-        "sklearn_version": sklearn.__version__,
+        "sklearn_version": version("scikit-learn"),
         "estimator": name,
         "tree": tree,
         "metadata": metadata,

@@ -34,13 +34,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted
 
+from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import EPOCHS, OnlineClassifier
@@ -171,6 +167,8 @@ def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 
     ``theta0``, stopped by ``max |grad| <= tol`` or ``max_iter`` iterations (then a
     ConvergenceWarning, ``stacklevel`` counted from the caller of this function).
     ``callback`` hears each iteration (:func:`halfspaces._progress.lbfgs_reports`)."""
+    from scipy.optimize import minimize  # not imported by the SGD solver's stream
+
     fun, report = lbfgs_reports(fun, callback, max_iter, tol)
     res = minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=report,
                    options={"maxiter": int(max_iter), "gtol": float(tol),
@@ -179,7 +177,7 @@ def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 
         warnings.warn(
             f"LogisticRegression: L-BFGS-B stopped after max_iter={max_iter} iterations"
             f" before the gradient fell below tol={tol}. Increase max_iter or scale the"
-            " features.", ConvergenceWarning, stacklevel=stacklevel + 1)
+            " features.", convergence_warning(), stacklevel=stacklevel + 1)
     return res
 
 

@@ -36,9 +36,8 @@ import math
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
 
+from .._base import check_random_state, safe_sparse_dot
 from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm

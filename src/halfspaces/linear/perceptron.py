@@ -24,9 +24,8 @@ from contextlib import nullcontext
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
+from .._base import check_random_state, convergence_warning
 from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import decode_scores
@@ -216,7 +215,7 @@ class BatchPerceptronMixin:
                 f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
                 f" {n} rows), so converged_ is False: the data may not be linearly separable,"
                 " or its margin is too small for that many passes. Increase max_iter if it"
-                " is separable.", ConvergenceWarning, stacklevel=2)
+                " is separable.", convergence_warning(), stacklevel=2)
         if self._checks_majority and not (self.converged_ and self._clean_pass_is_exact):
             self._warn_below_majority(X, y_pm)
         return fit_probability(self, X, y_pm, s)

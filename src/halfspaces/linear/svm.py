@@ -28,12 +28,15 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from .._base import ParamsMixin, SaveMixin
+from .._base import (
+    ClassifierBase,
+    ParamsMixin,
+    SaveMixin,
+    check_is_fitted,
+    check_random_state,
+    convergence_warning,
+)
 from .._labels import check_classes, decode_scores, encode_pm
 from .._parallel import N_JOBS, map_problems
 from .._progress import listener
@@ -104,7 +107,7 @@ def _crammer_singer_is_linear(svc) -> None:
                           "Try C=1.0.")
 
 
-class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     """Support vector classifier: the SVM quadratic program, solved exactly.
 
     Parameters
@@ -392,7 +395,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                 f" max_iter={self.max_iter} passes; its objective is within a relative"
                 f" duality gap of {(res.primal - res.dual) / abs(res.primal):.2g} of the"
                 " optimum. Increase max_iter, scale the features (e.g. StandardScaler) or"
-                " lower C.", ConvergenceWarning, stacklevel=3)
+                " lower C.", convergence_warning(), stacklevel=3)
         self.coef_, self.intercept_ = res.W, np.zeros(len(self.classes_))
         self.support_ = np.flatnonzero((res.alpha != 0.0).any(axis=1))
         self.support_vectors_ = X[self.support_]
@@ -435,7 +438,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                     f" max_iter={self.max_iter} epochs; its objective is within a relative"
                     f" duality gap of {gap:.2g} of the optimum. Increase max_iter, scale the"
                     " features (e.g. StandardScaler), lower C, or use solver='qp'.",
-                    ConvergenceWarning, stacklevel=4)
+                    convergence_warning(), stacklevel=4)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
                             max_iter=self.max_iter, verbose=bool(self.verbose),
@@ -472,7 +475,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                     " their largest absolute value) or use a finite C.")
         warnings.warn(f"SVC: the interior-point solver stopped with status {res.status!r};"
                       " the solution may be inaccurate. Rescale the features or raise"
-                      " max_iter.", ConvergenceWarning, stacklevel=4)
+                      " max_iter.", convergence_warning(), stacklevel=4)
 
     def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None, warm=None) -> bool:
         """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
