@@ -31,12 +31,9 @@ from numpy.typing import ArrayLike, NDArray
 from . import _csr
 from ._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted
 from ._labels import check_classes, decode_scores, encode_pm
+from ._params import EPOCHS  # noqa: F401 - where the learners import it from
 from ._primitives import as_rows, check_pass
-from ._specs import Int
 from ._validation import check_csr, validate_X, validate_X_y
-
-#: ``max_iter`` of an online learner: passes over the data.
-EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 
 def keep_params(estimator, arguments: dict) -> None:

@@ -37,9 +37,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
 from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
-from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
+from .._early_stopping import hold_out
 from .._labels import check_classes, encode_pm
-from .._online import EPOCHS, OnlineClassifier
+from .._online import OnlineClassifier
+from .._params import LOGISTIC_REGRESSION
 from .._primitives import (
     CSR,
     FINITE,
@@ -57,9 +58,8 @@ from .._primitives import (
     row_dot,
 )
 from .._progress import lbfgs_reports, listener
-from .._specs import NONE, POSITIVE, Bool, Choice, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X_y
-from .._weights import CLASS_WEIGHT, example_weights
+from .._weights import example_weights
 
 
 @njit(cache=True)
@@ -279,18 +279,7 @@ class LogisticRegression(OnlineClassifier):
     array([1., 1.])
     """
 
-    _parameter_constraints = {
-        # C = inf is lam = 0: no minimizer at all on separable data
-        "C": POSITIVE.about("inverse regularization strength",
-                            "Try C=1.0; smaller C regularizes more."),
-        "lam": OneOf(POSITIVE, NONE).about(
-            "lambda of the lam-form objective",
-            "Try a small positive value such as 1e-4, or leave it None to use C."),
-        "fit_intercept": Bool(), "max_iter": EPOCHS,
-        "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs", "sgd"),
-        "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step"),
-        "shuffle": Bool(), "random_state": Seed(),
-        "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS}
+    _parameter_constraints = LOGISTIC_REGRESSION
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, safe_sparse_dot
 from .._labels import check_classes, decode_scores, encode_pm
-from .._specs import Bool, Choice
+from .._params import LP_SEPARATOR
 from .._validation import check_row_norms, validate_X, validate_X_y
 from ..exceptions import NotSeparableWarning
 from ..solvers.lp import (
@@ -126,8 +126,7 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
     [0 1 2 3] [0.25 0.25 0.25 0.25]
     """
 
-    _parameter_constraints = {"fit_intercept": Bool(),
-                              "on_infeasible": Choice("least_violation", "raise")}
+    _parameter_constraints = LP_SEPARATOR
 
     def __init__(self, *, fit_intercept: bool = True,
                  on_infeasible: str = "least_violation"):

@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from .. import _params
 from .._base import (
     ClassifierBase,
     ParamsMixin,
@@ -38,13 +39,12 @@ from .._base import (
     convergence_warning,
 )
 from .._labels import check_classes, decode_scores, encode_pm
-from .._parallel import N_JOBS, map_problems
+from .._parallel import map_problems
 from .._progress import listener
-from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
-from .._weights import CLASS_WEIGHT, example_weights
-from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
-from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
+from .._weights import example_weights
+from ..calibration import ProbabilityMixin, fit_probability
+from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.crammer_singer import crammer_singer
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
@@ -252,19 +252,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     ([1], 'qp')
     """
 
-    _parameter_constraints = {
-        "C": Float(low=0, low_open=True, allow_inf=True).about(
-            "the SVM constant; np.inf for the hard margin",
-            "Try C=1.0, or lam=... for the lambda form."),
-        "lam": OneOf(POSITIVE, NONE).about("lambda of 1/n sum loss + lam/2 ||theta||^2",
-                                           "Try a small positive value such as 1e-4."),
-        **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),
-        "loss": Choice("hinge", "squared_hinge"),
-        "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
-        "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
-        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
-        "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "n_jobs": N_JOBS,
-        "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer")}
+    _parameter_constraints = _params.SVC
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _crammer_singer_is_linear)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
