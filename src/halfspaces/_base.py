@@ -152,18 +152,20 @@ class ClassifierBase:
                     classifier_tags=ClassifierTags())
 
 
-def check_is_fitted(estimator: Any) -> None:
+def check_is_fitted(estimator: Any, attributes: str | None = None) -> None:
     """Raise scikit-learn's ``NotFittedError`` (its message) unless ``estimator`` is fitted:
-    it has an attribute ending in ``_`` set by ``fit``, or says so by
-    ``__sklearn_is_fitted__``."""
-    if hasattr(estimator, "__sklearn_is_fitted__"):
+    it has the attribute ``attributes`` if given, else an attribute ending in ``_`` set by
+    ``fit``, or says so by ``__sklearn_is_fitted__``."""
+    if attributes is not None:
+        fitted = hasattr(estimator, attributes)
+    elif hasattr(estimator, "__sklearn_is_fitted__"):
         fitted = estimator.__sklearn_is_fitted__()
     else:
         fitted = any(name.endswith("_") and not name.startswith("__") for name in vars(estimator))
     if not fitted:
         from sklearn.utils.validation import check_is_fitted as sklearn_check
 
-        sklearn_check(estimator)
+        sklearn_check(estimator, attributes)
 
 
 def check_random_state(seed: Any) -> np.random.RandomState:
