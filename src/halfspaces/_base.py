@@ -216,13 +216,19 @@ class _ConditionalMethod:
     def __get__(self, obj, owner=None):
         if obj is None:
             return self.fn
-        if not self.check(obj):
-            raise AttributeError(f"This {type(obj).__name__!r} has no attribute"
-                                 f" {self.fn.__name__!r}")
+        absent = AttributeError(f"This {type(obj).__name__!r} has no attribute"
+                                f" {self.fn.__name__!r}")
+        try:
+            available = self.check(obj)
+        except Exception as why:  # the check's own reason, as the cause
+            raise absent from why
+        if not available:
+            raise absent
         return types.MethodType(self.fn, obj)
 
 
 def available_if(check):
     """Decorator: the method exists on an instance (``hasattr`` is true) only when
-    ``check(instance)`` is true; ``check`` may raise an AttributeError saying why not."""
+    ``check(instance)`` is true; otherwise reading it raises ``AttributeError("This 'Name'
+    has no attribute 'method'")``, whose cause is the error ``check`` raised, if any."""
     return functools.partial(_ConditionalMethod, check=check)

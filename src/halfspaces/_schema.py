@@ -48,7 +48,9 @@ def param_specs(name: str) -> dict[str, Spec]:
     models, from :mod:`halfspaces._params`, without importing the class's module)."""
     from ._params import TABLES
 
-    table = SCHEMAS[name].params or TABLES.get(name)
+    table = SCHEMAS[name].params
+    if table is None:
+        table = TABLES.get(name)
     if table is None:
         from .persistence import REGISTRY  # the registered module: nothing else is imported
 
