@@ -5,8 +5,10 @@ wall time of ``python -c "import numpy, scipy.sparse"``. Each command below runs
 process, the commands alternating, round after round; the median of each is compared with
 the baseline's. The data: the bundled a9a (123 features, 14 values a row), the models
 trained on it, the first 1,000 rows of a9a.t written as a plain svmlight file. "usual path"
-is the same predict through the estimator (scikit-learn and numba imported), as before the
-small-file path existed.
+is the same predict through the estimator (numba and its compiled kernels imported; not
+scikit-learn, which the estimators import only where they use it), as before the small-file
+path existed. "import Perceptron, fit_file" is the floor of training from a file (no
+scikit-learn since the estimators have their own base class).
 
 Also the break-even size of the small reader (:mod:`halfspaces.datasets.small_svmlight`):
 the imports that the small-file path saves, over its parse time per byte.
@@ -54,6 +56,8 @@ def _commands(files: dict[str, Path], out: Path) -> dict[str, list[str]]:
     return {
         'python -c "import numpy, scipy.sparse"': [py, "-c", "import numpy, scipy.sparse"],
         "halfspaces --help": [py, "-m", "halfspaces", "--help"],
+        "import Perceptron, fit_file": [py, "-c", "from halfspaces import Perceptron;"
+                                        " from halfspaces.datasets import fit_file"],
         "predict, Perceptron": [py, "-m", "halfspaces",
                                 *[a.format(model=files["perceptron"]) for a in predict]],
         "predict, SVC (dcd)": [py, "-m", "halfspaces",

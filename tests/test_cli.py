@@ -533,6 +533,35 @@ def test_help_imports_no_heavy_library():
     assert done.stdout == "[]\n"
 
 
+def test_train_and_estimators_import_no_sklearn_or_pandas(tmp_path):
+    """Importing every estimator, ``fit_file`` and ``halfspaces train`` of a perceptron from
+    an svmlight file (in memory, and streamed with --cache: written, then read) import
+    neither scikit-learn nor pandas; the models are the in-memory fit's."""
+    X, y = _separable(n=40)
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    model = tmp_path / "m.npz"
+    script = (
+        "import sys\n"
+        "from halfspaces import (AveragedPerceptron, HalvingClassifier, KernelPegasosSVC,"
+        " KernelPerceptron, LogisticRegression, LPSeparator, PegasosSVC, Perceptron, SVC,"
+        " VotedPerceptron, WeightedMajorityClassifier)\n"
+        "from halfspaces.cli import main\n"
+        "from halfspaces.datasets import fit_file\n"
+        f"fit_file(Perceptron(shuffle=False, max_iter=2), {str(data)!r})\n"
+        "for extra in ([], ['--no-shuffle', '--cache'], ['--no-shuffle', '--cache']):\n"
+        f"    assert main(['train', {str(data)!r}, '--algo', 'perceptron', '--max-iter', '1',"
+        f" '-o', {str(model)!r}, *extra]) == 0\n"
+        "print(sorted({'sklearn', 'pandas'} & {name.split('.')[0] for name in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=ENV, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    from halfspaces import Perceptron, load
+
+    expected = Perceptron(shuffle=False, max_iter=1).fit(X, y)
+    assert np.array_equal(load(model).coef_, expected.coef_)
+
+
 def test_unexpected_errors_are_one_line_unless_debug(tmp_path, capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("something odd\nover two lines")

@@ -5,6 +5,7 @@ path, and a process that never imports them."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -20,7 +21,7 @@ import halfspaces
 from halfspaces import cli
 from halfspaces._labels import format_label
 from halfspaces._predict_linear import row_dot_scores
-from halfspaces.cli import _models
+from halfspaces.cli import _models, _quick
 from halfspaces.datasets import load_svmlight, small_svmlight
 from halfspaces.datasets.small_svmlight import read_small_svmlight
 from halfspaces.linear.perceptron import linear_scores
@@ -235,9 +236,10 @@ def test_read_linear_refuses_what_load_refuses(tmp_path):
                  _replace("intercept_", lambda a: np.zeros(2)),
                  lambda tree, enc: tree["attrs"].pop("intercept_")):
         craft(path, fitted, edit)
-        with pytest.raises(ModelFormatError):
+        with pytest.raises(ModelFormatError) as loaded:
             load(path)
-        assert read_linear(path) is None
+        with pytest.raises(ModelFormatError, match=f"^{re.escape(str(loaded.value))}$"):
+            read_linear(path)
     craft(path, fitted, _set("params", max_iter={"__estimator__": "Pipeline"}))
     assert read_linear(path) is None  # a parameter that is not a plain value
     named = halfspaces.Perceptron().fit(X, [1, -1, 1])
@@ -245,7 +247,10 @@ def test_read_linear_refuses_what_load_refuses(tmp_path):
     named.save(path)
     assert read_linear(path) is None and load(path).feature_names_in_.size == 2
     path.write_bytes(path.read_bytes()[:200])
-    assert read_linear(path) is None
+    with pytest.raises(ModelFormatError) as loaded:
+        load(path)
+    with pytest.raises(ModelFormatError, match=f"^{re.escape(str(loaded.value))}$"):
+        read_linear(path)
     kernel = halfspaces.SVC(kernel="rbf").fit(X, [1, -1, 1])
     kernel.save(path)
     assert read_linear(path) is None  # not linear: the estimator predicts
@@ -269,3 +274,47 @@ def test_predict_imports_no_sklearn_pandas_or_numba(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n"
     assert out.read_text().split() == [format_label(p) for p in model.predict(X)]
+
+
+@pytest.mark.parametrize("name, param, value", [
+    ("Perceptron", "max_iter", 0), ("AveragedPerceptron", "fit_intercept", "yes"),
+    ("PegasosSVC", "lam", -1.0), ("LogisticRegression", "solver", "newton"),
+    ("SVC", "C", 0.0), ("LPSeparator", "on_infeasible", "ignore")])
+def test_predict_refuses_a_bad_parameter_as_load_does_without_heavy_imports(
+        tmp_path, capsys, monkeypatch, name, param, value):
+    """A linear model file with a constructor parameter out of its table is refused by the
+    fast predict with the message of predict by load, and no numba, scikit-learn or pandas
+    is imported."""
+    train = _write(tmp_path / "train.svm")
+    X, y = load_svmlight(train, zero_based=False)
+    model = getattr(halfspaces, name)().fit(X, y)
+    path = craft(tmp_path / "m.npz", model, _set("params", **{param: value}))
+    with pytest.raises(ModelFormatError, match=re.escape(f"{name}.{param}")):
+        load(path)
+    with monkeypatch.context() as m:  # predict the usual way: load, then the estimator
+        m.setattr(_quick, "predict", lambda args: None)
+        assert cli.main(["predict", str(path), str(train)]) == 1
+    by_load = capsys.readouterr().err
+    script = (
+        "import contextlib, io, sys\n"
+        "from halfspaces.cli import main\n"
+        "err = io.StringIO()\n"
+        "with contextlib.redirect_stderr(err):\n"
+        f"    code = main(['predict', {str(path)!r}, {str(train)!r}])\n"
+        "heavy = {'sklearn', 'pandas', 'numba'}\n"
+        "print(code, sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n"
+        "print(err.getvalue(), end='')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=ENV, timeout=300)
+    assert done.returncode == 0, done.stderr
+    status, message = done.stdout.split("\n", 1)
+    assert status == "1 []"
+    assert message == by_load
+
+
+def test_linear_tables_are_the_classes_tables():
+    """read_linear checks with the very tables the classes check in fit and load."""
+    from halfspaces._params import TABLES
+
+    for name, table in TABLES.items():
+        assert getattr(halfspaces, name)._parameter_constraints is table, name

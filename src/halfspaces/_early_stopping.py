@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.model_selection import train_test_split
 
 from ._labels import decode_scores, format_label
 from ._specs import Bool, Float, Int
@@ -78,6 +77,8 @@ def hold_out(estimator, X, y_pm: NDArray, rng, s: NDArray | None = None,
             f" {classes.size} classes on each side (and 2 rows of each class; class"
             f" {format_label(rare)!r} has {counts.min()}). Raise validation_fraction, add"
             " rows, or use early_stopping=False.")
+    from sklearn.model_selection import train_test_split
+
     train, held = train_test_split(np.arange(labels.size), test_size=n_held, stratify=labels,
                                    random_state=rng)
     train.sort()

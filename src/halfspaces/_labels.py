@@ -12,10 +12,12 @@ from numpy.typing import ArrayLike, NDArray
 
 def check_classes(owner: str, y: NDArray, classes: ArrayLike | None) -> NDArray:
     """Return the sorted array of classes: ``classes`` if given, else ``unique(y)``."""
-    # scikit-learn here only: predict decodes labels in processes that never import it
-    from sklearn.utils.multiclass import check_classification_targets
+    if not is_discrete(y):
+        # scikit-learn's check (its message for continuous or multi-output targets), only
+        # for labels that are not plainly classes: a stream's numeric labels never import it
+        from sklearn.utils.multiclass import check_classification_targets
 
-    check_classification_targets(y)
+        check_classification_targets(y)
     if classes is None:
         classes = np.unique(y)
     else:
@@ -33,6 +35,18 @@ def check_classes(owner: str, y: NDArray, classes: ArrayLike | None) -> NDArray:
             f" {classes.tolist()}. A classifier cannot be learned from one label."
         )
     return classes
+
+
+def is_discrete(y) -> bool:
+    """Whether scikit-learn's ``type_of_target(y)`` is surely ``"binary"`` or
+    ``"multiclass"``: a non-empty 1-D array of booleans or integers, or of floats that
+    are whole numbers (below 2**62 in size, so that the integer cast it tests them with is
+    exact)."""
+    if not (isinstance(y, np.ndarray) and y.ndim == 1 and y.size and y.dtype.kind in "biuf"):
+        return False
+    if y.dtype.kind != "f":
+        return True
+    return bool((np.abs(y) < 2.0**62).all() and (y == np.trunc(y)).all())
 
 
 def encode_pm(y: NDArray, classes: NDArray) -> NDArray[np.float64]:

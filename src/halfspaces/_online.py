@@ -27,18 +27,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from . import _csr
-from ._base import ParamsMixin, SaveMixin
+from ._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted
 from ._labels import check_classes, decode_scores, encode_pm
+from ._params import EPOCHS  # noqa: F401 - where the learners import it from
 from ._primitives import as_rows, check_pass
-from ._specs import Int
 from ._validation import check_csr, validate_X, validate_X_y
-
-#: ``max_iter`` of an online learner: passes over the data.
-EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 
 def keep_params(estimator, arguments: dict) -> None:
@@ -49,7 +44,7 @@ def keep_params(estimator, arguments: dict) -> None:
             setattr(estimator, name, value)
 
 
-class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     """Base class: see the module docstring. Not part of the public API."""
 
     #: Whether ``fit``'s first pass proves ``X`` finite (it scores every row with a sum that

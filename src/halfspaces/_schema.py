@@ -44,8 +44,13 @@ def label(name: str, where: str) -> str:
 
 def param_specs(name: str) -> dict[str, Spec]:
     """What a file may hold of each constructor parameter of the registered class ``name``:
-    its schema's ``params``, else the class's own ``_parameter_constraints``."""
+    its schema's ``params``, else the class's own ``_parameter_constraints`` (for the linear
+    models, from :mod:`halfspaces._params`, without importing the class's module)."""
+    from ._params import TABLES
+
     table = SCHEMAS[name].params
+    if table is None:
+        table = TABLES.get(name)
     if table is None:
         from .persistence import REGISTRY  # the registered module: nothing else is imported
 
@@ -78,18 +83,12 @@ def _unknown(name: str, specs: dict, schema: Schema, params: dict, attrs: dict,
                                                " ones.")
 
 
-def check_structure(node: dict, where: str = "", *, with_params: bool = True) -> None:
+def check_structure(node: dict, where: str = "") -> None:
     """Check an estimator node of a file's metadata (and those inside it) against the
-    schemas, from the dtypes and shapes the metadata records: before any array is read.
-
-    ``with_params=False`` leaves the constructor parameters unchecked (their table is the
-    class's, whose module imports scikit-learn and numba): for a reader that uses only the
-    attributes (:func:`halfspaces.persistence.read_linear`).
-    """
+    schemas, from the dtypes and shapes the metadata records: before any array is read."""
     name, schema, params, attrs = _schema_of(node, where)
     here = label(name, where)
-    specs = param_specs(name) if with_params else {}
-    params = params if with_params else {}
+    specs = param_specs(name)
     _unknown(name, specs, schema, params, attrs, here)
     dims = _Dims()
     for values, table in ((params, specs), (attrs, schema.attrs)):
@@ -98,15 +97,12 @@ def check_structure(node: dict, where: str = "", *, with_params: bool = True) ->
                 spec.structure(values[key], dims, f"{here}.{key}")
 
 
-def check_values(name: str, params: dict, attrs: dict, where: str = "", *,
-                 with_params: bool = True) -> None:
-    """Check the decoded parameters and attributes of one object before it is built
-    (``with_params=False``: the attributes only, see :func:`check_structure`; the rules
-    across attributes still see ``params``)."""
+def check_values(name: str, params: dict, attrs: dict, where: str = "") -> None:
+    """Check the decoded parameters and attributes of one object before it is built."""
     schema = SCHEMAS[name]
     here = label(name, where)
-    specs = param_specs(name) if with_params else {}
-    _unknown(name, specs, schema, params if with_params else {}, attrs, here)
+    specs = param_specs(name)
+    _unknown(name, specs, schema, params, attrs, here)
     if attrs or schema.required_always:
         for key in schema.required:
             if key not in attrs:

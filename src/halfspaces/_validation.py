@@ -12,6 +12,11 @@ without bounds checks, so a column index outside ``[0, n_features)`` or a decrea
 The same sweep checks that every stored value is finite and whether the matrix is
 canonical (indices sorted, no duplicates), the two checks scikit-learn's ``check_array``
 and SciPy's ``has_canonical_format`` would each make in a pass of their own.
+
+scikit-learn's ``validate_data`` and ``check_array`` are imported where they are called,
+and not for the input of a stream's blocks (a CSR matrix of float32/float64 values, 1-D
+numeric labels: :func:`_plain_csr`, :func:`_plain_labels`), whose checks they would not
+change: training from a file imports no scikit-learn.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
-from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from ._specs import NONE, Bool, Choice, Float, Int, OneOf, check_param, must_be
 
@@ -169,9 +173,16 @@ def validate_X(estimator: Any, X: Any, *, reset: bool, allow_sparse: bool = True
     (see :func:`check_finite`).
     """
     owner = type(estimator).__name__
+    if allow_sparse and _plain_csr(estimator, X, reset):
+        if reset:
+            estimator.n_features_in_ = X.shape[1]
+        _check_weights_allocatable(owner, X.shape[1])
+        return check_csr(owner, X, finite)
     sparse = sp.issparse(X)
     if sparse:
         _check_compressed(owner, X)
+    from sklearn.utils.validation import validate_data
+
     try:
         X = validate_data(
             estimator,
@@ -191,6 +202,24 @@ def validate_X(estimator: Any, X: Any, *, reset: bool, allow_sparse: bool = True
     return X
 
 
+def _plain_csr(estimator: Any, X: Any, reset: bool) -> bool:
+    """Whether ``validate_data`` would take ``X`` as it is and only record (``reset``) or
+    check its number of columns: a CSR matrix of float32/float64 values with at least one
+    row and one column, and no feature names on either side. :func:`check_csr` makes the
+    other checks."""
+    return (sp.issparse(X) and X.format == "csr" and X.ndim == 2
+            and X.dtype in (np.float32, np.float64) and X.shape[0] >= 1 and X.shape[1] >= 1
+            and not hasattr(estimator, "feature_names_in_")
+            and (reset or getattr(estimator, "n_features_in_", None) == X.shape[1]))
+
+
+def _plain_labels(y: Any) -> bool:
+    """Whether ``check_array(y, ensure_2d=False)`` would return ``y`` as it is: a non-empty
+    1-D array of booleans, integers or finite floats."""
+    return (isinstance(y, np.ndarray) and y.ndim == 1 and y.size >= 1
+            and y.dtype.kind in "biuf" and (y.dtype.kind != "f" or bool(np.isfinite(y).all())))
+
+
 def check_finite(estimator: Any, X: Any) -> None:
     """Raise the error :func:`validate_X` raises for inf or nan in ``X``, if there is any.
 
@@ -203,6 +232,8 @@ def check_finite(estimator: Any, X: Any) -> None:
     if sp.issparse(X):
         check_csr(type(estimator).__name__, X)
     else:
+        from sklearn.utils.validation import check_array
+
         try:
             check_array(X, dtype=None, order=None, input_name="X", estimator=estimator)
         except ValueError as exc:
@@ -305,6 +336,8 @@ def _array_error(owner: str, exc: ValueError, X: Any, name: str = "X") -> ValueE
 def check_X(owner: str, X: Any, **check_array_params: Any) -> Any:
     """``check_array(X, **check_array_params)`` for a function (no estimator), with sparse
     input checked as :func:`validate_X` checks it. Pass ``accept_sparse="csr"`` to take it."""
+    from sklearn.utils.validation import check_array
+
     sparse = sp.issparse(X)
     if sparse:
         _check_compressed(owner, X)
@@ -323,13 +356,16 @@ def validate_X_y(estimator: Any, X: Any, y: Any, *, reset: bool, allow_sparse: b
             f"{type(estimator).__name__} requires y to be passed, but the target y is None."
         )
     X = validate_X(estimator, X, reset=reset, allow_sparse=allow_sparse, finite=finite)
-    try:
-        y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=True,
-                        input_name="y")
-    except ValueError as exc:
-        raise _array_error(type(estimator).__name__, exc, y, "y") from exc
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = column_or_1d(y, warn=True)  # warns DataConversionWarning, as scikit-learn does
+    if not _plain_labels(y):
+        from sklearn.utils.validation import check_array, column_or_1d
+
+        try:
+            y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite=True,
+                            input_name="y")
+        except ValueError as exc:
+            raise _array_error(type(estimator).__name__, exc, y, "y") from exc
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)  # warns DataConversionWarning, as scikit-learn does
     if y.ndim != 1:
         raise ValueError(
             f"{type(estimator).__name__}: y must be a 1-D array of labels; got shape {y.shape}."

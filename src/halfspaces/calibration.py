@@ -35,12 +35,8 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
-from sklearn.model_selection import StratifiedKFold
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
+from ._base import available_if, check_is_fitted
 from ._labels import decode_scores, format_label
 from ._specs import Bool
 
@@ -146,6 +142,9 @@ def fit_probability(estimator, X, y_pm: NDArray, sample_weight: NDArray | None =
             f" held-out folds, so it needs at least {N_FOLDS} rows of each class; class"
             f" {format_label(rare)!r} has {counts.min()}. Add rows of that class or use"
             " probability=False.")
+    from sklearn.base import clone
+    from sklearn.model_selection import StratifiedKFold
+
     folds = StratifiedKFold(N_FOLDS, shuffle=True, random_state=estimator.random_state)
     held_out = np.zeros((labels.size, 1 if classes.size == 2 else classes.size))
     for train, test in folds.split(np.zeros(labels.size), labels):
@@ -181,6 +180,8 @@ class ProbabilityMixin:
         (see :mod:`halfspaces.calibration`); shape ``(n, n_classes)``."""
         check_is_fitted(self)
         if not hasattr(self, "probA_"):
+            from sklearn.exceptions import NotFittedError
+
             raise NotFittedError(
                 f"{type(self).__name__}: predict_proba needs the sigmoids that fit fits with"
                 " probability=True; partial_fit does not fit them. Call fit first.")

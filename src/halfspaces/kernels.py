@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from ._specs import POSITIVE, Callable, Choice, Float, Int, OneOf
 
@@ -63,6 +62,7 @@ def resolve_gamma(gamma: Any, X, sample_weight: NDArray | None = None) -> float:
 
 def gram(X, Z, kernel: Any, gamma: float, degree: int, coef0: float) -> NDArray[np.float64]:
     """The Gram matrix ``K[i, j] = k(X[i], Z[j])`` as a C-contiguous float64 array."""
+    from sklearn.metrics.pairwise import pairwise_kernels  # only where a kernel is used
     if callable(kernel):
         K = kernel(X, Z)
     elif kernel == "linear":

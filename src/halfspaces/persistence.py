@@ -44,9 +44,9 @@ checks on what it writes, so it never writes a file that :func:`load` refuses. F
 written atomically (temporary file in the same directory, then :func:`os.replace`): a crash
 leaves the old file intact.
 
-:func:`read_linear` runs steps 1 to 5 on the attributes of a linear model and returns its
-arrays without building the estimator (whose module imports scikit-learn and numba), for
-``halfspaces predict``.
+:func:`read_linear` runs steps 1 to 5 on the parameters and attributes of a linear model
+(the parameters against the tables of :mod:`halfspaces._params`) and returns its arrays
+without building the estimator (whose module imports numba), for ``halfspaces predict``.
 
 A parameter that is code (a callable kernel, callable hypotheses, a custom tokenizer)
 cannot be saved this way; :func:`save` says so. Such models can still be pickled, which
@@ -290,14 +290,14 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) ->
         _Decoder(encoder.arrays).estimator(tree)
     except SchemaError as exc:
         raise ValueError(f"save({name}): cannot save {exc}") from None
-    import sklearn
+    from importlib.metadata import version  # scikit-learn's, without importing it
 
     meta = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "halfspaces_version": __version__,
         "numpy_version": np.__version__,
-        "sklearn_version": sklearn.__version__,
+        "sklearn_version": version("scikit-learn"),
         "estimator": name,
         "tree": tree,
         "metadata": metadata,
@@ -351,7 +351,7 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
     return (model, metadata) if with_metadata else model
 
 
-def _read(path, max_bytes: int, accept=None, *, with_params: bool = True):
+def _read(path, max_bytes: int, accept=None):
     """Steps 1 to 4 of :func:`load`: the metadata and the arrays, checked. ``accept(tree)``
     may refuse a file by returning False before its schemas are checked; then None."""
     with _zip_archive(path) as zf:
@@ -361,7 +361,7 @@ def _read(path, max_bytes: int, accept=None, *, with_params: bool = True):
             return None
         _check_headers(path, archive, meta["tree"])  # 2. the .npy headers
         # 3. the schemas, from dtypes and shapes
-        _schema.check_structure(meta["tree"], with_params=with_params)
+        _schema.check_structure(meta["tree"])
         arrays = {key: archive.read(key) for key in sorted(archive.entries)
                   if not key.startswith("__")}  # 4. decompressed
         digest = archive.read("__sha256__")
@@ -389,14 +389,16 @@ LINEAR = ("Perceptron", "AveragedPerceptron", "PegasosSVC", "LogisticRegression"
 def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> LinearModel | None:
     """The arrays of a fitted linear model in ``path``, without building the estimator.
 
-    The estimator's module imports scikit-learn and numba, which a process that only
-    predicts (``halfspaces predict``) need not pay for. The file passes every check of
-    :func:`load` (entries, sizes, headers, JSON, checksum, and each attribute against its
-    schema, with the rules between attributes) except the constructor parameters, whose
-    table belongs to the class and which the prediction does not use. Returns None for any
-    other file: another class, an unfitted model, a model fitted with feature names or with
-    a parameter that is not a plain value (a RandomState), or anything that :func:`load`
-    refuses (so that :func:`load` says why, in its words).
+    The estimator's module imports numba, which a process that only predicts
+    (``halfspaces predict``) need not pay for. The file passes the checks of :func:`load`
+    (entries, sizes, headers, JSON, checksum, each constructor parameter against its
+    class's table in :mod:`halfspaces._params` and each attribute against its schema, with
+    the rules between attributes), and what they refuse raises the ModelFormatError that
+    :func:`load` raises. The checks of parameters together (a class's
+    ``_parameter_rules``, which need the estimator) are left to :func:`load`. Returns None
+    for any other file: another class, an unfitted model, a model fitted with feature names
+    or with a parameter that is not a plain value (a RandomState), or a file that fails in
+    another way (then :func:`load` says why, in its words).
     """
     def linear(tree: dict) -> bool:
         attrs, params = tree.get("attrs"), tree.get("params")
@@ -408,7 +410,7 @@ def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Linea
                 v is None or isinstance(v, (bool, int, float, str)) for v in params.values())
 
     try:
-        read = _read(path, max_bytes, linear, with_params=False)
+        read = _read(path, max_bytes, linear)
         if read is None:
             return None
         meta, arrays = read
@@ -417,10 +419,14 @@ def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> Linea
         decoder, name = _Decoder(arrays), tree["__estimator__"]
         params = {k: decoder.decode(v, f"{name}.{k}") for k, v in tree["params"].items()}
         attrs = {k: decoder.decode(v, f"{name}.{k}") for k, v in tree["attrs"].items()}
-        _schema.check_values(name, params, attrs, with_params=False)
+        _schema.check_values(name, params, attrs)
         return LinearModel(name, attrs["coef_"], attrs["intercept_"], attrs["classes_"],
                            int(attrs["n_features_in_"]), metadata)
-    except Exception:  # noqa: BLE001 - load reports every problem, in its own words
+    except ModelFormatError:
+        raise  # load's check, and load's message
+    except SchemaError as exc:  # as load's _build words it
+        raise ModelFormatError(path, str(exc)) from None
+    except Exception:  # noqa: BLE001 - load reports every other problem, in its own words
         return None
 
 

@@ -28,9 +28,8 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
+from .._base import check_random_state, convergence_warning
 from .._labels import check_classes, encode_pm
 from .._primitives import as_rows, check_pass
 from .._validation import check_row_norms, validate_X
@@ -141,7 +140,7 @@ class PerceptronAdapter(_Adapter):
             f" free of mistakes (the last pass made {self.history[-1]} mistakes on {n_rows}"
             " rows), so converged_ is False: the data may not be linearly separable, or its"
             " margin is too small for that many passes. Increase max_iter if it is separable.",
-            ConvergenceWarning, stacklevel=4)
+            convergence_warning(), stacklevel=4)
 
 
 class _Rows:

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.extmath import safe_sparse_dot
 
+from .._base import safe_sparse_dot
 from .._file_specs import Array, Est
 from .._online import OnlineClassifier
 from .._specs import NONE, ByRule, Choice, Float, ListOf, OneOf

@@ -21,8 +21,8 @@ import math
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
-from sklearn.utils import check_random_state
 
+from .._base import check_random_state
 from .._online import keep_params
 from .._specs import NONE, POSITIVE, Bool, Float, OneOf, Seed
 from .._validation import param_error

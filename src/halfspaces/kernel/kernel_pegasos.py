@@ -19,11 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from .._base import ParamsMixin, SaveMixin
+from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, check_random_state
 from .._labels import check_classes, decode_scores, encode_pm
 from .._primitives import (
     FINITE,
@@ -113,7 +110,7 @@ def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
     return st, PassResult(mistakes, FINITE, -1)
 
 
-class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     """Kernel SVM trained by kernelized Pegasos: ``w = sum_j beta_j phi(x_j)``.
 
     The steps of :class:`~halfspaces.PegasosSVC` in the dual: it stores the ``n x n`` Gram

@@ -19,9 +19,8 @@ from numba import njit
 from numba.extending import overload
 from numpy.typing import NDArray
 
-from .._online import EPOCHS
+from .._params import PEGASOS_PARAMS  # noqa: F401 - the kernel learner's import
 from .._primitives import as_rows, n_rows, row_sqnorm, shuffle
-from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import param_error
 
 # -- state, hyper-parameters and step sizes ----------------------------------------------------
@@ -169,27 +168,6 @@ def predictor(w: PegasosVectors, st: PegasosState, averaging: bool) -> tuple[NDA
     if averaging and st.csum > 0:
         return (st.S * w.v - w.u) / st.csum, st.bsum / st.csum
     return st.a * w.v, st.b
-
-
-#: The parameters PegasosSVC and KernelPegasosSVC share.
-PEGASOS_PARAMS = {
-    "lam": POSITIVE.about("lambda in the Pegasos objective",
-                          "Try a small positive value such as 1e-4."),
-    "max_iter": EPOCHS,
-    "n_iter": OneOf(Int(low=1), NONE).about("number of steps T",
-                                            "Leave it None to run max_iter epochs."),
-    "batch_size": Int(low=1).about("k of mini-batch Pegasos", "Use 1 for plain Pegasos."),
-    "learning_rate": Choice("pegasos", "notes", "constant", "offset"),
-    "eta0": OneOf(POSITIVE, Choice("auto", "calibrate")).about("first step size"),
-    "t0": OneOf(Float(low=0), Choice("auto")).about("offset of the schedule"),
-    "projection": Bool(), "fit_intercept": Bool(),
-    "intercept_decay": OneOf(POSITIVE, Choice("auto")).about(
-        "factor of the intercept's step", "Use 1.0 for the same step as w."),
-    "average": OneOf(Int(low=0), Bool(), Choice("weighted", "suffix")).about(
-        "the step after which to average, on/off, or a kind of averaging"),
-    "sampling": Choice("permutation", "uniform", "cyclic"),
-    "random_state": Seed(), "tol": OneOf(Float(low=0), NONE),
-    "record_objective": Bool()}
 
 
 class PegasosOptions:

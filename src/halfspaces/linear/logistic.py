@@ -34,16 +34,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted
 
-from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
+from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
+from .._early_stopping import hold_out
 from .._labels import check_classes, encode_pm
-from .._online import EPOCHS, OnlineClassifier
+from .._online import OnlineClassifier
+from .._params import LOGISTIC_REGRESSION
 from .._primitives import (
     CSR,
     FINITE,
@@ -61,9 +58,8 @@ from .._primitives import (
     row_dot,
 )
 from .._progress import lbfgs_reports, listener
-from .._specs import NONE, POSITIVE, Bool, Choice, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X_y
-from .._weights import CLASS_WEIGHT, example_weights
+from .._weights import example_weights
 
 
 @njit(cache=True)
@@ -171,6 +167,8 @@ def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 
     ``theta0``, stopped by ``max |grad| <= tol`` or ``max_iter`` iterations (then a
     ConvergenceWarning, ``stacklevel`` counted from the caller of this function).
     ``callback`` hears each iteration (:func:`halfspaces._progress.lbfgs_reports`)."""
+    from scipy.optimize import minimize  # not imported by the SGD solver's stream
+
     fun, report = lbfgs_reports(fun, callback, max_iter, tol)
     res = minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=report,
                    options={"maxiter": int(max_iter), "gtol": float(tol),
@@ -179,7 +177,7 @@ def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 
         warnings.warn(
             f"LogisticRegression: L-BFGS-B stopped after max_iter={max_iter} iterations"
             f" before the gradient fell below tol={tol}. Increase max_iter or scale the"
-            " features.", ConvergenceWarning, stacklevel=stacklevel + 1)
+            " features.", convergence_warning(), stacklevel=stacklevel + 1)
     return res
 
 
@@ -281,18 +279,7 @@ class LogisticRegression(OnlineClassifier):
     array([1., 1.])
     """
 
-    _parameter_constraints = {
-        # C = inf is lam = 0: no minimizer at all on separable data
-        "C": POSITIVE.about("inverse regularization strength",
-                            "Try C=1.0; smaller C regularizes more."),
-        "lam": OneOf(POSITIVE, NONE).about(
-            "lambda of the lam-form objective",
-            "Try a small positive value such as 1e-4, or leave it None to use C."),
-        "fit_intercept": Bool(), "max_iter": EPOCHS,
-        "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs", "sgd"),
-        "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step"),
-        "shuffle": Bool(), "random_state": Seed(),
-        "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS}
+    _parameter_constraints = LOGISTIC_REGRESSION
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",

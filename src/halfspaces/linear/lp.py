@@ -20,13 +20,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted
 
-from .._base import ParamsMixin, SaveMixin
+from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, safe_sparse_dot
 from .._labels import check_classes, decode_scores, encode_pm
-from .._specs import Bool, Choice
+from .._params import LP_SEPARATOR
 from .._validation import check_row_norms, validate_X, validate_X_y
 from ..exceptions import NotSeparableWarning
 from ..solvers.lp import (
@@ -41,7 +38,7 @@ _HINT = ("Use LPSeparator(on_infeasible='least_violation') to minimise the total
          " violation instead, or a soft-margin learner such as SVC or PegasosSVC.")
 
 
-class LPSeparator(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
     """A separating halfspace found by linear programming, or a proof that none exists.
 
     Parameters
@@ -129,8 +126,7 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
     [0 1 2 3] [0.25 0.25 0.25 0.25]
     """
 
-    _parameter_constraints = {"fit_intercept": Bool(),
-                              "on_infeasible": Choice("least_violation", "raise")}
+    _parameter_constraints = LP_SEPARATOR
 
     def __init__(self, *, fit_intercept: bool = True,
                  on_infeasible: str = "least_violation"):

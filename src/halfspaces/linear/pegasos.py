@@ -36,13 +36,13 @@ import math
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
 
+from .._base import check_random_state, safe_sparse_dot
 from .._checkpoint import epoch_done, resume_point
-from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
+from .._early_stopping import hold_out
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
+from .._params import PEGASOS_SVC
 from .._primitives import (
     FINITE,
     SCORE_NOT_FINITE,
@@ -58,13 +58,11 @@ from .._primitives import (
     row_dot,
     row_prefetch,
 )
-from .._specs import NONE, Bool, ByRule
 from .._validation import param_error, validate_X_y
-from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
+from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 from ..losses import agreements, hinge, svm_objective
 from ._pegasos_base import (
-    PEGASOS_PARAMS,
     PegasosOptions,
     PegasosParams,
     PegasosState,
@@ -463,9 +461,7 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         reason = "a weight k is one longer step; k copies are k steps"
         return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
                               "check_sample_weight_equivalence_on_sparse_data"), reason)
-    _parameter_constraints = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
-                              "warm_start": Bool(), "probability": PROBABILITY,
-                              **EARLY_STOPPING_PARAMS}
+    _parameter_constraints = PEGASOS_SVC
     _parameter_rules = (_linear_only,)
 
     def __init__(self, lam: float = 1e-4, *, max_iter: int = 10, n_iter: int | None = None,

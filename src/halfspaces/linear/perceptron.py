@@ -24,13 +24,13 @@ from contextlib import nullcontext
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
+from .._base import check_random_state, convergence_warning
 from .._checkpoint import epoch_done, resume_point
-from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
+from .._early_stopping import hold_out
 from .._labels import decode_scores
-from .._online import EPOCHS, OnlineClassifier, keep_params
+from .._online import OnlineClassifier, keep_params
+from .._params import PERCEPTRON
 from .._primitives import (
     FINITE,
     PREFETCH_ROWS,
@@ -45,9 +45,8 @@ from .._primitives import (
     row_dot,
     row_prefetch,
 )
-from .._specs import Bool, Seed
 from .._validation import check_finite
-from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
+from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 
 
@@ -216,7 +215,7 @@ class BatchPerceptronMixin:
                 f" without a pass free of mistakes (the last pass made {mistakes} mistakes on"
                 f" {n} rows), so converged_ is False: the data may not be linearly separable,"
                 " or its margin is too small for that many passes. Increase max_iter if it"
-                " is separable.", ConvergenceWarning, stacklevel=2)
+                " is separable.", convergence_warning(), stacklevel=2)
         if self._checks_majority and not (self.converged_ and self._clean_pass_is_exact):
             self._warn_below_majority(X, y_pm)
         return fit_probability(self, X, y_pm, s)
@@ -320,9 +319,7 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
     True
     """
 
-    _parameter_constraints = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
-                              "random_state": Seed(), "warm_start": Bool(),
-                              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS}
+    _parameter_constraints = PERCEPTRON
     _first_pass_checks_finite = True  # every pass of the family scores each row it visits
     _takes_sample_weight = True
 

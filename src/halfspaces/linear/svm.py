@@ -28,20 +28,23 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from .._base import ParamsMixin, SaveMixin
+from .. import _params
+from .._base import (
+    ClassifierBase,
+    ParamsMixin,
+    SaveMixin,
+    check_is_fitted,
+    check_random_state,
+    convergence_warning,
+)
 from .._labels import check_classes, decode_scores, encode_pm
-from .._parallel import N_JOBS, map_problems
+from .._parallel import map_problems
 from .._progress import listener
-from .._specs import NONE, POSITIVE, Bool, Choice, Float, Int, OneOf, Seed
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
-from .._weights import CLASS_WEIGHT, example_weights
-from ..calibration import PROBABILITY, ProbabilityMixin, fit_probability
-from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
+from .._weights import example_weights
+from ..calibration import ProbabilityMixin, fit_probability
+from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.crammer_singer import crammer_singer
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
@@ -104,7 +107,7 @@ def _crammer_singer_is_linear(svc) -> None:
                           "Try C=1.0.")
 
 
-class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimator):
+class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     """Support vector classifier: the SVM quadratic program, solved exactly.
 
     Parameters
@@ -249,19 +252,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
     ([1], 'qp')
     """
 
-    _parameter_constraints = {
-        "C": Float(low=0, low_open=True, allow_inf=True).about(
-            "the SVM constant; np.inf for the hard margin",
-            "Try C=1.0, or lam=... for the lambda form."),
-        "lam": OneOf(POSITIVE, NONE).about("lambda of 1/n sum loss + lam/2 ||theta||^2",
-                                           "Try a small positive value such as 1e-4."),
-        **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),
-        "loss": Choice("hinge", "squared_hinge"),
-        "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
-        "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
-        "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
-        "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "n_jobs": N_JOBS,
-        "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer")}
+    _parameter_constraints = _params.SVC
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _crammer_singer_is_linear)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
@@ -392,7 +383,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                 f" max_iter={self.max_iter} passes; its objective is within a relative"
                 f" duality gap of {(res.primal - res.dual) / abs(res.primal):.2g} of the"
                 " optimum. Increase max_iter, scale the features (e.g. StandardScaler) or"
-                " lower C.", ConvergenceWarning, stacklevel=3)
+                " lower C.", convergence_warning(), stacklevel=3)
         self.coef_, self.intercept_ = res.W, np.zeros(len(self.classes_))
         self.support_ = np.flatnonzero((res.alpha != 0.0).any(axis=1))
         self.support_vectors_ = X[self.support_]
@@ -435,7 +426,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                     f" max_iter={self.max_iter} epochs; its objective is within a relative"
                     f" duality gap of {gap:.2g} of the optimum. Increase max_iter, scale the"
                     " features (e.g. StandardScaler), lower C, or use solver='qp'.",
-                    ConvergenceWarning, stacklevel=4)
+                    convergence_warning(), stacklevel=4)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
                             max_iter=self.max_iter, verbose=bool(self.verbose),
@@ -472,7 +463,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierMixin, BaseEstimat
                     " their largest absolute value) or use a finite C.")
         warnings.warn(f"SVC: the interior-point solver stopped with status {res.status!r};"
                       " the solution may be inaccurate. Rescale the features or raise"
-                      " max_iter.", ConvergenceWarning, stacklevel=4)
+                      " max_iter.", convergence_warning(), stacklevel=4)
 
     def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None, warm=None) -> bool:
         """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
