@@ -290,7 +290,8 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         (_binary, _hypotheses, _version_space)),
     "WeightedMajorityClassifier": Schema(
         {**_EXPERTS, "beta_": Float(low=0, high=1, high_open=True),
-         "expert_mistakes_": Array(I8, ("n_hypotheses",), low=0),
+         # int64 counts, float64 once a fractional sample_weight was learned
+         "expert_mistakes_": Array(("i8", "f8"), ("n_hypotheses",), finite=True, low=0),
          "expected_mistakes_": Float(low=0), "_rng": Seed(state_only=True),
          "log_weights_": Array(F8, ("n_hypotheses",), high=0),
          "weights_": Array(F8, ("n_hypotheses",), finite=True, low=0, high=1)},
