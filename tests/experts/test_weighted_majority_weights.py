@@ -172,3 +172,12 @@ def test_bad_weights_are_refused(weights, match):
     P, y, _ = _data(n=6)
     with pytest.raises(ValueError, match=r"WeightedMajorityClassifier.fit: " + match):
         WeightedMajorityClassifier("precomputed").fit(P, y, sample_weight=weights)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in reduce")  # _weights' sum check
+def test_weights_whose_counts_would_overflow_are_refused():
+    P, y, _ = _data(n=6)
+    with pytest.raises(ValueError, match=r"WeightedMajorityClassifier: the weighted mistake"
+                                         r" counts would overflow float64 \(sample_weight sums"
+                                         r" to inf\); scale sample_weight down"):
+        WeightedMajorityClassifier("precomputed").fit(P, y, sample_weight=np.full(6, 1e308))

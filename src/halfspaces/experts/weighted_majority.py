@@ -221,8 +221,15 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         if table is None:
             table = self._powers = _powers(self.beta_, _TABLE_SIZE)
         if s is not None:  # integer weights keep integer counts; a fractional one makes them real
-            exact = float(self.expert_mistakes_.max()) + float(s.sum()) <= 2.0**53
-            if self.expert_mistakes_.dtype == np.int64 and exact and np.all(s == np.rint(s)):
+            with np.errstate(over="ignore"):  # an overflow is refused just below
+                total = float(s.sum())
+            most = float(self.expert_mistakes_.max()) + total
+            if not np.isfinite(most):
+                raise ValueError(f"{type(self).__name__}: the weighted mistake counts would"
+                                 f" overflow float64 (sample_weight sums to {total:g});"
+                                 " scale sample_weight down.")
+            if self.expert_mistakes_.dtype == np.int64 and most <= 2.0**53 and np.all(
+                    s == np.rint(s)):
                 s = s.astype(np.int64)
             else:
                 self.expert_mistakes_ = self.expert_mistakes_.astype(np.float64)
