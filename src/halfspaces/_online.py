@@ -91,10 +91,9 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
             return None
         name = type(self).__name__
         if not self._takes_sample_weight:
-            raise TypeError(f"{name}.{method}: sample_weight is not supported by {name};"
-                            " fit and partial_fit of Perceptron, AveragedPerceptron,"
-                            " PegasosSVC and HalvingClassifier, and"
-                            " fit of SVC and LogisticRegression take it.")
+            raise TypeError(f"{name}.{method}: sample_weight is not supported by"
+                            f" {name}.{method} (its online steps are unweighted); {name}.fit"
+                            " takes it.")
         from ._weights import example_weights
 
         return example_weights(f"{name}.{method}", sample_weight, X.shape[0])

@@ -148,10 +148,13 @@ def _voted_storage(params, attrs, where):
         raise SchemaError(f"{where}.vote_counts_", f"holds {attrs['vote_counts_'].size}"
                           f" counts; {n_stored} stored mistakes and n_models = {n_models} need"
                           f" {n_stored + n_models}.")
-    if not np.all(np.abs(attrs["mistake_y_"]) == 1.0):
-        raise SchemaError(f"{where}.mistake_y_", "must hold labels -1 and +1 only.")
-    if not np.all(np.isin(attrs["mistake_b_"], (-1.0, 0.0, 1.0))):
-        raise SchemaError(f"{where}.mistake_b_", "must hold offset steps -1, 0 and +1 only.")
+    steps = attrs["mistake_y_"]  # s y: the label, times the weight s > 0 of the mistake
+    if not np.all(np.isfinite(steps) & (steps != 0.0)):
+        raise SchemaError(f"{where}.mistake_y_", "must hold finite, non-zero steps s y (the"
+                                                 " label times the example weight s > 0).")
+    if not np.all((attrs["mistake_b_"] == steps) | (attrs["mistake_b_"] == 0.0)):
+        raise SchemaError(f"{where}.mistake_b_", "must hold, for each mistake, its step"
+                                                 " mistake_y_ or 0 (no offset).")
     if "base_coef_" in attrs:  # a budget's merged vectors: none yet, or n_features columns
         width, d = attrs["base_coef_"].shape[1], attrs["current_coef_"].shape[1]
         if width not in (0, d):
@@ -290,7 +293,8 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         (_binary, _hypotheses, _version_space)),
     "WeightedMajorityClassifier": Schema(
         {**_EXPERTS, "beta_": Float(low=0, high=1, high_open=True),
-         "expert_mistakes_": Array(I8, ("n_hypotheses",), low=0),
+         # int64 counts, float64 once a fractional sample_weight was learned
+         "expert_mistakes_": Array(("i8", "f8"), ("n_hypotheses",), finite=True, low=0),
          "expected_mistakes_": Float(low=0), "_rng": Seed(state_only=True),
          "log_weights_": Array(F8, ("n_hypotheses",), high=0),
          "weights_": Array(F8, ("n_hypotheses",), finite=True, low=0, high=1)},

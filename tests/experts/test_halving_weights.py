@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import HalvingClassifier, WeightedMajorityClassifier
+from halfspaces import HalvingClassifier
 from halfspaces.exceptions import NotRealizableError
 
 
@@ -60,9 +60,3 @@ def test_the_unrealizable_round_counts_rounds_of_positive_weight():
         HalvingClassifier(W[[5]]).fit(X, y, sample_weight=s)
     assert info.value.round == np.count_nonzero(s[:10] > 0) + 1
 
-
-def test_weighted_majority_says_it_takes_no_weights():
-    W, X, y, s = _data(n=6)
-    with pytest.raises(TypeError, match=r"WeightedMajorityClassifier.partial_fit: sample_weight"
-                                        r" is not supported by WeightedMajorityClassifier"):
-        WeightedMajorityClassifier(W).partial_fit(X, y, classes=[-1, 1], sample_weight=s)

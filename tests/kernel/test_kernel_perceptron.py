@@ -254,6 +254,11 @@ def test_partial_fit_requires_classes_first():
 @stops_at_max_iter
 @parametrize_with_checks([KernelPerceptron(kernel="linear", shuffle=True, random_state=0)])
 def test_sklearn_compatible(estimator, check):
+    if getattr(check, "func", check).__name__ in estimator._expected_failed_checks():
+        # a weight k is one update k times longer, not k copies (as in tests/test_common.py)
+        with pytest.raises(AssertionError, match="not equivalent to fitting with removed"):
+            check(estimator)
+        return
     check(estimator)
 
 

@@ -159,9 +159,7 @@ def test_sklearn_compatible(estimator, check):
     if getattr(check, "func", check).__name__ not in expected:
         check(estimator)
         return
-    with pytest.raises(Exception) as info:  # the checks that fit with sample_weight
+    # solver="sgd": a weight k is one step k times longer, not k copies (the weighted rule
+    # is tested in tests/linear/test_logistic_sgd.py)
+    with pytest.raises(AssertionError, match="not equivalent to fitting with removed"):
         check(estimator)
-    error = info.value
-    while error.__cause__ or error.__context__:  # the first error raised
-        error = error.__cause__ or error.__context__
-    assert str(error).startswith(f"LogisticRegression.fit: {expected[check.func.__name__]}")

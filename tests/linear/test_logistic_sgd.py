@@ -21,16 +21,16 @@ def _data(n=60, d=5, seed=0, n_classes=2):
                                n_classes=n_classes, flip_y=0.05, random_state=seed)
 
 
-def reference_sgd(X, y_pm, lam, eta0, orders, fit_intercept=True):
+def reference_sgd(X, y_pm, lam, eta0, orders, fit_intercept=True, s=None):
     """SGD from w = 0, b = 0 over the rows of each order in turn, yielding (w, b) after
-    each: eta_t = eta0 / (1 + lam eta0 t), g_t = -y_t sigma(-y_t z_t),
-    w <- (1 - eta_t lam) w - eta_t g_t x_t, b <- b - eta_t g_t."""
+    each: eta_t = eta0 / (1 + lam eta0 t), g_t = -s_t y_t sigma(-y_t z_t) (s_t = 1 without
+    weights), w <- (1 - eta_t lam) w - eta_t g_t x_t, b <- b - eta_t g_t."""
     w, b, t = np.zeros(X.shape[1]), 0.0, 0
     for order in orders:
         for i in order:
             t += 1
             z = X[i] @ w + b
-            g = -y_pm[i] / (1.0 + np.exp(y_pm[i] * z))
+            g = -y_pm[i] / (1.0 + np.exp(y_pm[i] * z)) * (1.0 if s is None else s[i])
             eta = eta0 / (1.0 + lam * eta0 * t)
             w = (1.0 - eta * lam) * w - eta * g * X[i]
             b = b - eta * g if fit_intercept else b
@@ -127,12 +127,18 @@ def test_errors_of_solver_and_weights():
             "LogisticRegression: 'early_stopping' must be False with solver='lbfgs' (L-BFGS-B"
             " stops at tol; it has no epochs to stop); got True. Use solver='sgd'")):
         LogisticRegression(early_stopping=True).fit(X, y)
-    message = ("LogisticRegression.fit: solver='sgd' takes neither sample_weight nor"
-               " class_weight (its steps are unweighted); use solver='lbfgs'")
-    with pytest.raises(ValueError, match=re.escape(message)):
-        LogisticRegression(solver="sgd").fit(X, y, sample_weight=np.ones(y.size))
-    with pytest.raises(ValueError, match=re.escape(message)):
-        LogisticRegression(solver="sgd", class_weight="balanced").fit(X, y)
+    with pytest.raises(ValueError, match=re.escape(
+            "LogisticRegression.fit: 'sample_weight' must be finite and >= 0; got -1.0 at"
+            " example 0")):
+        LogisticRegression(solver="sgd").fit(X, y, sample_weight=-np.ones(y.size))
+    with pytest.raises(ValueError, match=re.escape(
+            "LogisticRegression.fit: 'sample_weight' must have one entry per example of X"
+            " (60); got shape (3,)")):
+        LogisticRegression(solver="sgd").fit(X, y, sample_weight=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=re.escape(
+            "LogisticRegression.fit: class_weight names the label 7, which is not among the"
+            " classes [0, 1]")):
+        LogisticRegression(solver="sgd", class_weight={7: 2.0}).fit(X, y)
     with pytest.raises(ValueError, match="'n_iter_no_change' must be an int >= 1"):
         LogisticRegression(solver="sgd", early_stopping=True, n_iter_no_change=0).fit(X, y)
 
@@ -162,3 +168,82 @@ def test_cli_trains_the_sgd_solver(tmp_path, capsys):
     model = load(tmp_path / "m")
     assert model.validation_scores_ == est.validation_scores_
     np.testing.assert_allclose(model.coef_, est.coef_, rtol=1e-12)
+
+
+# -- example weights ---------------------------------------------------------------------------
+def _weights(n, seed=0):
+    s = np.random.default_rng(seed).choice([0.0, 0.5, 1.0, 2.0, 3.5], size=n)
+    s[:2] = [0.0, 1.5]
+    return s
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("form", [dict(lam=0.02), dict(C=0.5)], ids=repr)
+def test_weighted_fit_is_the_weighted_sgd_rule(sparse, form):
+    X, y = _data()
+    s = _weights(y.size)
+    kept = np.flatnonzero(s > 0)
+    n, S, epochs, seed = kept.size, s.sum(), 3, 2
+    rng = np.random.RandomState(seed)
+    orders = [rng.permutation(n) for _ in range(epochs)]
+    # lam: the given one scaled by S / n, or 1/(C n) over the rows of positive weight
+    lam = 0.02 * S / n if "lam" in form else 1.0 / (0.5 * n)
+    est = LogisticRegression(eta0=0.3, solver="sgd", max_iter=epochs, random_state=seed,
+                             **form).fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=s)
+    *_, (w, b) = reference_sgd(X[kept], np.where(y[kept] == 1, 1.0, -1.0), lam, 0.3, orders,
+                               s=s[kept])
+    np.testing.assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(b, rel=1e-10)
+    assert est.t_ == epochs * n  # a row of weight 0 takes no step
+
+
+def test_weight_zero_is_the_row_left_out_and_unit_weights_change_nothing():
+    X, y = _data(n_classes=3)
+    s = _weights(y.size, seed=1)
+    kept = s > 0
+    kwargs = dict(C=2.0, solver="sgd", max_iter=4, random_state=0)
+    weighted = LogisticRegression(**kwargs).fit(X, y, sample_weight=s)
+    left_out = LogisticRegression(**kwargs).fit(X[kept], y[kept], sample_weight=s[kept])
+    np.testing.assert_array_equal(weighted.coef_, left_out.coef_)
+    np.testing.assert_array_equal(weighted.objective_, left_out.objective_)
+    assert weighted.eta0_ == left_out.eta0_ and weighted.t_ == left_out.t_
+    plain = LogisticRegression(**kwargs).fit(X, y)
+    ones = LogisticRegression(**kwargs).fit(X, y, sample_weight=np.ones(y.size))
+    np.testing.assert_array_equal(ones.coef_, plain.coef_)
+    np.testing.assert_array_equal(ones.intercept_, plain.intercept_)
+    np.testing.assert_array_equal(ones.objective_, plain.objective_)
+
+
+def test_class_weight_is_the_weight_of_each_example_of_the_class():
+    X, y = _data(n_classes=3, seed=2)
+    counts = np.bincount(y)
+    balanced = (y.size / (3 * counts))[y]  # scikit-learn's "balanced": n / (K n_c)
+    for class_weight, s in (("balanced", balanced),
+                            ({0: 3.0, 2: 0.5}, np.array([3.0, 1.0, 0.5])[y])):
+        kwargs = dict(solver="sgd", max_iter=3, random_state=0)
+        by_class = LogisticRegression(class_weight=class_weight, **kwargs).fit(X, y)
+        by_row = LogisticRegression(**kwargs).fit(X, y, sample_weight=s)
+        np.testing.assert_array_equal(by_class.coef_, by_row.coef_)
+        np.testing.assert_array_equal(by_class.intercept_, by_row.intercept_)
+
+
+@pytest.mark.parametrize("form", [dict(C=1.0), dict(lam=0.01)], ids=repr)
+def test_many_epochs_approach_the_weighted_lbfgs_optimum(form):
+    X, y = _data(n=200)
+    s = _weights(y.size, seed=3)
+    exact = LogisticRegression(tol=1e-10, max_iter=1000, **form).fit(X, y, sample_weight=s)
+    y_pm, S = np.where(y == 1, 1.0, -1.0), s.sum()
+    lam = form.get("lam", 1.0 / S)
+
+    def J(w, b):  # the weighted lam form, written out here: 1/S sum s_i loss_i + lam/2 |w|^2
+        return (s * np.logaddexp(0, -y_pm * (X @ w + b))).sum() / S + lam / 2 * w @ w
+
+    optimum = J(exact.coef_[0], exact.intercept_[0])
+    assert exact.objective_ == pytest.approx(optimum, rel=1e-12)
+    sgd = LogisticRegression(solver="sgd", max_iter=80, random_state=0, **form).fit(
+        X, y, sample_weight=s)
+    assert sgd.objective_ == pytest.approx(J(sgd.coef_[0], sgd.intercept_[0]), rel=1e-12)
+    assert optimum - 1e-9 <= sgd.objective_ <= optimum * (1 + 2e-3)
+    far = LogisticRegression(solver="sgd", max_iter=2, random_state=0, **form).fit(
+        X, y, sample_weight=s)
+    assert far.objective_ - optimum > 3 * (sgd.objective_ - optimum)

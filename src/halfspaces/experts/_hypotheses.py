@@ -227,8 +227,9 @@ def _hypotheses_and_offsets(estimator) -> None:
 class ExpertsClassifier(OnlineClassifier):
     """Shell shared by Halving and Weighted Majority (binary labels, one pass per ``fit``).
 
-    Subclasses supply ``_init_experts(N)``, ``_learn_block(P, y, scores, t0) -> mistakes``
-    and ``_vote(P) -> scores in [-1, 1]``.
+    Subclasses supply ``_init_experts(N)``, ``_learn_block(P, y, scores, t0, mistakes_before,
+    s) -> mistakes`` (``s`` the weights of the rounds, or None) and
+    ``_vote(P) -> scores in [-1, 1]``.
     """
 
     _parameter_rules = (_hypotheses_and_offsets,)
@@ -254,16 +255,13 @@ class ExpertsClassifier(OnlineClassifier):
         self.n_hypotheses_ = n_hypotheses
         self._init_experts(n_hypotheses)
 
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Start afresh and make one online pass over the rows of ``X`` in order.
 
         One pass is all these algorithms make: each round is predicted, then learned, and
-        ``n_mistakes_`` counts the pass's mistakes.
+        ``n_mistakes_`` counts the pass's mistakes. A row of weight 0 in ``sample_weight``
+        is no round; what a positive weight means is in each class's Notes.
         """
-        return self._one_pass(X, y, None)
-
-    def _one_pass(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
-        """``fit``, with example weights where the class takes them."""
         X, y_pm = self._prepare_fit(X, y)
         s = self._example_weights("fit", sample_weight, X)
         self._fit_epoch(X, y_pm, np.arange(X.shape[0]), s)
@@ -282,7 +280,7 @@ class ExpertsClassifier(OnlineClassifier):
                 P, rows = P[s[rows] > 0], rows[s[rows] > 0]
             block_scores = np.empty(rows.size, dtype=np.float64)
             mistakes += self._learn_block(P, np.ascontiguousarray(y[rows]), block_scores,
-                                          rounds, mistakes)
+                                          rounds, mistakes, None if s is None else s[rows])
             scores[rows] = block_scores
             rounds += rows.size
         return mistakes

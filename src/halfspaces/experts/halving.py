@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 from numba import njit
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from .._online import keep_params
 from ..exceptions import NotRealizableError
@@ -134,15 +134,12 @@ class HalvingClassifier(ExpertsClassifier):
     def __init__(self, hypotheses, offsets=None):
         keep_params(self, locals())
 
-    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
-        """Start afresh and make one online pass over the rows of ``X`` in order; a row of
-        weight 0 in ``sample_weight`` is no round (see the Notes)."""
-        return self._one_pass(X, y, sample_weight)
-
     def _init_experts(self, n_hypotheses: int) -> None:
         self.version_space_ = np.ones(n_hypotheses, dtype=bool)
 
-    def _learn_block(self, P, y, scores, start: int, mistakes_before: int) -> int:
+    def _learn_block(self, P, y, scores, start: int, mistakes_before: int,
+                     s: NDArray | None = None) -> int:
+        # a version space has no degrees: a round's positive weight does not matter
         mistakes, t_empty = _halving_pass(P, y, self.version_space_, scores)
         if t_empty >= 0:
             # The base class adds t_ and n_mistakes_ only after a whole pass: do it here.

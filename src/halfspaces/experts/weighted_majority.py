@@ -44,36 +44,46 @@ def _powers(beta, size):
 
 
 @njit(cache=True)
-def _weighted_majority_pass(P, y, expert_mistakes, beta, table, positive, total):
+def _relative_weight(k, beta, table, underflows):
+    """beta**k for k = m_i - min_j m_j >= 0: from the table for an integer count, beta**k
+    (a power of a real exponent) for a real one (counts made real by fractional weights)."""
+    if k < table.shape[0]:
+        if k == int(k):
+            return table[int(k)]
+    elif underflows:  # beyond the table's first 0.0
+        return 0.0
+    return beta**k
+
+
+@njit(cache=True)
+def _weighted_majority_pass(P, y, s, expert_mistakes, beta, table, positive, total):
     """One pass over the rounds t (rows of P): the vote, then the update; updates
     ``expert_mistakes`` (the m_i) in place.
 
-    P : int8[n, N] in {-1,+1}; y : float64[n] in {-1,+1}; expert_mistakes : int64[N];
-    table : float64[K], table[k] = beta**k (from ``_powers``). positive, total : float64[n]
-    receive W_t^+ and W_t before round t's update, in units of the heaviest weight.
+    P : int8[n, N] in {-1,+1}; y : float64[n] in {-1,+1}; s : the weights s_t > 0 of the
+    rounds (the dtype of expert_mistakes), or None for 1; expert_mistakes : int64[N], or
+    float64[N] once a weight was fractional; table : float64[K], table[k] = beta**k (from
+    ``_powers``). positive, total : float64[n] receive W_t^+ and W_t before round t's
+    update, in units of the heaviest weight.
     """
     N = P.shape[1]
-    K = table.shape[0]
-    underflows = table[K - 1] == 0.0
+    underflows = table[table.shape[0] - 1] == 0.0
     for t in range(P.shape[0]):
         m_min = expert_mistakes.min()
         W = W_plus = 0.0
         for i in range(N):
             # w_i / max_j w_j = beta^(m_i - m_min): no underflow of every weight at once
-            k = expert_mistakes[i] - m_min
-            if k < K:
-                w = table[k]
-            elif underflows:
-                w = 0.0
-            else:
-                w = beta**k
+            w = _relative_weight(expert_mistakes[i] - m_min, beta, table, underflows)
             W += w
             if P[t, i] > 0:
                 W_plus += w
         positive[t], total[t] = W_plus, W
         for i in range(N):
             if P[t, i] != y[t]:
-                expert_mistakes[i] += 1  # w_i <- beta w_i
+                if s is None:
+                    expert_mistakes[i] += 1  # w_i <- beta w_i
+                else:
+                    expert_mistakes[i] += s[t]  # w_i <- beta^(s_t) w_i
 
 
 def _beta_or_eta(estimator) -> None:
@@ -107,7 +117,9 @@ class WeightedMajorityClassifier(ExpertsClassifier):
 
     Attributes
     ----------
-    expert_mistakes_ : ndarray of int64, shape (N,), mistakes ``m_i`` of each expert
+    expert_mistakes_ : ndarray of shape (N,), mistakes ``m_i`` of each expert
+        int64, or float64 once a fractional ``sample_weight`` has been learned (the
+        weighted mistakes are then real numbers); the values are exact either way.
     log_weights_ : ndarray of float64, shape (N,), ``m_i log(beta)`` (weights start at 1)
     weights_ : ndarray of float64, shape (N,), the normalized weights (summing to 1)
     beta_ : float, the multiplier used; n_hypotheses_ : int, ``N``
@@ -138,6 +150,16 @@ class WeightedMajorityClassifier(ExpertsClassifier):
     is the weighted majority (the randomization is applied only to the rounds of the online
     pass). ``fit`` makes one online pass in the given order, from weights 1.
 
+    ``sample_weight`` (``fit``, ``partial_fit``): a mistake of expert ``i`` on a row of
+    weight ``s_t`` counts ``s_t`` mistakes, ``w_i <- beta^(s_t) w_i``, so an integer weight
+    ``k`` is the row repeated ``k`` times, exactly, as far as the experts' weights (and so
+    the model) go; a row of weight 0 is no round (not predicted, not learned, not in
+    ``t_``). ``n_mistakes_`` and ``expected_mistakes_`` still count the rounds of positive
+    weight (a weighted round is voted on once), and ``m*`` in :meth:`mistake_bound` is the
+    best expert's weighted mistakes: both bounds keep holding when every positive weight is
+    at least 1 (a wrong vote of weight ``s >= 1`` still removes at least the share of the
+    total weight that one mistake removes).
+
     References
     ----------
     Littlestone & Warmuth (1994), "The weighted majority algorithm"; Freund & Schapire
@@ -166,6 +188,8 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS}
     _parameter_rules = ExpertsClassifier._parameter_rules + (_beta_or_eta,)
 
+    _takes_sample_weight = True
+
     def __init__(self, hypotheses, beta: float = 0.5, randomized: bool = False, eta=None,
                  random_state=None, offsets=None):
         keep_params(self, locals())
@@ -190,13 +214,28 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         rel = self.beta_ ** (m - m.min()).astype(np.float64)
         self.weights_ = rel / rel.sum()
 
-    def _learn_block(self, P, y, scores, start: int, mistakes_before: int) -> int:
+    def _learn_block(self, P, y, scores, start: int, mistakes_before: int,
+                     s: NDArray | None = None) -> int:
         u = self._rng.random(P.shape[0]) if self.randomized else None
         table = getattr(self, "_powers", None)
         if table is None:
             table = self._powers = _powers(self.beta_, _TABLE_SIZE)
+        if s is not None:  # integer weights keep integer counts; a fractional one makes them real
+            with np.errstate(over="ignore"):  # an overflow is refused just below
+                total = float(s.sum())
+            most = float(self.expert_mistakes_.max()) + total
+            if not np.isfinite(most):
+                raise ValueError(f"{type(self).__name__}: the weighted mistake counts would"
+                                 f" overflow float64 (sample_weight sums to {total:g});"
+                                 " scale sample_weight down.")
+            if self.expert_mistakes_.dtype == np.int64 and most <= 2.0**53 and np.all(
+                    s == np.rint(s)):
+                s = s.astype(np.int64)
+            else:
+                self.expert_mistakes_ = self.expert_mistakes_.astype(np.float64)
         positive, total = np.empty(P.shape[0]), np.empty(P.shape[0])
-        _weighted_majority_pass(P, y, self.expert_mistakes_, self.beta_, table, positive, total)
+        _weighted_majority_pass(P, y, s, self.expert_mistakes_, self.beta_, table, positive,
+                                total)
         scores[:] = (2.0 * positive - total) / total
         if self.randomized:  # +1 with probability W^+ / W
             mistakes = np.count_nonzero(np.where(u < positive / total, 1.0, -1.0) != y)
@@ -219,7 +258,7 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         if not hasattr(self, "expert_mistakes_"):
             raise ValueError(f"{type(self).__name__}.mistake_bound: m* is known only after"
                              " fit; call fit first.")
-        N, m_star, beta = self.n_hypotheses_, int(self.expert_mistakes_.min()), self.beta_
+        N, m_star, beta = self.n_hypotheses_, self.expert_mistakes_.min().item(), self.beta_
         if beta == 0.0:
             if m_star > 0:
                 return math.inf

@@ -4,7 +4,7 @@ The weight vector lives in the span of the training points, w = a sum_j v_j phi(
 every inner product is read from the Gram matrix K[i, j] = k(x_i, x_j):
 
     <w_t, phi(x_i)>  = a sum_j v_j K[i, j]                         (O(n) per example)
-    violator i       : v_i <- v_i + eta_t y_i / (k a),  alpha_i <- alpha_i + 1
+    violator i       : v_i <- v_i + eta_t s_i y_i / (k a),  alpha_i <- alpha_i + 1
     ||w||^2 update   : + a^2 (2 c (K v)_i + c^2 K[i, i])  with c the change of v_i
 
 so the shrink, the projection and the averaging are the primal ones (the step pieces of
@@ -12,6 +12,9 @@ so the shrink, the projection and the averaging are the primal ones (the step pi
 ``average=False`` and ``batch_size=1`` this is the paper's Figure 3: after T steps
 w = 1/(lam T) sum_j alpha_j y_j phi(x_j), alpha_j counting the steps where example j violated
 the margin. With the linear kernel it runs the same steps as the primal algorithm.
+
+Example weights s_i >= 0 (``sample_weight``) scale a violator's step by s_i, as in the primal
+(the s_i above; 1 without weights); rows of weight 0 are left out before the fit.
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ from .._primitives import (
     WEIGHTS_NOT_FINITE,
     PassResult,
     check_pass,
+    example_weight,
     row_dot,
 )
 from .._validation import validate_X, validate_X_y
+from .._weights import example_weights
 from ..exceptions import NumericalError
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear._pegasos_base import (
@@ -68,11 +73,12 @@ def _fold_dual(K, w, st):
 
 
 @njit(cache=True)
-def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
+def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
     K : float64[n, n] C-contiguous; w : PegasosVectors over the n training points; alpha :
-    int64[n] violation counts; the rest as the primal passes (the same state and result).
+    int64[n] violation counts; s : float64[n] example weights > 0, or None (all 1); the rest
+    as the primal passes (the same state and result).
     """
     m, k = order.shape[0], p.batch_size
     violators = np.empty(k, dtype=order.dtype)
@@ -99,13 +105,14 @@ def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha):
         step = eta / (hi - lo)
         for r in range(n_viol):
             i = violators[r]
-            c = step * y[i] / st.a  # w += step y_i phi(x_i)  is  v_i += c
+            e = step * example_weight(s, i)
+            c = e * y[i] / st.a  # w += e y_i phi(x_i)  is  v_i += c, e = step s_i
             dsq = st.a * st.a * (2.0 * c * row_dot(K, i, w.v) + c * c * K[i, i])
             w.v[i] += c
             if w.u.shape[0] > 0:
                 w.u[i] += st.S * c
             alpha[i] += 1
-            st = moved(st, dsq, p.b_rate * step * y[i])
+            st = moved(st, dsq, p.b_rate * e * y[i])
         st = end_step(st, p)
     return st, PassResult(mistakes, FINITE, -1)
 
@@ -147,7 +154,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         ``w_k = sum_j dual_coef_[k, j] phi(support_vectors_[j])``.
     alpha_ : ndarray of int64, shape (n_models, n_samples)
         ``alpha_[k, i]`` counts the steps in which example ``i`` violated the margin (the
-        paper's alpha).
+        paper's alpha; with ``sample_weight`` each of those steps was scaled by ``s_i``).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     gamma_ : float, the resolved kernel width (nan for the linear kernel)
     classes_, t_, eta0_, intercept_decay_, n_iter_, n_mistakes_, mistakes_per_epoch_,
@@ -195,6 +202,13 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         self.tol = tol
         self.record_objective = record_objective
 
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """As PegasosSVC's: a weight ``k`` is one step ``k`` times longer, ``k`` copies are
+        ``k`` steps (tests/kernel/test_kernel_weights.py tests the rule it is)."""
+        reason = "a weight k is one longer step; k copies are k steps"
+        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                              "check_sample_weight_equivalence_on_sparse_data"), reason)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -227,31 +241,45 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                                  if resolve else 1.0)
         self._suffix_start = float(suffix_skip(self._total_steps(K.shape[0])))
 
-    def _pass(self, K, y: NDArray, order: NDArray, p, problem: tuple, alpha: NDArray):
-        """One pass of one binary problem ``(w, state)``; returns ``(state, mistakes)``."""
+    def _pass(self, K, y: NDArray, order: NDArray, p, problem: tuple, alpha: NDArray,
+              s: NDArray | None = None):
+        """One pass of one binary problem ``(w, state)`` (example weights ``s``, or None);
+        returns ``(state, mistakes)``."""
         w, st = problem
         scores = np.empty(K.shape[0])
-        st, result = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha)
+        st, result = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s)
         mistakes = check_pass("KernelPegasosSVC", result)
         if not (np.isfinite(st[1:]).all() and np.isfinite(w.v).all()
                 and np.isfinite(w.u).all()):  # once per pass: O(n) against its O(n^2)
             check_pass("KernelPegasosSVC", PassResult(mistakes, WEIGHTS_NOT_FINITE, order[-1]))
         return st, mistakes
 
-    def fit(self, X: ArrayLike, y: ArrayLike):
-        """Run ``max_iter`` epochs (or ``n_iter`` steps) of kernelized Pegasos on ``(X, y)``."""
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Run ``max_iter`` epochs (or ``n_iter`` steps) of kernelized Pegasos on ``(X, y)``.
+
+        ``sample_weight`` (``s_i >= 0``) weighs example ``i``'s hinge term, as in
+        :meth:`PegasosSVC.fit <halfspaces.PegasosSVC.fit>`: a violator's step is scaled by
+        ``s_i``, and a row of weight 0 is left out before the fit (no step, no ``t_``, not
+        in ``eta0="auto"``; ``gamma="scale"`` weighs the variance by ``s`` as SVC does).
+        """
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("KernelPegasosSVC", y, None)
+        s = example_weights("KernelPegasosSVC.fit", sample_weight, X.shape[0])
+        rows = None if s is None or (s > 0).all() else np.flatnonzero(s > 0)
+        X_all, n_all = X, X.shape[0]
+        if rows is not None:  # the fit is the one on the rows of positive weight
+            X, y, s = X[rows], y[rows], s[rows]
         y_pm = encode_pm(y, self.classes_)
         ys = [y_pm] if y_pm.ndim == 1 else list(y_pm)
         linear = not callable(self.kernel) and self.kernel == "linear"
-        self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X)
+        self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X, s)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
             K = self._gram(X, X)
         bad = np.flatnonzero(~np.isfinite(K).all(axis=1))
         if bad.size:
-            raise NumericalError("KernelPegasosSVC", int(bad[0]), "the kernel k(x_i, x_j)")
+            row = int(bad[0]) if rows is None else int(rows[bad[0]])
+            raise NumericalError("KernelPegasosSVC", row, "the kernel k(x_i, x_j)")
         self._schedule(X, K)
         p = self._params(self.eta0_)
         n, width = K.shape[0], K.shape[0] if self._averaging else 0
@@ -264,7 +292,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
             mistakes = 0
             for k, y_k in enumerate(ys):
-                st, made = self._pass(K, y_k, order, p, problems[k], alpha[k])
+                st, made = self._pass(K, y_k, order, p, problems[k], alpha[k], s)
                 problems[k] = (problems[k][0], st)
                 mistakes += made
             self.t_ += -(-order.size // int(self.batch_size))
@@ -272,23 +300,26 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
 
         def objectives():
             models = [predictor(w, st, self._averaging) for w, st in problems]
-            return np.array([hinge(y_k * (K @ beta + b)).mean()
+            return np.array([np.mean(hinge(y_k * (K @ beta + b)) * (1.0 if s is None else s))
                              + 0.5 * self.lam * float(beta @ K @ beta)
                              for y_k, (beta, b) in zip(ys, models, strict=True)])
 
         self._run_epochs(self._orders(check_random_state(self.random_state), n), run_pass,
                          objectives)
-        self._set_model(X, problems, alpha)
+        self._set_model(X_all, problems, alpha, np.arange(n_all) if rows is None else rows)
         return self
 
-    def _set_model(self, X, problems: list, alpha: NDArray) -> None:
+    def _set_model(self, X, problems: list, alpha: NDArray, rows: NDArray) -> None:
+        """The model of ``problems`` (and counts ``alpha``) over the rows ``rows`` of X."""
         models = [predictor(w, st, self._averaging) for w, st in problems]
         beta = np.array([w for w, _ in models])
-        self.support_ = np.flatnonzero(np.any(beta != 0.0, axis=0))
+        support = np.flatnonzero(np.any(beta != 0.0, axis=0))
+        self.support_ = rows[support]
         self.support_vectors_ = X[self.support_]
-        self.dual_coef_ = np.ascontiguousarray(beta[:, self.support_])
+        self.dual_coef_ = np.ascontiguousarray(beta[:, support])
         self.intercept_ = np.array([b for _, b in models], dtype=np.float64)
-        self.alpha_ = alpha
+        self.alpha_ = np.zeros((alpha.shape[0], X.shape[0]), dtype=np.int64)
+        self.alpha_[:, rows] = alpha
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Scores ``sum_j dual_coef_[k, j] k(sv_j, x) + b_k``: ``(n,)`` for two classes,

@@ -8,6 +8,10 @@ Labels y_t in {-1,+1}; alpha_i = 0, b = 0 at the start; k(x, z) a kernel.
 
 With k(x, z) = <x, z> this is the primal perceptron w = sum_i alpha_i y_i x_i, b = sum of the
 y_t of the mistakes: it makes the same mistakes in the same order.
+
+Example weights s_t >= 0 (``sample_weight``) scale the update, as the primal perceptron's
+w += s_t y_t x_t: the coefficient of x_t grows by s_t y_t (alpha_t still counts the
+updates) and b by s_t y_t. A row of weight 0 is skipped (no update, no mistake, no round).
 """
 
 from __future__ import annotations
@@ -20,10 +24,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 from numba import njit
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from .._online import EPOCHS, OnlineClassifier, keep_params
-from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass
+from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass, example_weight
 from .._specs import Bool, Seed
 from ..exceptions import NumericalError
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
@@ -44,14 +48,15 @@ class DualState(NamedTuple):
 
 
 @njit(cache=True)
-def _kernel_perceptron_pass(K, rows, slots, y, s, fit_intercept, scores):
+def _kernel_perceptron_pass(K, rows, slots, y, s, fit_intercept, scores, weights):
     """One pass over the points j = 0..len(rows)-1; updates the DualState s in place.
 
     K : float64[*, m], C-contiguous; row ``rows[j]`` holds k(x_j, x_i) for every slot i.
     slots : int64[n], the slot of point j (where its alpha_j y_j is kept); y : float64[n] in
-    {-1,+1}; scores[j] receives f(x_j) before its update. Returns a PassResult whose row
-    is the first j whose score is inf or nan (a Gram value overflowed; the pass stops
-    there). The alphas are counts and cannot overflow.
+    {-1,+1}; scores[j] receives f(x_j) before its update; weights : float64[n] the example
+    weights s_j of the points, or None (all 1). Returns a PassResult whose row is the first
+    j whose score is inf or nan (a Gram value overflowed; the pass stops there). The
+    coefficients are sums of weights and cannot overflow.
     """
     mistakes = 0
     for j in range(rows.shape[0]):
@@ -62,14 +67,15 @@ def _kernel_perceptron_pass(K, rows, slots, y, s, fit_intercept, scores):
         scores[j] = score
         if not math.isfinite(score):
             return PassResult(mistakes, SCORE_NOT_FINITE, j)
-        if y[j] * score <= 0.0:  # mistake (a tie counts)
+        s_j = example_weight(weights, j)
+        if y[j] * score <= 0.0 and s_j > 0.0:  # mistake (a tie counts)
             i = slots[j]
             if s.coef[i] == 0.0:  # x_j joins the support set
                 s.support[s.n_support[0]] = i
                 s.n_support[0] += 1
-            s.coef[i] += y[j]  # alpha_j <- alpha_j + 1
+            s.coef[i] += s_j * y[j]  # alpha_j <- alpha_j + 1: its coefficient moves by s_j y_j
             if fit_intercept:
-                s.b[0] += y[j]  # b <- b + y_j
+                s.b[0] += s_j * y[j]  # b <- b + s_j y_j
             mistakes += 1
     return PassResult(mistakes, FINITE, -1)
 
@@ -77,12 +83,14 @@ def _kernel_perceptron_pass(K, rows, slots, y, s, fit_intercept, scores):
 @dataclass
 class _TrainingRows:
     """fit's expansion, one row per binary problem, whose slots are the training rows (a row
-    that errs again raises its alpha_i), and the n x n Gram matrix once computed."""
+    that errs again raises its alpha_i), its counts alpha_i, and the n x n Gram matrix once
+    computed."""
 
     X: Any
     coef: NDArray[np.float64]
     support: NDArray[np.int64]
     n_support: NDArray[np.int64]
+    alpha: NDArray[np.int64]
     K: NDArray[np.float64] | None = None
 
 
@@ -138,7 +146,8 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         ``partial_fit``/``learn_one`` are numbered on, in arrival order (``n_rows_seen_``).
     dual_coef_ : ndarray of shape (n_models, n_SV)
         ``alpha_i y_i`` as in scikit-learn (``n_models`` is 1, or one per class for OvR).
-    alpha_ : ndarray of int64, shape (n_models, n_SV), the mistake counts ``alpha_i``.
+    alpha_ : ndarray of int64, shape (n_models, n_SV), the mistake counts ``alpha_i``
+        (the updates on ``x_i``; with ``sample_weight``, ``dual_coef_ = alpha_i s_i y_i``).
     intercept_ : ndarray of shape (n_models,)
     gamma_ : float, the resolved kernel width
     classes_, n_mistakes_, mistakes_per_epoch_, converged_, n_iter_, t_ : as Perceptron.
@@ -153,7 +162,13 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     The offset is the primal perceptron's ``b`` (not a constant feature inside ``k``), so
     with ``kernel="linear"`` the mistakes are the same, round by round, as those of
-    :class:`~halfspaces.Perceptron` with the same ``fit_intercept``.
+    :class:`~halfspaces.Perceptron` with the same ``fit_intercept``, weighted or not.
+
+    ``sample_weight`` (``fit``, ``partial_fit``): an update on a row of weight ``s_t``
+    moves its coefficient and ``b`` by ``s_t y_t``, the dual form of the primal
+    ``w += s_t y_t x_t``; a row of weight 0 is skipped (no update, no mistake, not in
+    ``t_``), and with ``gamma="scale"`` the weights weigh the variance (as in SVC), so
+    that it is the row left out.
 
     Memory. ``fit`` computes the ``n x n`` Gram matrix of the training rows once and runs
     every pass (and every OvR problem) over it when it fits in 256 MiB (``n <= 5792``);
@@ -184,10 +199,25 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     _parameter_constraints = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
                               "shuffle": Bool(), "random_state": Seed()}
 
+    _takes_sample_weight = True
+
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None):
         keep_params(self, locals())
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """As Perceptron's: a weight ``k`` scales one update, ``k`` copies may make fewer
+        (tests/kernel/test_kernel_weights.py tests the rule it is)."""
+        reason = "a weight k scales one update; k copies may update fewer times"
+        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                              "check_sample_weight_equivalence_on_sparse_data"), reason)
+
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """The batch perceptron's passes (:meth:`BatchPerceptronMixin.fit`) in the dual.
+        ``sample_weight`` (``s_t >= 0``) scales each update: the coefficient of ``x_t`` and
+        ``b`` move by ``s_t y_t``; a row of weight 0 is skipped."""
+        return self._batch_fit(X, y, sample_weight)
 
     # -- Gram blocks -------------------------------------------------------------------------
     def _gram(self, A, B) -> NDArray[np.float64]:
@@ -199,14 +229,15 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
             )
         return K
 
-    def _ensure_gamma(self, X) -> None:
+    def _ensure_gamma(self, X, s: NDArray | None = None) -> None:
+        """Resolve ``gamma_`` on the first rows learned (their weights ``s``, if given, weigh
+        the variance of "scale" as SVC's do; a row of weight 0 does not enter it)."""
         if self.gamma_ is None and X.shape[0] > 0:
-            self.gamma_ = resolve_gamma(self.gamma, X)
+            self.gamma_ = resolve_gamma(self.gamma, X, s)
 
     # -- hooks -------------------------------------------------------------------------------
     def _init_state(self, X, n_models: int) -> None:
-        self.gamma_ = None
-        self._ensure_gamma(X)
+        self.gamma_ = None  # resolved by the first pass, with the example weights
         d = X.shape[1]
         self.support_vectors_ = sp.csr_matrix((0, d)) if sp.issparse(X) else np.zeros((0, d))
         self.support_ = np.zeros(0, dtype=np.int64)
@@ -221,7 +252,8 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         form is stored, and the Gram matrix is dropped (it is not part of the model)."""
         n, m = X.shape[0], self._n_models
         self._training = _TrainingRows(X, np.zeros((m, n)), np.zeros((m, n), dtype=np.int64),
-                                       np.zeros((m, 1), dtype=np.int64))
+                                       np.zeros((m, 1), dtype=np.int64),
+                                       np.zeros((m, n), dtype=np.int64))
         try:
             yield
             self._store_fit()
@@ -235,21 +267,22 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         self.support_ = rows
         self.support_vectors_ = X[rows] if sp.issparse(X) else np.array(X[rows], np.float64)
         self.dual_coef_ = np.ascontiguousarray(coef[:, rows])
-        self.alpha_ = np.abs(self.dual_coef_).astype(np.int64)
+        self.alpha_ = np.ascontiguousarray(self._training.alpha[:, rows])
         self.n_rows_seen_ = X.shape[0]
 
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+              s: NDArray | None = None) -> int:
         if hasattr(self, "_training"):
-            return self._fit_pass(k, X, y, order, scores)
+            return self._fit_pass(k, X, y, order, scores, s)
         return self._grow_pass(X, y[None, :], order, scores)  # the binary game
 
-    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray, s: NDArray | None = None) -> int:
         if hasattr(self, "_training"):
-            return super()._run_pass(X, y_pm, order)
+            return super()._run_pass(X, y_pm, order, s)
         # partial_fit: every problem in one pass, as they share the support vectors
         Y = y_pm[None, :] if y_pm.ndim == 1 else y_pm
-        mistakes = self._grow_pass(X, Y, order, np.empty(X.shape[0]))
-        self.t_ += order.size
+        mistakes = self._grow_pass(X, Y, order, np.empty(X.shape[0]), s)
+        self.t_ += order.size if s is None else int(np.count_nonzero(s[order]))
         return mistakes
 
     def _checked(self, result, rows: NDArray) -> int:
@@ -274,22 +307,29 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
             rows = order[start : start + step]
             yield self._gram(X[rows], X), np.arange(rows.size), rows
 
-    def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
-        """A pass of fit: the slots are the training rows."""
+    def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+                  s: NDArray | None = None) -> int:
+        """A pass of fit: the slots are the training rows (weights ``s``, or None)."""
+        self._ensure_gamma(X, s)
         t = self._training
         state = DualState(t.coef[k], t.support[k], t.n_support[k], self.intercept_[k : k + 1])
         mistakes = 0
         for K, gram_rows, rows in self._fit_blocks(X, order.astype(np.int64)):
             block_scores = np.empty(rows.size)
+            weights = None if s is None else s[rows]
             result = _kernel_perceptron_pass(K, gram_rows, rows, y[rows], state,
-                                             bool(self.fit_intercept), block_scores)
+                                             bool(self.fit_intercept), block_scores, weights)
             mistakes += self._checked(result, rows)
             scores[rows] = block_scores
+            updated = y[rows] * block_scores <= 0.0  # the mistakes, each one update
+            t.alpha[k, rows] += updated if s is None else updated & (weights > 0.0)
         return mistakes
 
-    def _grow_pass(self, X, Y: NDArray, order: NDArray, scores: NDArray) -> int:
-        """A progressive pass of partial_fit: the rows that err join the support set."""
-        self._ensure_gamma(X)
+    def _grow_pass(self, X, Y: NDArray, order: NDArray, scores: NDArray,
+                   s: NDArray | None = None) -> int:
+        """A progressive pass of partial_fit: the rows that err (with a positive weight in
+        ``s``, if given) join the support set."""
+        self._ensure_gamma(X, s)
         n, fit_b = order.size, bool(self.fit_intercept)
         mistakes = 0
         start = 0
@@ -316,7 +356,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
                                   self.intercept_[k : k + 1])
                 result = _kernel_perceptron_pass(
                     K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
-                    state, fit_b, block_scores)
+                    state, fit_b, block_scores, None if s is None else s[rows])
                 mistakes += self._checked(result, rows)
                 new_coef[k] = coef[m:]
             scores[rows] = block_scores
@@ -325,7 +365,8 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
                 self.support_vectors_ = _append_rows(self.support_vectors_, Z[joined])
                 self.dual_coef_ = np.ascontiguousarray(
                     np.hstack([self.dual_coef_, new_coef[:, joined]]))
-                self.alpha_ = np.abs(self.dual_coef_).astype(np.int64)
+                self.alpha_ = np.hstack([self.alpha_,  # a new row errs at most once
+                                         (new_coef[:, joined] != 0.0).astype(np.int64)])
                 self.support_ = np.concatenate(
                     [self.support_, self.n_rows_seen_ + start + joined]).astype(np.int64)
             start += step

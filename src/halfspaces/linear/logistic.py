@@ -23,6 +23,10 @@ one pass of online SGD:
 (g_t = -y_t sigma(-y_t z_t) at the score z_t before the step). With ``solver="sgd"``,
 ``fit`` runs ``max_iter`` epochs of these steps over the rows (each epoch in a new random
 order), ``t`` counting on across epochs and ``lam = 1/(C n)`` fixed: SGD on J itself.
+With example weights the step is s_t g_t (rows of weight 0 left out before the fit, ``n``
+then counting the others) and ``lam = 1/(C n)``, or ``lam S / n`` for a given ``lam``: an
+epoch then follows the gradient of (S / n) J, the weighted J that ``solver="lbfgs"``
+minimizes, so both solvers aim at the same optimum.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from scipy.special import expit, log_expit
 
 from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
 from .._early_stopping import hold_out
-from .._labels import check_classes, encode_pm
+from .._labels import check_classes, decode_scores, encode_pm
 from .._online import OnlineClassifier
 from .._params import LOGISTIC_REGRESSION
 from .._primitives import (
@@ -80,11 +84,12 @@ class SGDParams(NamedTuple):
 
 
 @njit(cache=True)
-def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores):
+def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores, s):
     """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
     ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
     ``(1 - eta_t lam)`` is one multiplication of ``a`` and a step costs O(nnz(x_t)). A pass
     starts from ``a = 1``; a pass read in blocks continues each block from the last one's.
+    ``s`` : float64[n] example weights > 0 that scale the gradient step, or None (all 1).
 
     ``scores`` receives each score before its update. Returns ``(PassResult, b, a)``: the
     pass stops at a row whose score is inf or nan (SCORE_NOT_FINITE).
@@ -98,7 +103,7 @@ def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores):
         scores[i] = z
         if y[i] * z <= 0.0:
             mistakes += 1
-        g = -y[i] * _neg_sigmoid_grad(y[i] * z)
+        g = -y[i] * _neg_sigmoid_grad(y[i] * z) * example_weight(s, i)  # s_i g_i
         eta = p.eta0 / (1.0 + p.lam * p.eta0 * t)
         a *= 1.0 - eta * p.lam
         if abs(a) < 1e-9:  # fold the scale into v (w = a v unchanged)
@@ -204,7 +209,8 @@ class LogisticRegression(OnlineClassifier):
         (not used by ``solver="sgd"``).
     solver : {"lbfgs", "sgd"}, default="lbfgs"
         How ``fit`` minimizes ``J``: L-BFGS-B, or ``max_iter`` epochs of ``partial_fit``'s
-        SGD steps with ``lam = 1/(C n)`` fixed (no ``sample_weight`` or ``class_weight``).
+        SGD steps with ``lam = 1/(C n)`` fixed (with ``sample_weight`` or ``class_weight``,
+        each step scaled by its example's weight; see ``fit``).
     eta0 : float or "auto", default="auto"
         First SGD step; ``"auto"`` is ``1 / mean ||x||^2`` of the first batch of
         ``partial_fit`` (or of ``fit``'s training rows with ``solver="sgd"``): the logistic
@@ -302,18 +308,15 @@ class LogisticRegression(OnlineClassifier):
         self.n_iter_no_change = n_iter_no_change
 
     def _expected_failed_checks(self) -> dict[str, str]:
-        """``solver="sgd"`` refuses ``sample_weight`` and ``class_weight``: scikit-learn's
-        checks that fit with them fail by that ValueError."""
+        """``solver="sgd"``: scikit-learn's sample-weight checks compare a weight ``k`` with
+        ``k`` copies: the weighted rule takes one step ``k`` times longer, ``k`` copies take
+        ``k`` steps (tests/linear/test_logistic_sgd.py tests the rule it is, and that many
+        epochs approach the weighted optimum, which lbfgs finds)."""
         if self.solver != "sgd":
             return {}
-        return dict.fromkeys((
-            "check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
-            "check_sample_weights_list", "check_sample_weights_shape",
-            "check_sample_weights_not_overwritten", "check_all_zero_sample_weights_error",
-            "check_sample_weight_equivalence_on_dense_data",
-            "check_sample_weight_equivalence_on_sparse_data",
-            "check_classifiers_one_label_sample_weights", "check_class_weight_classifiers"),
-            "solver='sgd' takes neither sample_weight nor class_weight")
+        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                              "check_sample_weight_equivalence_on_sparse_data"),
+                             "a weight k is one longer step; k copies are k steps")
 
     def _lam(self, n: int) -> float:
         if self.lam is not None:
@@ -348,12 +351,13 @@ class LogisticRegression(OnlineClassifier):
         return self._sgd_pass(k, X, y, order, scores, self._lam(self.t_ + order.size))
 
     def _sgd_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
-                  lam: float) -> int:
-        """SGD steps ``t_ + 1, ...`` of binary problem ``k`` over ``X[order]``; its mistakes."""
+                  lam: float, s: NDArray | None = None) -> int:
+        """SGD steps ``t_ + 1, ...`` of binary problem ``k`` over ``X[order]``, each scaled
+        by the example weight in ``s`` (None: 1; no weight 0); its mistakes."""
         p = SGDParams(lam, self.eta0_, bool(self.fit_intercept))
         w = self.coef_[k]
         result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order, self.t_,
-                                          float(self.intercept_[k]), 1.0, p, scores)
+                                          float(self.intercept_[k]), 1.0, p, scores, s)
         check_pass("LogisticRegression", result, "the score <w, x_i> + b")
         w *= a
         # once per pass: a score checks only the weights of its row
@@ -375,7 +379,11 @@ class LogisticRegression(OnlineClassifier):
         integer weight ``k`` is the example repeated ``k`` times; 0 leaves it out).
 
         With ``solver="sgd"``: ``max_iter`` epochs of SGD steps on ``J`` (see the module),
-        stopped early by ``early_stopping``.
+        stopped early by ``early_stopping``. Weights (``sample_weight`` times
+        ``class_weight``) scale each step, ``w <- (1 - eta_t lam) w - eta_t s_t g_t x_t``; a
+        row of weight 0 is left out before the fit (no step, no ``t_``, not in
+        ``eta0="auto"``). A weight ``k`` is one step ``k`` times longer, not ``k`` copies;
+        with many epochs the steps approach the weighted optimum of ``solver="lbfgs"``.
         """
         if self.solver == "sgd":
             return self._fit_sgd(X, y, sample_weight)
@@ -414,23 +422,30 @@ class LogisticRegression(OnlineClassifier):
         return self
 
     def _fit_sgd(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
-        """``fit`` with ``solver="sgd"``: SGD epochs, each row once per epoch."""
-        if sample_weight is not None or self.class_weight is not None:
-            raise ValueError(
-                "LogisticRegression.fit: solver='sgd' takes neither sample_weight nor"
-                " class_weight (its steps are unweighted); use solver='lbfgs' for weighted"
-                " examples.")
+        """``fit`` with ``solver="sgd"``: SGD epochs, each row (of positive weight) once per
+        epoch, its steps scaled by its weight."""
         X, y_pm = self._prepare_fit(X, y)
         check_row_norms("LogisticRegression", X)  # the scores would overflow
+        s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0],
+                            decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_),
+                            self.class_weight, self.classes_)
         rng = check_random_state(self.random_state)
-        X, y_pm, _, held_out = hold_out(self, X, y_pm, rng)
+        X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
+        if s is not None and not (s > 0).all():  # a row of weight 0 is left out
+            keep = np.flatnonzero(s > 0)
+            X, y_pm, s = X[keep], y_pm[..., keep], s[keep]
         n = X.shape[0]
         self._set_eta0(X)
         lam = self._lam(n)
+        # J weighs s_i loss_i over S = sum s_i (with lam = 1/(C S)); an epoch of steps
+        # s_i g_i over the n rows follows the gradient of (S / n) J when lam is scaled alike
+        lam_J = lam if s is None else self._lam(float(s.sum()))
+        if s is not None and self.lam is not None:
+            lam = lam_J * float(s.sum()) / n
         scores = np.empty(n, dtype=np.float64)
         for _ in range(self.max_iter):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
-            mistakes = sum(self._sgd_pass(k, X, y_k, order, scores, lam)
+            mistakes = sum(self._sgd_pass(k, X, y_k, order, scores, lam, s)
                            for k, y_k in enumerate(self._y_rows(y_pm)))
             self.t_ += n
             self.mistakes_per_epoch_.append(mistakes)
@@ -441,7 +456,7 @@ class LogisticRegression(OnlineClassifier):
         rows, fit_b = product_rows(X), bool(self.fit_intercept)
         objectives = [_objective_and_grad(np.concatenate([self.coef_[k], [self.intercept_[k]]]
                                                          if fit_b else [self.coef_[k]]),
-                                          rows, y_k, lam, fit_b, None)[0]
+                                          rows, y_k, lam_J, fit_b, s)[0]
                       for k, y_k in enumerate(self._y_rows(y_pm))]
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         return self

@@ -6,6 +6,11 @@
         c_k = number of rounds after which v_k was the current vector (its survival count)
     Prediction by weighted vote:   yhat(x) = sign( sum_k c_k sign(<v_k, x> + b_k) )
 
+Example weights s_t >= 0 (``sample_weight``): the update is the weighted perceptron's,
+v_{k+1} = v_k + s_{m_k} y_{m_k} x_{m_k} (b alike), and a round adds s_t to the count of the
+vector current after it, c_k = the total weight of the rounds v_k survived (and of the
+mistake that made it). A row of weight 0 is skipped: no update, no count, no round.
+
 Storage: not the vectors v_k (a dense d-vector per mistake would not fit when d is huge)
 but the mistake rows x_{m_k} themselves (CSR, O(nnz) per mistake) with their labels. The
 scores of all v_k on a new x come from one prefix sum:
@@ -38,6 +43,7 @@ from .._primitives import (
     FINITE,
     SCORE_NOT_FINITE,
     PassResult,
+    example_weight,
     n_rows,
     row_as_dense,
     row_axpy,
@@ -120,18 +126,22 @@ def _vote_scores(X, V, work, out):
 
 
 @njit(cache=True)
-def _count_survivals(y, scores, order, counts, mistake_rows):
+def _count_survivals(y, scores, order, counts, mistake_rows, s):
     """After a perceptron pass that recorded ``scores``: counts[0] (in: the current vector's
     count) and counts[1..m] become the counts of the vectors made in the pass, and
-    mistake_rows[:m] their rows. Returns m."""
+    mistake_rows[:m] their rows. Returns m. A round counts its example weight ``s_t``
+    (``s`` None: 1); a row of weight 0 was skipped by the pass and counts nothing."""
     m = 0
     for t in order:
+        s_t = example_weight(s, t)
+        if s_t == 0.0:
+            continue
         if y[t] * scores[t] <= 0.0:  # the pass updated here: a new vector, counting this round
             mistake_rows[m] = t
             m += 1
-            counts[m] = 1.0
+            counts[m] = s_t
         else:
-            counts[m] += 1.0
+            counts[m] += s_t
     return m
 
 
@@ -206,13 +216,15 @@ n_iter_no_change
         The running perceptron :math:`v_{M+1}, b_{M+1}` (what the update rule tests).
     vote_counts_ : ndarray of float64
         Survival counts :math:`c_1..c_{M+1}` of each binary model, model after model (model
-        ``k`` owns ``vote_counts_[mistake_ptr_[k] + k : mistake_ptr_[k + 1] + k + 1]``).
+        ``k`` owns ``vote_counts_[mistake_ptr_[k] + k : mistake_ptr_[k + 1] + k + 1]``);
+        with ``sample_weight``, the total weight of the rounds survived.
     mistake_ptr_ : ndarray of int64, shape (n_models + 1,)
         Model ``k``'s mistakes are rows ``mistake_ptr_[k]:mistake_ptr_[k + 1]`` below.
     mistake_data_, mistake_indices_, mistake_indptr_ : ndarray
         The mistake rows :math:`x_{m_k}` in CSR form (float64 values).
     mistake_y_, mistake_b_ : ndarray of float64
-        Their labels :math:`y_{m_k}` and the offset increments (``y`` or 0).
+        Their steps :math:`s_{m_k} y_{m_k}` (the labels, times the example weights with
+        ``sample_weight``) and the offset increments (the step, or 0).
     base_coef_, base_intercept_ : ndarray of shape (n_models, n_features or 0), (n_models,)
         The oldest kept vector :math:`u, b_u` (the merged mistakes summed); no columns while
         nothing was merged.
@@ -237,6 +249,15 @@ n_iter_no_change
     the rounds after which :math:`v_k` was the current vector; a new vector counts the
     round of the mistake that made it, so :math:`\\sum_k c_k = T` and the averaged
     perceptron is :math:`\\frac1T\\sum_k c_k v_k`.
+
+    ``sample_weight`` (``fit``, ``partial_fit``) weighs the rounds: a mistake on a row of
+    weight :math:`s_t` makes :math:`v_{k+1} = v_k + s_t y_t x_t` (as
+    :class:`~halfspaces.linear.Perceptron`'s weighted update), and every round adds
+    :math:`s_t` instead of 1 to the count of the vector current after it, so
+    :math:`\\sum_k c_k = \\sum_t s_t` and an integer weight :math:`k` counts as :math:`k`
+    rounds survived (not :math:`k` repeated rows: a copy after the first may be no mistake).
+    A row of weight 0 is skipped (no update, no count, not in ``t_``). A budget merges
+    the weighted counts alike: :math:`a = \\sum c_k v_k`, :math:`C = \\sum c_k`.
 
     Memory is the mistake rows (``O(nnz)`` per mistake, float64 values), never a dense
     d-vector per mistake; a prediction costs ``O(nnz of all mistake rows)`` per example
@@ -325,8 +346,9 @@ n_iter_no_change
                        self.merged_count_)
 
     def _append(self, k: int, X, rows: NDArray, y: NDArray, counts: NDArray) -> None:
-        """Give model k the vectors made by mistakes on X[rows]; ``counts`` (len(rows) + 1)
-        replaces its current vector's count and adds the new ones."""
+        """Give model k the vectors made by mistakes on X[rows] with steps ``y`` (the labels,
+        times the example weights where weighted); ``counts`` (len(rows) + 1) replaces its
+        current vector's count and adds the new ones."""
         hi = int(self.mistake_ptr_[k + 1])
         if rows.size == 0:
             self.vote_counts_[hi + k] = counts[0]
@@ -387,23 +409,25 @@ n_iter_no_change
                                                ip[lo + e + 1 :] - (cut_hi - cut_lo)])
         self.mistake_ptr_[k + 1 :] -= e
 
-    _takes_sample_weight = False  # a stored mistake vector carries no weight
-
-    def fit(self, X: ArrayLike, y: ArrayLike):
-        """The batch perceptron's passes (:meth:`BatchPerceptronMixin.fit`), without
-        ``sample_weight``."""
-        return self._batch_fit(X, y, None)
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """The batch perceptron's passes (:meth:`BatchPerceptronMixin.fit`).
+        ``sample_weight`` (``s_t >= 0``) scales each update, ``w += s_t y_t x_t``, and each
+        round adds ``s_t`` to the vote of the vector it leaves current (see the Notes); a
+        row of weight 0 is skipped."""
+        return self._batch_fit(X, y, sample_weight)
 
     # -- hooks -----------------------------------------------------------------------------
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+              s: NDArray | None = None) -> int:
         w, b = self.current_coef_[k], self.current_intercept_[k : k + 1]
         mistakes = perceptron_pass(X, y, w, b, bool(self.fit_intercept), order, scores,
-                                   type(self).__name__)
+                                   type(self).__name__, s)
         counts = np.empty(order.size + 1, dtype=np.float64)
         counts[0] = self.vote_counts_[self.mistake_ptr_[k + 1] + k]
         rows = np.empty(mistakes, dtype=np.int64)
-        _count_survivals(y, scores, order, counts, rows)
-        self._append(k, X, rows, y[rows], counts[: mistakes + 1])
+        _count_survivals(y, scores, order, counts, rows, s)
+        steps = y[rows] if s is None else s[rows] * y[rows]  # v_{k+1} = v_k + s y x
+        self._append(k, X, rows, steps, counts[: mistakes + 1])
         return mistakes
 
     def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:
