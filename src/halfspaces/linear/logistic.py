@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import EPOCHS, OnlineClassifier
+from .._parallel import N_JOBS, map_problems
 from .._primitives import (
     CSR,
     FINITE,
@@ -83,7 +84,7 @@ class SGDParams(NamedTuple):
     fit_intercept: bool
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores):
     """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
     ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
@@ -124,7 +125,7 @@ def _loss_and_slope(margin):
     return math.log1p(e) - margin, 1.0 / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # as the mat-vecs: L-BFGS problems in threads
 def _loss_and_coef(z, y, g, s):
     """Sum of s_i log(1 + exp(-y_i z_i)); writes g_i = -s_i y_i sigma(-y_i z_i) (``s``: the
     example weights, or None for 1). Dense helper."""
@@ -230,6 +231,15 @@ class LogisticRegression(OnlineClassifier):
         the model is the last epoch's. See :mod:`halfspaces._early_stopping`.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=5
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems of more than two classes (scikit-learn's
+        meaning: None or 1 is one, -1 every core), in ``min(n_jobs, n_classes)`` threads;
+        the model is the same, bit for bit, for every ``n_jobs``. SGD (``partial_fit``,
+        ``solver="sgd"``): each pass runs the classes' compiled passes, which release the
+        GIL, over the same order of rows. L-BFGS-B: one minimization per class; only the
+        evaluations of ``J`` (compiled mat-vecs) run in parallel, as SciPy's L-BFGS-B
+        update holds the GIL, so the gain is smaller where ``n_features`` is large against
+        the non-zeros of ``X`` (``benchmarks/bench_ovr_threads.py``).
 
     Raises
     ------
@@ -292,13 +302,15 @@ class LogisticRegression(OnlineClassifier):
         "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs", "sgd"),
         "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step"),
         "shuffle": Bool(), "random_state": Seed(),
-        "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS}
+        "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS,
+        "n_jobs": N_JOBS}
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
                  eta0="auto", shuffle: bool = True, random_state=None,
                  warm_start: bool = False, class_weight=None, early_stopping: bool = False,
-                 validation_fraction: float = 0.1, n_iter_no_change: int = 5):
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 n_jobs: int | None = None):
         self.C = C
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -313,6 +325,7 @@ class LogisticRegression(OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.n_jobs = n_jobs
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """``solver="sgd"`` refuses ``sample_weight`` and ``class_weight``: scikit-learn's
@@ -355,6 +368,10 @@ class LogisticRegression(OnlineClassifier):
                 self.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
             else:
                 self.eta0_ = float(self.eta0)
+
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+        self._set_eta0(X)  # before the classes' passes, which may run in threads
+        return super()._run_pass(X, y_pm, order)
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         self._set_eta0(X)
@@ -412,15 +429,22 @@ class LogisticRegression(OnlineClassifier):
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         rows = product_rows(X)
         fit_b = bool(self.fit_intercept)
-        objectives, n_iter = [], 0
-        for k, y_k in enumerate(self._y_rows(y_pm)):
+        problems = self._y_rows(y_pm)
+
+        def solve(k: int):
+            y_k = problems[k]
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, rows, y_k, lam,
-                                                                   fit_b, s),
-                        theta0, max_iter=self.max_iter, tol=self.tol, callback=listener())
+            # stacklevel: past solve and map_problems to fit's caller (one thread)
+            res = lbfgs(lambda theta: _objective_and_grad(theta, rows, y_k, lam, fit_b, s),
+                        theta0, max_iter=self.max_iter, tol=self.tol, stacklevel=5,
+                        callback=listener())
+            return res, _objective_and_grad(res.x, rows, y_k, lam, fit_b, s)[0]
+
+        objectives, n_iter = [], 0
+        for k, (res, objective) in enumerate(map_problems(solve, len(problems), self.n_jobs)):
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
-            objectives.append(_objective_and_grad(res.x, rows, y_k, lam, fit_b, s)[0])
+            objectives.append(objective)
             n_iter = max(n_iter, int(res.nit))
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         self.n_iter_ = max(n_iter, 1)
@@ -440,11 +464,13 @@ class LogisticRegression(OnlineClassifier):
         n = X.shape[0]
         self._set_eta0(X)
         lam = self._lam(n)
-        scores = np.empty(n, dtype=np.float64)
+        problems = self._y_rows(y_pm)
+        scores = np.empty((len(problems), n), dtype=np.float64)  # a row per class: threads
         for _ in range(self.max_iter):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
-            mistakes = sum(self._sgd_pass(k, X, y_k, order, scores, lam)
-                           for k, y_k in enumerate(self._y_rows(y_pm)))
+            mistakes = sum(map_problems(
+                lambda k, order=order: self._sgd_pass(k, X, problems[k], order, scores[k], lam),
+                len(problems), self.n_jobs))
             self.t_ += n
             self.mistakes_per_epoch_.append(mistakes)
             self.n_mistakes_ += mistakes
