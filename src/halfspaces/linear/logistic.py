@@ -44,7 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._early_stopping import EARLY_STOPPING_PARAMS, hold_out
 from .._labels import check_classes, encode_pm
 from .._online import EPOCHS, OnlineClassifier
-from .._parallel import N_JOBS, map_problems
+from .._parallel import N_JOBS, map_groups, map_problems
 from .._primitives import (
     CSR,
     FINITE,
@@ -369,9 +369,9 @@ class LogisticRegression(OnlineClassifier):
             else:
                 self.eta0_ = float(self.eta0)
 
-    def _run_pass(self, X, y_pm: NDArray, order: NDArray) -> int:
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray, *weights) -> int:
         self._set_eta0(X)  # before the classes' passes, which may run in threads
-        return super()._run_pass(X, y_pm, order)
+        return super()._run_pass(X, y_pm, order, *weights)
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         self._set_eta0(X)
@@ -465,12 +465,15 @@ class LogisticRegression(OnlineClassifier):
         self._set_eta0(X)
         lam = self._lam(n)
         problems = self._y_rows(y_pm)
-        scores = np.empty((len(problems), n), dtype=np.float64)  # a row per class: threads
+
+        def epoch(group: range, order: NDArray) -> int:  # classes in one thread, one buffer
+            scores = np.empty(n, dtype=np.float64)
+            return sum(self._sgd_pass(k, X, problems[k], order, scores, lam) for k in group)
+
         for _ in range(self.max_iter):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
-            mistakes = sum(map_problems(
-                lambda k, order=order: self._sgd_pass(k, X, problems[k], order, scores[k], lam),
-                len(problems), self.n_jobs))
+            mistakes = sum(map_groups(lambda group, order=order: epoch(group, order),
+                                      len(problems), self.n_jobs))
             self.t_ += n
             self.mistakes_per_epoch_.append(mistakes)
             self.n_mistakes_ += mistakes
