@@ -11,7 +11,10 @@ loops live in the algorithm modules. A subclass supplies three hooks:
     {-1, +1}; writes into ``scores[t]`` the score of row ``t`` *before* its update and
     returns the number of mistakes (``y_t * score_t <= 0``). This is where the compiled
     pass is called: no Python per row. A pass whose score or update is not finite stops at
-    that row and says so (``_primitives.check_pass`` raises NumericalError).
+    that row and says so (``_primitives.check_pass`` raises NumericalError). With the
+    parameter ``n_jobs`` (one-vs-rest in threads, :mod:`halfspaces._parallel`), the passes
+    of different problems run at the same time: a pass touches only problem ``k``'s state,
+    and its compiled kernel releases the GIL (``nogil=True``).
 ``_decision(X) -> scores``
     ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
 
@@ -31,6 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 from . import _csr
 from ._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted
 from ._labels import check_classes, decode_scores, encode_pm
+from ._parallel import map_groups
 from ._params import EPOCHS  # noqa: F401 - where the learners import it from
 from ._primitives import as_rows, check_pass
 from ._validation import check_csr, validate_X, validate_X_y
@@ -71,12 +75,21 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     def _y_rows(self, y_pm: NDArray) -> list[NDArray]:
         return [y_pm] if y_pm.ndim == 1 else list(y_pm)
 
+    def _n_jobs(self, n_rows: int) -> int | None:
+        """``n_jobs`` of a pass over ``n_rows`` rows: the class's parameter (None where it
+        has none); a pass over one row (``learn_one``) stays in the calling thread, as
+        starting threads costs more than it."""
+        return getattr(self, "n_jobs", None) if n_rows > 1 else None
+
     def _run_pass(self, X, y_pm: NDArray, order: NDArray, s: NDArray | None = None) -> int:
-        scores = np.empty(X.shape[0], dtype=np.float64)
-        mistakes = 0
-        for k, y_k in enumerate(self._y_rows(y_pm)):
-            mistakes += (self._pass(k, X, y_k, order, scores) if s is None
-                         else self._pass(k, X, y_k, order, scores, s))
+        problems = self._y_rows(y_pm)
+        weights = () if s is None else (s,)
+
+        def solve(group: range) -> int:  # a group of problems in one thread, one buffer
+            scores = np.empty(X.shape[0], dtype=np.float64)
+            return sum(self._pass(k, X, problems[k], order, scores, *weights) for k in group)
+
+        mistakes = sum(map_groups(solve, len(problems), self._n_jobs(order.size)))
         # a row of weight 0 is not a round
         self.t_ += order.size if s is None else int(np.count_nonzero(s[order]))
         return mistakes

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from ._specs import NONE, Int, OneOf
 
-__all__ = ["N_JOBS", "effective_n_jobs", "map_problems"]
+__all__ = ["N_JOBS", "effective_n_jobs", "map_groups", "map_problems"]
 
 T = TypeVar("T")
 
@@ -41,3 +41,16 @@ def map_problems(solve: Callable[[int], T], n_problems: int, n_jobs: int | None)
         return [solve(k) for k in range(n_problems)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(solve, range(n_problems)))
+
+
+def map_groups(solve: Callable[[range], T], n_problems: int, n_jobs: int | None) -> list[T]:
+    """``solve(group)`` for each of ``min(n_jobs, n_problems)`` contiguous groups of the
+    problems ``0 .. n_problems - 1`` (sizes differing by at most one), one thread per
+    group; the results in group order (see :func:`map_problems`). Where the work on a
+    problem needs scratch memory, each group allocates its own once."""
+    workers = min(effective_n_jobs(n_jobs), n_problems)
+    if workers <= 1:
+        return [solve(range(n_problems))]
+    groups = [range(g * n_problems // workers, (g + 1) * n_problems // workers)
+              for g in range(workers)]
+    return map_problems(lambda g: solve(groups[g]), workers, workers)

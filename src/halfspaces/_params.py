@@ -23,7 +23,7 @@ EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 PERCEPTRON = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
               "random_state": Seed(), "warm_start": Bool(),
-              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS}
+              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS}
 
 #: The parameters PegasosSVC and KernelPegasosSVC share.
 PEGASOS_PARAMS = {
@@ -47,7 +47,7 @@ PEGASOS_PARAMS = {
 
 PEGASOS_SVC = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
                "warm_start": Bool(), "probability": PROBABILITY,
-               **EARLY_STOPPING_PARAMS}
+               **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS}
 
 LOGISTIC_REGRESSION = {
     # C = inf is lam = 0: no minimizer at all on separable data
@@ -60,10 +60,11 @@ LOGISTIC_REGRESSION = {
     "tol": POSITIVE.about("gradient tolerance"), "solver": Choice("lbfgs", "sgd"),
     "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step"),
     "shuffle": Bool(), "random_state": Seed(),
-    "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS}
+    "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS,
+    "n_jobs": N_JOBS}
 
 LP_SEPARATOR = {"fit_intercept": Bool(),
-                "on_infeasible": Choice("least_violation", "raise")}
+                "on_infeasible": Choice("least_violation", "raise"), "n_jobs": N_JOBS}
 
 SVC = {
     "C": Float(low=0, low_open=True, allow_inf=True).about(

@@ -684,14 +684,14 @@ def prefetch_wanted(order, i):
 # The same bits for dense input and its CSR copy: rows as row_dot_dense_order and
 # row_axpy (which adds a column's entries in row order for both) sum them.
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # L-BFGS problems in threads
 def matvec(X, theta, out):
     """``out = X theta`` for a float64 vector ``theta`` (``row_dot_dense_order`` per row)."""
     for i in range(n_rows(X)):
         out[i] = row_dot_dense_order(X, i, theta)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rmatvec(X, v, out):
     """``out += X^T v``: the rows times ``v_i`` added in turn (``out`` zeroed by the caller
     for the product itself)."""

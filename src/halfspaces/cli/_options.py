@@ -63,7 +63,9 @@ ESTIMATOR_OPTIONS = [
     ("--beta", "beta", {"type": float_or_inf,
                         "help": "weight multiplier on a mistake (weighted-majority)"}),
     ("--n-jobs", "n_jobs", {"type": int, "metavar": "N",
-                            "help": "threads for the one-vs-rest classes (svm; -1: every core)"}),
+                            "help": "threads for the one-vs-rest classes (svm, perceptron,"
+                                    " averaged, voted, pegasos, logistic, lp; -1: every"
+                                    " core)"}),
     ("--random-state", "random_state", {"type": int, "metavar": "SEED",
                                          "help": "seed of every random choice"}),
     ("--validation-fraction", "validation_fraction", {

@@ -62,7 +62,7 @@ def _update(X, t, y_t, s, fit_intercept, c):
     return row_axpy_pair(X, t, y_t, s.w, cy, s.u)  # w <- w + y_t x_t,  u <- u + c y_t x_t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _averaged_epoch(X, y, s, fit_intercept, c, order, scores, sw):
     """One pass over rows X[order] from round c + 1 on; updates the AveragedState s in place.
 
@@ -133,6 +133,9 @@ class AveragedPerceptron(Perceptron):
         Seed of the shuffling.
     warm_start : bool, default=False
         Continue ``fit`` from the current state (the average keeps running over all rounds).
+    probability, early_stopping, validation_fraction, n_iter_no_change, n_jobs
+        As for :class:`~halfspaces.linear.Perceptron` (``n_jobs``: the classes' passes in
+        threads, the same model for every value).
 
     Attributes
     ----------

@@ -44,6 +44,7 @@ from .._base import check_is_fitted, check_random_state, convergence_warning, sa
 from .._early_stopping import hold_out
 from .._labels import check_classes, decode_scores, encode_pm
 from .._online import OnlineClassifier
+from .._parallel import map_groups, map_problems
 from .._params import LOGISTIC_REGRESSION
 from .._primitives import (
     CSR,
@@ -83,7 +84,7 @@ class SGDParams(NamedTuple):
     fit_intercept: bool
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores, s):
     """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
     ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
@@ -125,7 +126,7 @@ def _loss_and_slope(margin):
     return math.log1p(e) - margin, 1.0 / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # as the mat-vecs: L-BFGS problems in threads
 def _loss_and_coef(z, y, g, s):
     """Sum of s_i log(1 + exp(-y_i z_i)); writes g_i = -s_i y_i sigma(-y_i z_i) (``s``: the
     example weights, or None for 1). Dense helper."""
@@ -234,6 +235,15 @@ class LogisticRegression(OnlineClassifier):
         the model is the last epoch's. See :mod:`halfspaces._early_stopping`.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=5
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems of more than two classes (scikit-learn's
+        meaning: None or 1 is one, -1 every core), in ``min(n_jobs, n_classes)`` threads;
+        the model is the same, bit for bit, for every ``n_jobs``. SGD (``partial_fit``,
+        ``solver="sgd"``): each pass runs the classes' compiled passes, which release the
+        GIL, over the same order of rows. L-BFGS-B: one minimization per class; only the
+        evaluations of ``J`` (compiled mat-vecs) run in parallel, as SciPy's L-BFGS-B
+        update holds the GIL, so the gain is smaller where ``n_features`` is large against
+        the non-zeros of ``X`` (``benchmarks/bench_ovr_threads.py``).
 
     Raises
     ------
@@ -291,7 +301,8 @@ class LogisticRegression(OnlineClassifier):
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
                  eta0="auto", shuffle: bool = True, random_state=None,
                  warm_start: bool = False, class_weight=None, early_stopping: bool = False,
-                 validation_fraction: float = 0.1, n_iter_no_change: int = 5):
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 n_jobs: int | None = None):
         self.C = C
         self.lam = lam
         self.fit_intercept = fit_intercept
@@ -306,6 +317,7 @@ class LogisticRegression(OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.n_jobs = n_jobs
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """``solver="sgd"``: scikit-learn's sample-weight checks compare a weight ``k`` with
@@ -345,6 +357,10 @@ class LogisticRegression(OnlineClassifier):
                 self.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
             else:
                 self.eta0_ = float(self.eta0)
+
+    def _run_pass(self, X, y_pm: NDArray, order: NDArray, *weights) -> int:
+        self._set_eta0(X)  # before the classes' passes, which may run in threads
+        return super()._run_pass(X, y_pm, order, *weights)
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         self._set_eta0(X)
@@ -407,15 +423,22 @@ class LogisticRegression(OnlineClassifier):
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         rows = product_rows(X)
         fit_b = bool(self.fit_intercept)
-        objectives, n_iter = [], 0
-        for k, y_k in enumerate(self._y_rows(y_pm)):
+        problems = self._y_rows(y_pm)
+
+        def solve(k: int):
+            y_k = problems[k]
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            res = lbfgs(lambda theta, y_k=y_k: _objective_and_grad(theta, rows, y_k, lam,
-                                                                   fit_b, s),
-                        theta0, max_iter=self.max_iter, tol=self.tol, callback=listener())
+            # stacklevel: past solve and map_problems to fit's caller (one thread)
+            res = lbfgs(lambda theta: _objective_and_grad(theta, rows, y_k, lam, fit_b, s),
+                        theta0, max_iter=self.max_iter, tol=self.tol, stacklevel=5,
+                        callback=listener())
+            return res, _objective_and_grad(res.x, rows, y_k, lam, fit_b, s)[0]
+
+        objectives, n_iter = [], 0
+        for k, (res, objective) in enumerate(map_problems(solve, len(problems), self.n_jobs)):
             self.coef_[k] = res.x[:d]
             self.intercept_[k] = res.x[d] if fit_b else 0.0
-            objectives.append(_objective_and_grad(res.x, rows, y_k, lam, fit_b, s)[0])
+            objectives.append(objective)
             n_iter = max(n_iter, int(res.nit))
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         self.n_iter_ = max(n_iter, 1)
@@ -442,11 +465,16 @@ class LogisticRegression(OnlineClassifier):
         lam_J = lam if s is None else self._lam(float(s.sum()))
         if s is not None and self.lam is not None:
             lam = lam_J * float(s.sum()) / n
-        scores = np.empty(n, dtype=np.float64)
+        problems = self._y_rows(y_pm)
+
+        def epoch(group: range, order: NDArray) -> int:  # classes in one thread, one buffer
+            scores = np.empty(n, dtype=np.float64)
+            return sum(self._sgd_pass(k, X, problems[k], order, scores, lam, s) for k in group)
+
         for _ in range(self.max_iter):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
-            mistakes = sum(self._sgd_pass(k, X, y_k, order, scores, lam, s)
-                           for k, y_k in enumerate(self._y_rows(y_pm)))
+            mistakes = sum(map_groups(lambda group, order=order: epoch(group, order),
+                                      len(problems), self.n_jobs))
             self.t_ += n
             self.mistakes_per_epoch_.append(mistakes)
             self.n_mistakes_ += mistakes

@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, safe_sparse_dot
 from .._labels import check_classes, decode_scores, encode_pm
+from .._parallel import map_problems
 from .._params import LP_SEPARATOR
 from .._validation import check_row_norms, validate_X, validate_X_y
 from ..exceptions import NotSeparableWarning
@@ -55,6 +56,13 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         :class:`~halfspaces.exceptions.NotSeparableWarning` names its rows.
         ``"raise"`` is the strict form of ERM in the realizable case: it raises
         :class:`~halfspaces.NotSeparableError` carrying the certificate instead.
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems of more than two classes (scikit-learn's
+        meaning: None or 1 is one, -1 every core): the LPs of ``min(n_jobs, n_classes)``
+        classes are solved at the same time (HiGHS releases the GIL while it solves; the
+        LPs' setup in SciPy holds it). Each LP is the same whichever thread solves it, so
+        the model is the same, bit for bit, for every ``n_jobs``; with ``"raise"`` the error
+        names the first class (in ``classes_`` order) that is not separable.
 
     Attributes
     ----------
@@ -129,9 +137,10 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
     _parameter_constraints = LP_SEPARATOR
 
     def __init__(self, *, fit_intercept: bool = True,
-                 on_infeasible: str = "least_violation"):
+                 on_infeasible: str = "least_violation", n_jobs: int | None = None):
         self.fit_intercept = fit_intercept
         self.on_infeasible = on_infeasible
+        self.n_jobs = n_jobs
 
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Solve the separating LP of each binary problem (one-vs-rest for more classes).
@@ -156,25 +165,31 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         X = X.astype(np.float64, copy=False)
         fit_b = bool(self.fit_intercept)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+
+        def solve(k: int) -> tuple:
+            """(w, b, the Farkas certificate or None, whether separable) of problem k."""
+            y_k, problem = problems[k], self._problem_name(k, len(problems))
+            if self.on_infeasible == "raise":
+                return (*separate_or_certify(X, y_k, fit_b, owner="LPSeparator",
+                                             problem=problem, hint=_HINT), None, True)
+            sep = separating_hyperplane(X, y_k, fit_b)
+            if sep is not None:
+                return (*sep, None, True)
+            return (*least_violation_hyperplane(X, y_k, fit_b)[:2],
+                    farkas_certificate(X, y_k, fit_b), False)
+
         coef = np.zeros((len(problems), X.shape[1]))
         intercept = np.zeros(len(problems))
         separable = np.ones(len(problems), dtype=bool)
         alphas, unseparated = {}, []  # problem k -> its Farkas certificate; messages
-        for k, y_k in enumerate(problems):
-            problem = self._problem_name(k, len(problems))
-            if self.on_infeasible == "raise":
-                coef[k], intercept[k] = separate_or_certify(
-                    X, y_k, fit_b, owner="LPSeparator", problem=problem, hint=_HINT)
-                continue
-            sep = separating_hyperplane(X, y_k, fit_b)
-            if sep is None:
-                sep = least_violation_hyperplane(X, y_k, fit_b)[:2]
-                separable[k] = False
-                alpha = farkas_certificate(X, y_k, fit_b)
-                if alpha is not None:
-                    alphas[k] = alpha
-                unseparated.append(_unseparated(problem, k, alpha, fit_b))
-            coef[k], intercept[k] = sep
+        for k, (w, b, alpha, separated) in enumerate(
+                map_problems(solve, len(problems), self.n_jobs)):
+            coef[k], intercept[k], separable[k] = w, b, separated
+            if alpha is not None:
+                alphas[k] = alpha
+            if not separated:
+                unseparated.append(_unseparated(self._problem_name(k, len(problems)), k,
+                                                alpha, fit_b))
         self.coef_, self.intercept_, self.separable_ = coef, intercept, separable
         self.certificates_ = sp.vstack(
             [sp.csr_matrix(alphas[k] if k in alphas else (1, X.shape[0]))

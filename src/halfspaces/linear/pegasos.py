@@ -42,6 +42,7 @@ from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import hold_out
 from .._labels import check_classes, encode_pm
 from .._online import OnlineClassifier
+from .._parallel import map_problems
 from .._params import PEGASOS_SVC
 from .._primitives import (
     FINITE,
@@ -144,7 +145,7 @@ def _fold(w, st):
 # scaled by s_i (the caller leaves rows of weight 0 out of the data).
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms, s):
     """One pass of plain Pegasos (k = 1) over rows ``X[order]``."""
     m, record = order.shape[0], scores.shape[0] > 0
@@ -181,7 +182,7 @@ def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms, s):
     return st, PassResult(mistakes, FINITE, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms, s):
     """One pass of mini-batch Pegasos over rows ``X[order]`` in batches of k: every margin of
     a batch is taken with w_t, then the violators' mean sub-gradient step."""
@@ -378,6 +379,13 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         SGD; the model is the last pass's. See :mod:`halfspaces._early_stopping`.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=5
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems of more than two classes (scikit-learn's
+        meaning: None or 1 is one, -1 every core): each pass of ``fit`` and ``partial_fit``
+        runs the classes' compiled passes, which release the GIL, in
+        ``min(n_jobs, n_classes)`` threads. Every class takes the same examples in the same
+        order, drawn from ``random_state`` before the threads start, so the model is the
+        same, bit for bit, for every ``n_jobs``. The online game uses one thread.
 
     Raises
     ------
@@ -471,7 +479,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
                  sampling: str = "permutation", random_state=None, tol: float | None = None,
                  record_objective: bool = False, warm_start: bool = False,
                  probability: bool = False, early_stopping: bool = False,
-                 validation_fraction: float = 0.1, n_iter_no_change: int = 5):
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 n_jobs: int | None = None):
         self.lam = lam
         self.max_iter = max_iter
         self.n_iter = n_iter
@@ -493,6 +502,7 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.n_jobs = n_jobs
 
     def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray,
                       s: NDArray | None = None) -> float:
@@ -578,9 +588,10 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
             stats = row_stats(X)
             self._ensure_schedule(X, y_pm, stats, s=s)
         scores = np.empty(0)  # fit and partial_fit do not need the scores: skip the writes
-        mistakes = 0
-        for k, y_k in enumerate(self._y_rows(y_pm)):
-            mistakes += self._pass(k, X, y_k, order, scores, stats[0], s)
+        problems = self._y_rows(y_pm)
+        mistakes = sum(map_problems(
+            lambda k: self._pass(k, X, problems[k], order, scores, stats[0], s),
+            len(problems), self._n_jobs(order.size)))
         self.t_ += -(-order.size // int(self.batch_size))
         return mistakes
 

@@ -50,7 +50,7 @@ from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _perceptron_epoch(X, y, w, b, fit_intercept, order, scores, s):
     """One pass over the rows X[order]; updates w (and b[0]) in place; a PassResult.
 
@@ -277,6 +277,13 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
         See :mod:`halfspaces._early_stopping`.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=5
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems of more than two classes (scikit-learn's
+        meaning: None or 1 is one, -1 every core): each pass of ``fit`` and ``partial_fit``
+        runs the classes' compiled passes, which release the GIL, in
+        ``min(n_jobs, n_classes)`` threads. Every class visits the rows in the same order,
+        drawn from ``random_state`` before the threads start, so the model is the same, bit
+        for bit, for every ``n_jobs``. ``learn_one`` and the online game use one thread.
 
     Attributes
     ----------
@@ -334,7 +341,7 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False, probability: bool = False,
                  early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5):
+                 n_iter_no_change: int = 5, n_jobs: int | None = None):
         keep_params(self, locals())
 
     def _init_state(self, X, n_models: int) -> None:

@@ -30,6 +30,7 @@ the prefix sum starts from <u, x> instead of 0.
 from __future__ import annotations
 
 import math
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -188,6 +189,9 @@ def _voted_play(X, y, w, b, fit_intercept, V, new_rows, scores):
     return PassResult(m, FINITE, -1)
 
 
+_STORE_LOCK = threading.Lock()  # guards the vectors' store of the one-vs-rest problems
+
+
 class VotedPerceptron(Perceptron):
     """The voted perceptron: every vector the perceptron passes through votes, weighted by
     the number of rounds it survived.
@@ -200,9 +204,10 @@ class VotedPerceptron(Perceptron):
         Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
         pass in which the running perceptron makes no mistake (``converged_`` is then True).
     shuffle, random_state, warm_start, probability, early_stopping, validation_fraction, \
-n_iter_no_change
+n_iter_no_change, n_jobs
         As for :class:`~halfspaces.linear.Perceptron` (``warm_start`` continues from the
-        current vectors).
+        current vectors; with ``n_jobs``, the classes' perceptron passes run in threads and
+        their new vectors are stored one class at a time).
     max_vectors : int >= 1 or None, default=None
         A budget: the most vectors that vote one by one. None keeps every vector (memory
         and prediction time grow with the mistakes, without bound on a stream). Beyond the
@@ -312,7 +317,8 @@ n_iter_no_change
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False, probability: bool = False,
                  early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, max_vectors: int | None = None):
+                 n_iter_no_change: int = 5, max_vectors: int | None = None,
+                 n_jobs: int | None = None):
         keep_params(self, locals())
 
     # fit does not compare the vote with the majority class: its training predictions cost
@@ -423,11 +429,14 @@ n_iter_no_change
         mistakes = perceptron_pass(X, y, w, b, bool(self.fit_intercept), order, scores,
                                    type(self).__name__, s)
         counts = np.empty(order.size + 1, dtype=np.float64)
-        counts[0] = self.vote_counts_[self.mistake_ptr_[k + 1] + k]
         rows = np.empty(mistakes, dtype=np.int64)
-        _count_survivals(y, scores, order, counts, rows, s)
-        steps = y[rows] if s is None else s[rows] * y[rows]  # v_{k+1} = v_k + s y x
-        self._append(k, X, rows, steps, counts[: mistakes + 1])
+        # The classes share the store: one at a time (n_jobs threads). Class k's vectors go
+        # to its own segment, so the store is the same in whatever order the classes come.
+        with _STORE_LOCK:
+            counts[0] = self.vote_counts_[self.mistake_ptr_[k + 1] + k]
+            _count_survivals(y, scores, order, counts, rows, s)
+            steps = y[rows] if s is None else s[rows] * y[rows]  # v_{k+1} = v_k + s y x
+            self._append(k, X, rows, steps, counts[: mistakes + 1])
         return mistakes
 
     def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:
