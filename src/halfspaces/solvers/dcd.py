@@ -28,6 +28,16 @@ microseconds dominated the short passes; its state is a :class:`DCDState` return
 call, so the loop can stop after any outer iteration (``verbose``, the gap checks) and
 resume with identical iterates.
 
+**Dense and sparse input give the same bits.** A dense row and its CSR copy are summed in
+the same order everywhere: the scores by ``row_dot_dense_order`` (the dense rows' 8 partial
+sums by column, for CSR rows too), ``||x_i||^2``, the mean row, ``e_i`` and the gap's two
+mat-vecs by the compiled ``row_sqnorms``, ``rmatvec`` and ``matvec``; the updates are
+elementwise. So every step, shrinking decision, gap check and stop is the same, and so is
+the model (with the same seed). The CSR scores cost a little more than a sum by stored
+position (one vector addition per stored value, in one chain); the pass hides it, and more,
+by asking the cache for the row two visits ahead (rows are visited shuffled): a9a, CSR, as
+before, dense 0.49 -> 0.33 s CPU (see the issue 14 report for the measurement).
+
 **Non-finite numbers.** A score that is inf stops the run at its row (checked where a step
 would use it, so the epoch pays nothing measurable: a9a per-epoch CPU time with and without
 the checks, alternating over 30 to 40 seeds, 0.99 to 1.04 times, within the noise of the
