@@ -2,7 +2,8 @@
 passes the largest double are refused at the file, line and byte column of the value that
 passes it, by ``load_vw`` and ``iter_vw`` alike, compiled and interpreted (the kernel's
 ASCII lines and the Python parser's non-ASCII ones); sums that stay finite load as the
-exact sums."""
+exact sums. (A bad file is also a fuzz seed:
+``fuzz/corpus/vw/regression-repeated-feature-sum-overflow``.)"""
 
 from __future__ import annotations
 
