@@ -242,6 +242,11 @@ FILE_CASES = [
          DataFormatError, r"times the weight of its namespace is not finite", r"{name}:2",
          r"scale the values or the namespace weight down",
          r"scale the values or the namespace weight down"),
+    Case("vw_repeated_feature_sum_overflows", _file("a.vw", b"1 | a\n-1 |n a:1e308 a:1e308\n"),
+         {}, DataFormatError, r"the positive values of feature 'a' in namespace 'n' on this"
+         r" line sum to more than 1\.8e308", r"{name}:2:15",
+         r"give the feature once per line, or scale its values down",
+         r"give the feature once per line, or scale its values down"),
     Case("vw_name_not_an_index", _file("a.vw", b"1 | 1 2\n-1 | a\n"),
          {"hash_features": False}, DataFormatError, r"'a' is not a non-negative integer",
          r"{name}:2", r"hash_features=True", None),

@@ -10,6 +10,7 @@ error as a value, its line counted in the block; the consumer numbers it in the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 
 import numpy as np
@@ -19,6 +20,7 @@ from ._io import DataFormatError, line_and_column, map_in_order, read_blocks
 from ._numbers import strtod_usable
 
 _INT64_MAX = 2**63 - 1
+_DOUBLE_MAX = float(np.finfo(np.float64).max)
 BLOCK_BYTES = 1 << 20  # text per block parsed by a worker
 
 
@@ -197,6 +199,9 @@ def parse_block(block: tuple[np.ndarray, int], path, opts: kernel.Options) -> Bl
         _splice_python_lines(out, buf, slow, newline_pos, PythonLine(path, opts))
     if not np.isfinite(out.data).all():
         _end_at_overflow(out, path)
+    row, k = _first_sum_overflow(out)
+    if row >= 0:
+        _end_at(out, row, _sum_overflow_error(path, buf, end, newline_pos, out, row, k))
     return out
 
 
@@ -205,10 +210,82 @@ def _end_at_overflow(out: Block, path) -> None:
     namespace weight (both finite, their product not): that row's error comes before any
     later one."""
     row = int(np.searchsorted(out.indptr, np.argmin(np.isfinite(out.data)), "right")) - 1
-    out.error = DataFormatError(path, int(out.lines[row]), "a feature value times the weight"
-                                " of its namespace is not finite (beyond the largest double);"
-                                " the learners need finite values: clean the file (scale the"
-                                " values or the namespace weight down)")
+    _end_at(out, row, DataFormatError(
+        path, int(out.lines[row]), "a feature value times the weight of its namespace is not"
+        " finite (beyond the largest double); the learners need finite values: clean the file"
+        " (scale the values or the namespace weight down)"))
+
+
+def _first_sum_overflow(out: Block) -> tuple[int, int]:
+    """``(row, k)``: the first row, and its entry ``k`` (in the line's order), whose value
+    makes the values of one column on that line (a feature repeated on the line, or
+    features hashed to the same column) add up past the largest double; ``(-1, -1)`` if
+    none.
+
+    The reader adds them up (``sum_duplicates``, in an order of its own), so the column's
+    positive values and its negative ones are added up apart: when either overflows, some
+    order of the additions gives inf.
+    """
+    counts = np.diff(out.indptr)
+    if not out.data.size or 2.0 * max(float(out.data.max()), -float(out.data.min())) \
+            * float(counts.max()) <= _DOUBLE_MAX:
+        return -1, -1  # no sum of a row's values gets near the largest double
+    rows = np.flatnonzero(counts)
+    with np.errstate(over="ignore"):
+        totals = np.add.reduceat(np.abs(out.data), out.indptr[rows])
+    for row in rows[~np.isfinite(totals)].tolist():  # the rows where it may happen
+        span = slice(int(out.indptr[row]), int(out.indptr[row + 1]))
+        sums: dict[tuple[int, bool], float] = {}
+        for k, (column, value) in enumerate(zip(out.indices[span].tolist(),
+                                                out.data[span].tolist(), strict=True)):
+            key = (column, value > 0.0)
+            sums[key] = sums.get(key, 0.0) + value
+            if math.isinf(sums[key]):
+                return row, k
+    return -1, -1
+
+
+def _sum_overflow_error(path, buf, end: int, newline_pos, out: Block, row: int,
+                        k: int) -> DataFormatError:
+    """The error of entry ``k`` of ``row`` (see ``_first_sum_overflow``), at its token."""
+    lineno = int(out.lines[row])
+    start = int(newline_pos[lineno - 2]) + 1 if lineno > 1 else 0
+    stop = int(newline_pos[lineno - 1]) if lineno <= newline_pos.size else end
+    text = bytes(buf[start:stop]).decode("utf-8")  # the kernel or Python read it as UTF-8
+    tokens = _feature_tokens(text)
+    namespace, name, at = tokens[k]
+    columns = out.indices[int(out.indptr[row]):].tolist()[: k + 1]
+    hashed = any(columns[j] == columns[k] and tokens[j][:2] != (namespace, name)
+                 for j in range(k))
+    sign = "positive" if out.data[int(out.indptr[row]) + k] > 0.0 else "negative"
+    where = f" in namespace {namespace!r}" if namespace else ""
+    also = " with the other features hashed to its column" if hashed else ""
+    return DataFormatError(
+        path, lineno, f"the {sign} values of feature {name!r}{where} on this line{also} sum"
+        " to more than 1.8e308 in absolute value (the largest double): the reader adds up a"
+        " feature's repeated values, and the learners need finite values; fix: give the"
+        " feature once per line, or scale its values down", len(text[:at].encode("utf-8")) + 1)
+
+
+def _feature_tokens(text: str) -> list[tuple[str, str, int]]:
+    """``(namespace, name, offset)`` of each feature token of a line, in the order of
+    ``PythonLine.parse`` (and of the kernel: its blanks are those of ``str.split`` on ASCII)."""
+    out = []
+    at = text.find("|") + 1
+    for segment in text[at:].split("|"):
+        tokens = [(m.group(), at + m.start()) for m in re.finditer(r"\S+", segment)]
+        namespace = ""
+        if segment and not segment[0].isspace() and tokens:
+            namespace = tokens[0][0].partition(":")[0]
+            tokens = tokens[1:]
+        out += [(namespace, token.partition(":")[0], offset) for token, offset in tokens]
+        at += len(segment) + 1
+    return out
+
+
+def _end_at(out: Block, row: int, error: DataFormatError) -> None:
+    """End the block before ``row``, whose error comes before any later one."""
+    out.error = error
     nnz = int(out.indptr[row])
     out.data, out.indices, out.indptr = out.data[:nnz], out.indices[:nnz], out.indptr[:row + 1]
     out.labels, out.weights, out.lines = out.labels[:row], out.weights[:row], out.lines[:row]

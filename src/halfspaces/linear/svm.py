@@ -153,7 +153,10 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     shrinking : bool, default=True
         DCD shrinking (Hsieh et al. 2008, section 3.2).
     random_state : int, RandomState or None, default=None
-        Seed of the DCD row permutations.
+        Seed of the DCD row permutations. With a fixed seed, DCD (one-vs-rest or
+        Crammer-Singer) gives the same model, bit for bit, on dense input and on its sparse
+        copy: CSR rows are summed in the dense rows' order (see
+        :mod:`halfspaces.solvers.dcd`).
     verbose : bool, default=False
         Print the solver chosen and the DCD progress.
     class_weight : None, "balanced" or dict, default=None

@@ -31,11 +31,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 from numpy.typing import NDArray
 
-from .._primitives import as_rows, row_axpy, row_dot, shuffle
+from .._primitives import (
+    CSR,
+    matvec,
+    product_rows,
+    row_axpy,
+    row_dot_dense_order,
+    row_sqnorms,
+    shuffle,
+)
 from .._validation import check_row_norms
 from ..exceptions import NumericalError
 
@@ -49,7 +56,9 @@ def _cs_pass(X, y, W, alpha, sq_norms, C, order):
     """One pass over the rows in ``order``: the exact step on each ``alpha_i``; returns the
     largest violation seen before the steps and the last row that stepped (-1: none).
 
-    X : float[n, d] C-contiguous or the CSR tuple; y : int64[n] in 0..k-1; W : float[k, d]
+    X : float[n, d] C-contiguous or the CSR tuple of ``product_rows`` (scores summed in
+    the dense rows' order for both, so both give the same bits); y : int64[n] in 0..k-1;
+    W : float[k, d]
     and alpha : float[n, k] (updated in place); sq_norms, C : float[n] (``C_i``).
     """
     k = W.shape[0]
@@ -61,7 +70,7 @@ def _cs_pass(X, y, W, alpha, sq_norms, C, order):
             continue
         gmax, gmin = -np.inf, np.inf
         for m in range(k):
-            G[m] = row_dot(X, i, W[m]) + (0.0 if m == yi else 1.0)
+            G[m] = row_dot_dense_order(X, i, W[m]) + (0.0 if m == yi else 1.0)
             gmax = max(gmax, G[m])
             if alpha[i, m] < (Ci if m == yi else 0.0):
                 gmin = min(gmin, G[m])
@@ -101,8 +110,16 @@ class CSResult:
 
 
 def cs_objectives(X, y: NDArray, W: NDArray, alpha: NDArray, C: NDArray) -> tuple[float, float]:
-    """``(P, D)``: the primal at ``W`` and the dual at ``alpha`` (feasible by construction)."""
-    scores = np.asarray(X @ W.T, dtype=np.float64)
+    """``(P, D)``: the primal at ``W`` and the dual at ``alpha`` (feasible by construction).
+
+    ``X`` dense, sparse or ``product_rows``'s; the scores are summed as the steps sum them
+    (the same bits for a dense row and its CSR copy)."""
+    rows = X if isinstance(X, CSR) else product_rows(X)
+    scores = np.empty((len(y), W.shape[0]))
+    for m in range(W.shape[0]):
+        column = np.empty(len(y))
+        matvec(rows, np.ascontiguousarray(W[m]), column)
+        scores[:, m] = column
     rows = np.arange(len(y))
     margins = scores + 1.0 - scores[rows, y][:, None]
     margins[rows, y] = 0.0
@@ -118,8 +135,10 @@ def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4
     in a random order (``seed``); converged when the duality gap is at most ``0.01 tol``
     times the primal (see the module docstring)."""
     n, d = X.shape
-    rows = as_rows(X if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64))
-    sq_norms = check_row_norms(owner, X)
+    check_row_norms(owner, X)  # names a row whose ||x_i||^2 overflows
+    rows = product_rows(X)
+    sq_norms = np.empty(n)
+    row_sqnorms(rows, sq_norms)  # in row order: the same bits for both layouts
     Ci = np.full(n, float(C)) if sample_weight is None else float(C) * sample_weight
     y = np.ascontiguousarray(y, dtype=np.int64)
     W, alpha = np.zeros((n_classes, d)), np.zeros((n, n_classes))
@@ -133,7 +152,7 @@ def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4
         if not np.isfinite(W).all():  # finite before the pass: a step of it overflowed
             raise NumericalError(owner, int(last), "the weights")
         if violation <= tol_pass or n_iter == max_iter:
-            primal, dual = cs_objectives(X, y, W, alpha, Ci)
+            primal, dual = cs_objectives(rows, y, W, alpha, Ci)
             converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
             tol_pass *= 0.1  # the violations met tol' but the gap did not: go on
     return CSResult(W, alpha, n_iter, converged, primal, dual)
