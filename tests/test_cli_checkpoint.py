@@ -1,8 +1,8 @@
-"""train --checkpoint-every N / --resume: a run killed with SIGKILL after its k-th checkpoint
-and resumed ends with the model of an uninterrupted run, bit for bit (every array and the
-metadata of the model file), in memory and streamed, at several kill points. The kill is
-deterministic: the subprocess's checkpoint writer kills its own process after writing
-checkpoint k (no sleeps, no timing)."""
+"""train --checkpoint-every N[rows] / --resume: a run killed with SIGKILL after its k-th
+checkpoint and resumed ends with the model of an uninterrupted run, bit for bit (every array
+and the metadata of the model file), in memory and streamed, by epochs and by rows inside the
+passes, at several kill points. The kill is deterministic: the subprocess's checkpoint writer
+kills its own process after writing checkpoint k (no sleeps, no timing)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ import os, signal, sys
 from halfspaces import _checkpoint
 write, written, kill_after = _checkpoint.Checkpointer.epoch_done, [], int(sys.argv[1])
 
-def epoch_done(self, est, epochs, rng):
+def epoch_done(self, est, epochs, rng, position=None):
     before = os.path.exists(self.path) and os.stat(self.path).st_mtime_ns
-    write(self, est, epochs, rng)
+    write(self, est, epochs, rng, position)
     if os.path.exists(self.path) and os.stat(self.path).st_mtime_ns != before:
         written.append(epochs)
         if len(written) == kill_after:
@@ -72,6 +72,18 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "pegasos": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3"], [1, 4]),
     "pegasos-uniform": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3", "--set",
                          "sampling=uniform", "--set", "eta0=calibrate"], [3]),
+    # streamed, by rows: 60 rows a pass, so kill points inside passes 1 and 2 (and at the
+    # end of pass 1 for 12rows: checkpoint 5 is after row 60, before the pass is counted)
+    "streamed-rows": (["--algo", "perceptron", "--no-shuffle", "--checkpoint-every", "7rows"],
+                      [2, 9, 12]),
+    "streamed-rows-cache": (["--algo", "averaged", "--no-shuffle", "--cache",
+                             "--checkpoint-every", "12rows"], [1, 5, 7]),
+    "pegasos-streamed": (["--algo", "pegasos", "--lam", "0.01", "--set", "sampling=cyclic"],
+                         [1, 3, 5]),
+    # mini-batches of 4: a checkpoint every 10 rows falls after rows 12, 20, 32, ...
+    "pegasos-streamed-rows": (["--algo", "pegasos", "--lam", "0.01", "--set",
+                               "sampling=cyclic", "--set", "batch_size=4", "--set",
+                               "eta0=calibrate", "--checkpoint-every", "10rows"], [2, 6, 9]),
 }
 
 
@@ -114,6 +126,8 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     status, err = _run(capsys, *base[:-3], "--max-iter", "4", "-o", model, "--resume")
     assert status == 1 and "the checkpoint is of another training: its parameters max_iter" \
                            " was 3 (now 4)" in err
+    # the message names the checkpoint file once, not the data file before it
+    assert err.startswith(f"halfspaces: error: {model}.checkpoint: the checkpoint is of")
     other = tmp_path / "other.svm"
     other.write_bytes(data.read_bytes())
     status, err = _run(capsys, "train", other, *base[2:], "--resume")
@@ -123,15 +137,38 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "its data options zero_based was None (now True)" in err
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
-    status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model, "--resume")
-    assert status == 1 and "apply to --algo perceptron, averaged, voted, pegasos, not --algo" \
-                           " svm" in err
+    for algo in ("svm", "logistic", "lp", "kernel-perceptron", "halving"):
+        status, err = _run(capsys, "train", data, "--algo", algo, "-o", model, "--resume")
+        assert status == 1 and f"--checkpoint-every and --resume do not apply to --algo {algo}." \
+            " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
+            " --no-shuffle, rows too) and pegasos" in err
+        assert "Not --algo svm, logistic, lp (their solvers, Clarabel's QP, DCD, SciPy's" \
+               " L-BFGS-B and HiGHS's LP, hold state a checkpoint cannot continue bit for" \
+               " bit)" in err and len(err.splitlines()) == 1
     status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
                        "--checkpoint-every", "1")
     assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
-    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--set", "sampling=cyclic",
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--set", "n_iter=100",
                        "-o", model, "--checkpoint-every", "1")
-    assert status == 1 and "without --set sampling=cyclic on a svmlight file" in err
+    assert status == 1 and "apply to --algo pegasos without --set n_iter: Pegasos" \
+                           " checkpoints the epochs of its fit in memory (or epochs and rows" \
+                           " of a stream, with --set sampling=cyclic)" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf", "-o",
+                       model, "--checkpoint-every", "1")
+    assert status == 1 and "apply to --algo pegasos without --kernel" in err
+    # rows: inside the passes of a streamed fit only
+    status, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", model,
+                       "--checkpoint-every", "100rows")
+    assert status == 1 and "--checkpoint-every 100rows applies to a streamed fit, and this" \
+        " one reads DATA into memory (the rows of each pass are shuffled (the default;" \
+        " --no-shuffle streams them in the file's order)); checkpoint every N epochs" in err
+    for bad in ("100row", "-1", "rows", "1.5"):
+        with pytest.raises(SystemExit) as exc:
+            main(["train", str(data), "--algo", "perceptron", "-o", str(model),
+                  "--checkpoint-every", bad])
+        assert exc.value.code == 2
+        assert "argument --checkpoint-every: expected N (epochs) or Nrows (rows of a" \
+               f" streamed fit), e.g. 5 or 100000rows; got '{bad}'" in capsys.readouterr().err
     (tmp_path / "m2.model.checkpoint").write_bytes(model.read_bytes())  # a model, not one
     status, err = _run(capsys, *base[:-2], tmp_path / "m2.model", "--quiet", "--resume")
     assert status == 1 and "a model file, not a checkpoint" in err
