@@ -14,9 +14,14 @@ import zipfile
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
+from halfspaces import AveragedPerceptron, PegasosSVC
+from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
+from halfspaces.datasets.stream import fit_stream
+from halfspaces.persistence import save
 
 # train, killed by SIGKILL right after its argv[1]-th checkpoint is written
 _KILLED_AFTER_CHECKPOINT = """
@@ -176,3 +181,45 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
         status, err = _run(capsys, "train", data, "--algo", "perceptron", option, "-o", model,
                            "--checkpoint-every", "1")
         assert status == 1 and f"do not apply with {option}: a checkpoint holds" in err
+
+
+class _Killed(Exception):
+    """Stands for the SIGKILL of the subprocess tests, in process."""
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("make", [
+    lambda: AveragedPerceptron(shuffle=False, max_iter=3),
+    lambda: PegasosSVC(lam=0.01, sampling="cyclic", batch_size=3, max_iter=3),
+], ids=["averaged", "pegasos-batch-3"])
+def test_a_stream_of_many_blocks_resumes_inside_a_pass(tmp_path, make):
+    """fit_stream over blocks of 7 rows, stopped after its k-th checkpoint of every 10 rows
+    (inside passes 1 and 2, across block ends and Pegasos's mini-batches of 3 carried over
+    them) and resumed: the model of the uninterrupted fit, every attribute."""
+    rng = np.random.default_rng(1)
+    X = sp.csr_matrix(rng.normal(size=(60, 4)))
+    y = np.where(X[:, 0].toarray().ravel() + 0.8 * rng.normal(size=60) > 0, 1, -1)
+    blocks = [(X[i:i + 7], y[i:i + 7]) for i in range(0, 60, 7)]
+    save(fit_stream(make(), blocks), tmp_path / "whole.model")
+    for k in (1, 4, 9):
+        path = tmp_path / f"{k}.checkpoint"
+        writer = Checkpointer(path, 10, source={"blocks": 7}, unit="rows")
+        written = []
+
+        def epoch_done(est, epochs, rng, position=None, writer=writer, written=written, k=k):
+            before = writer.rows_written
+            Checkpointer.epoch_done(writer, est, epochs, rng, position)
+            if writer.rows_written != before:
+                written.append(position["made"])
+                if len(written) == k:
+                    raise _Killed
+
+        writer.epoch_done = epoch_done
+        with checkpointing(writer), pytest.raises(_Killed):
+            fit_stream(make(), blocks)
+        with checkpointing(Checkpointer(path, 10, source={"blocks": 7}, unit="rows",
+                                        resume=True)):
+            resumed = fit_stream(make(), blocks)
+        save(resumed, tmp_path / f"{k}.model")
+        assert _entries(tmp_path / f"{k}.model") == _entries(tmp_path / "whole.model"), \
+            f"stopped after row {written[-1]}"

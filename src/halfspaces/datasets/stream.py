@@ -313,8 +313,8 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
             rows = position["rows"]
             adapter.restore(position["state"])
             blocks, position = _skip(blocks, rows), None
-        for X, y in _regroup(blocks, adapter.batch, None if limit is None else limit - rows):
-            for X, y in _at_marks(X, y, every, made, adapter.batch) if every else [(X, y)]:
+        for block in _regroup(blocks, adapter.batch, None if limit is None else limit - rows):
+            for X, y in _at_marks(*block, every, made, adapter.batch) if every else [block]:
                 adapter.block(X, y, rows)
                 rows += X.shape[0]
                 made += X.shape[0]
