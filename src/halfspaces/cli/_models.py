@@ -41,10 +41,11 @@ CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos")
 CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with"
                 " --no-shuffle, rows too) and pegasos (epochs in memory, without --tol or --set"
                 " record_objective; streamed with --set sampling=cyclic, epochs or rows). Not"
-                " --algo svm, logistic, lp (their solvers, Clarabel's QP, DCD, SciPy's L-BFGS-B"
-                " and HiGHS's LP, hold state a checkpoint cannot continue bit for bit),"
-                " kernel-perceptron (its Gram matrix) nor the one-pass halving and"
-                " weighted-majority.")
+                " --algo svm, logistic, lp: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP keep"
+                " their state inside the library, so a restart from the iterate alone would"
+                " not give the same bits, and DCD's dual state (shrinking, the gap checks) is"
+                " not checkpointed; nor kernel-perceptron (its Gram matrix) nor the one-pass"
+                " halving and weighted-majority.")
 
 
 def _checkpoints(args: argparse.Namespace):
