@@ -1,8 +1,8 @@
-"""train --checkpoint-every N / --resume: a run killed with SIGKILL after its k-th checkpoint
-and resumed ends with the model of an uninterrupted run, bit for bit (every array and the
-metadata of the model file), in memory and streamed, at several kill points. The kill is
-deterministic: the subprocess's checkpoint writer kills its own process after writing
-checkpoint k (no sleeps, no timing)."""
+"""train --checkpoint-every N[rows] / --resume: a run killed with SIGKILL after its k-th
+checkpoint and resumed ends with the model of an uninterrupted run, bit for bit (every array
+and the metadata of the model file), in memory and streamed, by epochs and by rows inside the
+passes, at several kill points. The kill is deterministic: the subprocess's checkpoint writer
+kills its own process after writing checkpoint k (no sleeps, no timing)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,14 @@ import zipfile
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
+from halfspaces import AveragedPerceptron, PegasosSVC
+from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
+from halfspaces.datasets.stream import fit_stream
+from halfspaces.persistence import save
 
 # train, killed by SIGKILL right after its argv[1]-th checkpoint is written
 _KILLED_AFTER_CHECKPOINT = """
@@ -24,9 +29,9 @@ import os, signal, sys
 from halfspaces import _checkpoint
 write, written, kill_after = _checkpoint.Checkpointer.epoch_done, [], int(sys.argv[1])
 
-def epoch_done(self, est, epochs, rng):
+def epoch_done(self, est, epochs, rng, position=None):
     before = os.path.exists(self.path) and os.stat(self.path).st_mtime_ns
-    write(self, est, epochs, rng)
+    write(self, est, epochs, rng, position)
     if os.path.exists(self.path) and os.stat(self.path).st_mtime_ns != before:
         written.append(epochs)
         if len(written) == kill_after:
@@ -72,6 +77,19 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "pegasos": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3"], [1, 4]),
     "pegasos-uniform": (["--algo", "pegasos", "--lam", "0.01", "--random-state", "3", "--set",
                          "sampling=uniform", "--set", "eta0=calibrate"], [3]),
+    # streamed, by rows: 60 rows a pass, so kill points inside passes 1 and 2 (and at the
+    # end of pass 1 for 12rows: checkpoint 5 is after row 60, before the pass is counted)
+    "streamed-rows": (["--algo", "perceptron", "--no-shuffle", "--checkpoint-every", "7rows"],
+                      [2, 9, 12]),
+    "streamed-rows-cache": (["--algo", "averaged", "--no-shuffle", "--cache",
+                             "--checkpoint-every", "12rows"], [1, 5, 7]),
+    # (its adapter's kill points inside and at the end of passes: pegasos-streamed-rows)
+    "pegasos-streamed": (["--algo", "pegasos", "--lam", "0.01", "--set", "sampling=cyclic"],
+                         [3]),
+    # mini-batches of 4: a checkpoint every 10 rows falls after rows 12, 20, 32, ...
+    "pegasos-streamed-rows": (["--algo", "pegasos", "--lam", "0.01", "--set",
+                               "sampling=cyclic", "--set", "batch_size=4", "--set",
+                               "eta0=calibrate", "--checkpoint-every", "10rows"], [2, 6, 9]),
 }
 
 
@@ -114,6 +132,8 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     status, err = _run(capsys, *base[:-3], "--max-iter", "4", "-o", model, "--resume")
     assert status == 1 and "the checkpoint is of another training: its parameters max_iter" \
                            " was 3 (now 4)" in err
+    # the message names the checkpoint file once, not the data file before it
+    assert err.startswith(f"halfspaces: error: {model}.checkpoint: the checkpoint is of")
     other = tmp_path / "other.svm"
     other.write_bytes(data.read_bytes())
     status, err = _run(capsys, "train", other, *base[2:], "--resume")
@@ -123,15 +143,38 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "its data options zero_based was None (now True)" in err
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
-    status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model, "--resume")
-    assert status == 1 and "apply to --algo perceptron, averaged, voted, pegasos, not --algo" \
-                           " svm" in err
+    for algo in ("svm", "logistic", "lp", "kernel-perceptron", "halving"):
+        status, err = _run(capsys, "train", data, "--algo", algo, "-o", model, "--resume")
+        assert status == 1 and f"--checkpoint-every and --resume do not apply to --algo {algo}." \
+            " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
+            " --no-shuffle, rows too) and pegasos" in err
+        assert "Not --algo svm, logistic, lp: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's" \
+               " LP keep their state inside the library, so a restart from the iterate alone" \
+               " would not give the same bits" in err and len(err.splitlines()) == 1
     status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
                        "--checkpoint-every", "1")
     assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
-    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--set", "sampling=cyclic",
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--set", "n_iter=100",
                        "-o", model, "--checkpoint-every", "1")
-    assert status == 1 and "without --set sampling=cyclic on a svmlight file" in err
+    assert status == 1 and "apply to --algo pegasos without --set n_iter: Pegasos" \
+                           " checkpoints the epochs of its fit in memory (or epochs and rows" \
+                           " of a stream, with --set sampling=cyclic)" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf", "-o",
+                       model, "--checkpoint-every", "1")
+    assert status == 1 and "apply to --algo pegasos without --kernel" in err
+    # rows: inside the passes of a streamed fit only
+    status, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", model,
+                       "--checkpoint-every", "100rows")
+    assert status == 1 and "--checkpoint-every 100rows applies to a streamed fit, and this" \
+        " one reads DATA into memory (the rows of each pass are shuffled (the default;" \
+        " --no-shuffle streams them in the file's order)); checkpoint every N epochs" in err
+    for bad in ("100row", "-1", "rows", "1.5"):
+        with pytest.raises(SystemExit) as exc:
+            main(["train", str(data), "--algo", "perceptron", "-o", str(model),
+                  "--checkpoint-every", bad])
+        assert exc.value.code == 2
+        assert "argument --checkpoint-every: expected N (epochs) or Nrows (rows of a" \
+               f" streamed fit), e.g. 5 or 100000rows; got '{bad}'" in capsys.readouterr().err
     (tmp_path / "m2.model.checkpoint").write_bytes(model.read_bytes())  # a model, not one
     status, err = _run(capsys, *base[:-2], tmp_path / "m2.model", "--quiet", "--resume")
     assert status == 1 and "a model file, not a checkpoint" in err
@@ -139,3 +182,45 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
         status, err = _run(capsys, "train", data, "--algo", "perceptron", option, "-o", model,
                            "--checkpoint-every", "1")
         assert status == 1 and f"do not apply with {option}: a checkpoint holds" in err
+
+
+class _Killed(Exception):
+    """Stands for the SIGKILL of the subprocess tests, in process."""
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("make", [
+    lambda: AveragedPerceptron(shuffle=False, max_iter=3),
+    lambda: PegasosSVC(lam=0.01, sampling="cyclic", batch_size=3, max_iter=3),
+], ids=["averaged", "pegasos-batch-3"])
+def test_a_stream_of_many_blocks_resumes_inside_a_pass(tmp_path, make):
+    """fit_stream over blocks of 7 rows, stopped after its k-th checkpoint of every 10 rows
+    (inside passes 1 and 2, across block ends and Pegasos's mini-batches of 3 carried over
+    them) and resumed: the model of the uninterrupted fit, every attribute."""
+    rng = np.random.default_rng(1)
+    X = sp.csr_matrix(rng.normal(size=(60, 4)))
+    y = np.where(X[:, 0].toarray().ravel() + 0.8 * rng.normal(size=60) > 0, 1, -1)
+    blocks = [(X[i:i + 7], y[i:i + 7]) for i in range(0, 60, 7)]
+    save(fit_stream(make(), blocks), tmp_path / "whole.model")
+    for k in (1, 4, 9):
+        path = tmp_path / f"{k}.checkpoint"
+        writer = Checkpointer(path, 10, source={"blocks": 7}, unit="rows")
+        written = []
+
+        def epoch_done(est, epochs, rng, position=None, writer=writer, written=written, k=k):
+            before = writer.rows_written
+            Checkpointer.epoch_done(writer, est, epochs, rng, position)
+            if writer.rows_written != before:
+                written.append(position["made"])
+                if len(written) == k:
+                    raise _Killed
+
+        writer.epoch_done = epoch_done
+        with checkpointing(writer), pytest.raises(_Killed):
+            fit_stream(make(), blocks)
+        with checkpointing(Checkpointer(path, 10, source={"blocks": 7}, unit="rows",
+                                        resume=True)):
+            resumed = fit_stream(make(), blocks)
+        save(resumed, tmp_path / f"{k}.model")
+        assert _entries(tmp_path / f"{k}.model") == _entries(tmp_path / "whole.model"), \
+            f"stopped after row {written[-1]}"

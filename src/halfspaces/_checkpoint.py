@@ -3,7 +3,7 @@
 A fit loop that supports checkpoints (the batch perceptron's passes of ``Perceptron``,
 ``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
 :func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
-``record_objective``, in memory) calls two hooks (``KernelPerceptron`` shares the perceptron's
+``record_objective``, in memory, and its cyclic passes over a stream) calls two hooks (``KernelPerceptron`` shares the perceptron's
 loop, but its state during a fit holds the Gram matrix, which is not saved: it cannot
 checkpoint):
 
@@ -14,6 +14,13 @@ checkpoint):
 ``epoch_done(est, epochs, rng)``
     after pass ``epochs`` when the fit goes on (not after its last pass): every ``every``
     passes, the active checkpointer writes the checkpoint.
+
+A streamed fit (:func:`halfspaces.datasets.fit_stream`) can also checkpoint inside a pass,
+every ``every`` rows (``unit="rows"``): :func:`rows_every` tells it where to cut its blocks,
+:func:`rows_done` writes the checkpoint after the rows it names, with the ``position`` of
+the fit inside its pass (the rows of the pass made, the rows made in all, and the state the
+pass carries outside the estimator), and :func:`resume_position` gives that position back
+when the fit resumes: the rows of the pass already made are skipped, not learned again.
 
 A checkpoint is a model file (:mod:`halfspaces.persistence`: arrays and JSON, no pickle,
 written atomically, checked on load) of the estimator in the middle of its fit: its weights,
@@ -40,13 +47,18 @@ from contextvars import ContextVar
 import numpy as np
 
 __all__ = ["Checkpointer", "CheckpointError", "checkpointing", "epoch_done", "file_identity",
-           "resume_point"]
+           "resume_point", "resume_position", "rows_done", "rows_every"]
 
 _ACTIVE: ContextVar[Checkpointer | None] = ContextVar("halfspaces_checkpointer", default=None)
 
 
 class CheckpointError(ValueError):
-    """A checkpoint cannot be resumed: missing, or written by another training."""
+    """A checkpoint cannot be resumed: missing, or written by another training. ``path`` is
+    the checkpoint file (the message starts with it)."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = path
 
 
 def file_identity(path) -> dict:
@@ -69,8 +81,9 @@ def _rng_state(rng) -> list | None:
 
 
 class Checkpointer:
-    """Write a fit to ``path`` every ``every`` passes (0: never); with ``resume``, continue
-    the fit from the checkpoint at ``path``.
+    """Write a fit to ``path`` every ``every`` passes (0: never), or with ``unit="rows"``
+    every ``every`` rows of a streamed fit; with ``resume``, continue the fit from the
+    checkpoint at ``path``.
 
     The checkpointer follows the first fit that calls :func:`resume_point` while it is
     active (:func:`checkpointing`). ``source`` identifies the training data
@@ -80,13 +93,15 @@ class Checkpointer:
     """
 
     def __init__(self, path, every: int, *, source: dict, options: dict | None = None,
-                 resume: bool = False):
+                 resume: bool = False, unit: str = "epochs"):
         self.path, self.every, self.resuming = os.fspath(path), int(every), resume
-        self.source, self.options = source, options or {}
+        self.source, self.options, self.unit = source, options or {}, unit
         if resume and not os.path.exists(self.path):
-            raise CheckpointError(f"{self.path}: no checkpoint to resume from; run without"
+            raise CheckpointError(self.path, "no checkpoint to resume from; run without"
                                   " --resume to start the training afresh")
         self.est = self.identity = None
+        self.position = None  # inside a pass: where the checkpoint resumed from was written
+        self.rows_written = 0  # rows made by the fit when the last checkpoint was written
 
     def _read(self):
         from .persistence import load
@@ -97,10 +112,10 @@ class Checkpointer:
         except (TypeError, ValueError):
             state = None
         if not isinstance(state, dict) or not isinstance(state.get("epochs"), int):
-            raise CheckpointError(f"{self.path}: a model file, not a checkpoint of train"
+            raise CheckpointError(self.path, "a model file, not a checkpoint of train"
                                   " --checkpoint-every")
         if state.get("source") != self.source:
-            raise CheckpointError(f"{self.path}: the checkpoint is of another training: it was"
+            raise CheckpointError(self.path, "the checkpoint is of another training: it was"
                                   f" written for {_described(state.get('source'))}, and the"
                                   f" data is now {_described(self.source)}; resume with the"
                                   " file it was written for, or run without --resume to start"
@@ -109,7 +124,7 @@ class Checkpointer:
                           ("params", "parameters")):
             mine, theirs = self.identity[key], state.get(key)
             if mine != theirs:
-                raise CheckpointError(f"{self.path}: the checkpoint is of another training:"
+                raise CheckpointError(self.path, "the checkpoint is of another training:"
                                       f" its {what} {_first_difference(theirs, mine)}; resume"
                                       " with the command line that wrote it, or run without"
                                       " --resume to start afresh")
@@ -124,22 +139,40 @@ class Checkpointer:
             return 0
         self.resuming = False
         model, state = self._read()
-        # in place, keeping the order of the attributes the fit has started (a saved model
-        # numbers its arrays in that order: the file is then the uninterrupted run's) and
-        # those a model leaves out (rebuilt by the fit, e.g. PegasosSVC._pass_params)
-        vars(est).update(vars(model))
+        # in place, keeping those a model leaves out (rebuilt by the fit, e.g.
+        # PegasosSVC._pass_params), in the order the attributes had when the checkpoint was
+        # written (a saved model numbers its arrays in that order: the file is then the
+        # uninterrupted run's, also when the fit had not started them all, as in a stream)
+        attrs = vars(est)
+        attrs.update(vars(model))
+        order = {name: attrs.pop(name) for name in state.get("attrs", ()) if name in attrs}
+        order.update(attrs)
+        attrs.clear()
+        attrs.update(order)
         if state["rng"] is not None and rng is not None:
             keys, pos, has_gauss, cached = state["rng"]
             rng.set_state(("MT19937", np.array(keys, dtype=np.uint32), pos, has_gauss,
                            cached))
+        self.position = state.get("position")
+        self.rows_written = self.position["made"] if self.position else 0
         return int(state["epochs"])
 
-    def epoch_done(self, est, epochs: int, rng) -> None:
-        if not self.every or epochs % self.every:
+    def epoch_done(self, est, epochs: int, rng, position: dict | None = None) -> None:
+        """After pass ``epochs`` (``position``: inside the next one, after the rows it
+        names; see :func:`rows_done`): write the checkpoint when one is due."""
+        if not self.every:
+            return
+        if self.unit == "rows":
+            if position is None or position["made"] // self.every <= \
+                    self.rows_written // self.every:
+                return
+            self.rows_written = position["made"]
+        elif position is not None or epochs % self.every:
             return
         from .persistence import save
 
-        state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng)}
+        state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng),
+                 "position": position, "attrs": list(vars(est))}
         save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)})
 
     def finished(self) -> None:
@@ -192,3 +225,26 @@ def epoch_done(est, epochs: int, rng=None) -> None:
     active = _ACTIVE.get()
     if active is not None and active.est is est:
         active.epoch_done(est, epochs, rng)
+
+
+def rows_every(est) -> int:
+    """The rows between two checkpoints of ``est``'s streamed fit (0: none inside a pass)."""
+    active = _ACTIVE.get()
+    return active.every if active is not None and active.est is est and \
+        active.unit == "rows" else 0
+
+
+def rows_done(est, epochs: int, position: dict) -> None:
+    """Inside pass ``epochs + 1`` of ``est``'s streamed fit, at ``position`` (JSON values:
+    ``rows``, the rows of the pass made; ``made``, the rows made by the fit in all; and the
+    state the pass holds outside ``est``): a checkpoint if one is due."""
+    active = _ACTIVE.get()
+    if active is not None and active.est is est:
+        active.epoch_done(est, epochs, None, position)
+
+
+def resume_position(est) -> dict | None:
+    """Where inside a pass the checkpoint that ``est``'s fit resumed from was written (the
+    ``position`` of :func:`rows_done`); None at the end of a pass, or without one."""
+    active = _ACTIVE.get()
+    return active.position if active is not None and active.est is est else None

@@ -38,6 +38,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 # The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).
 CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos")
+CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with"
+                " --no-shuffle, rows too) and pegasos (epochs in memory, without --tol or --set"
+                " record_objective; streamed with --set sampling=cyclic, epochs or rows). Not"
+                " --algo svm, logistic, lp: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP keep"
+                " their state inside the library, so a restart from the iterate alone would"
+                " not give the same bits, and DCD's dual state (shrinking, the gap checks) is"
+                " not checkpointed; nor kernel-perceptron (its Gram matrix) nor the one-pass"
+                " halving and weighted-majority.")
 
 
 def _checkpoints(args: argparse.Namespace):
@@ -47,12 +55,9 @@ def _checkpoints(args: argparse.Namespace):
     from .._checkpoint import Checkpointer, file_identity
     from ._io import STDIN, CLIError
 
-    if args.checkpoint_every < 0:
-        raise CLIError(f"--checkpoint-every must be a number of epochs >= 1 (0: none); got"
-                       f" {args.checkpoint_every}")
     if args.algo not in CHECKPOINT_ALGOS:
-        raise CLIError(f"--checkpoint-every and --resume apply to --algo"
-                       f" {', '.join(CHECKPOINT_ALGOS)}, not --algo {args.algo}")
+        raise CLIError(f"--checkpoint-every and --resume do not apply to --algo {args.algo}. "
+                       + CHECKPOINTED)
     if args.data == STDIN or not os.path.isfile(args.data):
         raise CLIError("--checkpoint-every and --resume need DATA to be a file (a pipe cannot"
                        " be read again when the training resumes)")
@@ -61,31 +66,43 @@ def _checkpoints(args: argparse.Namespace):
         if getattr(est, name, False):  # its held-out rows and fold fits are not checkpointed
             raise CLIError(f"--checkpoint-every and --resume do not apply with {option}: a"
                            " checkpoint holds the learner's passes, not the rows it holds out")
-    if args.algo == "pegasos":
-        _check_pegasos_checkpoints(args)
+    if args.algo == "pegasos" and type(est).__name__ != "PegasosSVC":
+        raise CLIError("--checkpoint-every and --resume apply to --algo pegasos without"
+                       " --kernel: the kernel form's state holds its Gram matrix")
+    streamed = _streamed(args, est)
+    if args.checkpoint_unit == "rows" and streamed is not None:
+        raise CLIError(f"--checkpoint-every {args.checkpoint_every}rows applies to a streamed"
+                       f" fit, and this one reads DATA into memory ({streamed}); checkpoint"
+                       f" every N epochs (--checkpoint-every N), or stream the file")
+    if args.algo == "pegasos" and streamed is not None:
+        _check_pegasos_checkpoints(est)
     options = {"format": args.format, "n_features": args.n_features,
                "zero_based": args.zero_based, "vectorizer": args.vectorizer}
     return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
-                        source=file_identity(args.data), options=options, resume=args.resume)
+                        source=file_identity(args.data), options=options, resume=args.resume,
+                        unit=args.checkpoint_unit)
 
 
-def _check_pegasos_checkpoints(args: argparse.Namespace) -> None:
-    """Pegasos checkpoints its epochs in memory: not with a kernel, --tol,
-    record_objective or n_iter, and not streamed (--set sampling=cyclic on svmlight)."""
+def _streamed(args: argparse.Namespace, est) -> str | None:
+    """Why the training reads DATA into memory (None: it streams the file)."""
     from ..datasets import detect_format
-    from ._io import CLIError
     from ._stream import _why_not
 
-    est = _estimators.make_estimator(args)
-    problem = ("--kernel" if type(est).__name__ != "PegasosSVC" else
-               "--tol" if est.tol is not None else
+    return _why_not(args, detect_format(args.data, args.format), est)
+
+
+def _check_pegasos_checkpoints(est) -> None:
+    """Pegasos checkpoints the epochs of its fit in memory: not with --tol,
+    record_objective or n_iter."""
+    from ._io import CLIError
+
+    problem = ("--tol" if est.tol is not None else
                "--set record_objective=true" if est.record_objective else
-               "--set n_iter" if est.n_iter is not None else
-               "--set sampling=cyclic on a svmlight file (which trains by streaming)"
-               if _why_not(args, detect_format(args.data, args.format), est) is None else None)
+               "--set n_iter" if est.n_iter is not None else None)
     if problem:
         raise CLIError(f"--checkpoint-every and --resume apply to --algo pegasos without"
-                       f" {problem}: Pegasos checkpoints the epochs of its fit in memory")
+                       f" {problem}: Pegasos checkpoints the epochs of its fit in memory (or"
+                       " epochs and rows of a stream, with --set sampling=cyclic)")
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -219,17 +219,34 @@ def _add_train(sub) -> None:
                         " beside it (FILE.hscache), read by later passes and later runs")
     p.add_argument("--cache-dir", metavar="DIR",
                    help="put the cache of --cache in DIR (implies --cache)")
-    p.add_argument("--checkpoint-every", type=int, default=0, metavar="N",
-                   help="--algo perceptron, averaged, voted (in memory or streamed), pegasos"
-                        " (in memory): save the fit every N epochs to MODEL.checkpoint"
-                        " (atomically; removed when the model is saved)")
+    p.add_argument("--checkpoint-every", type=_checkpoint_every, default=0, metavar="N[rows]",
+                   action=_CheckpointEvery,
+                   help="save the fit to MODEL.checkpoint (atomically; removed when the model"
+                        " is saved) every N epochs, or with Nrows (e.g. 100000rows) every N"
+                        " rows inside the passes of a streamed fit. " + _models.CHECKPOINTED)
     p.add_argument("--resume", action="store_true",
                    help="continue the fit from MODEL.checkpoint, written by a run of the same"
                         " command that was stopped; the model is the one the run would have"
                         " saved, bit for bit")
     _add_estimator_options(p, default_algo=None)
     _add_common(p)
-    p.set_defaults(func=_models.cmd_train)
+    p.set_defaults(func=_models.cmd_train, checkpoint_unit="epochs")
+
+
+def _checkpoint_every(text: str) -> tuple[int, str]:
+    """``N`` (epochs) or ``Nrows``: the number and its unit."""
+    number, rows = text[:-4] if text.endswith("rows") else text, text.endswith("rows")
+    if not (number.isascii() and number.isdigit()):
+        raise argparse.ArgumentTypeError(f"expected N (epochs) or Nrows (rows of a streamed"
+                                         f" fit), e.g. 5 or 100000rows; got {text!r}")
+    return int(number), "rows" if rows else "epochs"
+
+
+class _CheckpointEvery(argparse.Action):
+    """--checkpoint-every N[rows]: sets ``checkpoint_every`` (N) and ``checkpoint_unit``."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.checkpoint_every, namespace.checkpoint_unit = values
 
 
 def _add_model_command(sub, name: str) -> argparse.ArgumentParser:

@@ -72,6 +72,13 @@ class _Adapter:
     def start_epoch(self, n_rows: int) -> None:
         """Before a pass of ``n_rows`` rows."""
 
+    def state(self) -> dict:
+        """What the pass holds outside the estimator, as JSON values (a checkpoint's)."""
+        return {}
+
+    def restore(self, state: dict) -> None:
+        """After ``start_epoch``: the pass's ``state`` of a checkpoint inside it."""
+
 
 class PerceptronAdapter(_Adapter):
     """``fit`` of the online shell: passes until a clean one (perceptron family), or one
@@ -117,6 +124,14 @@ class PerceptronAdapter(_Adapter):
             self.n_iter, self.history = est.n_iter_, list(est.mistakes_per_epoch_)
             self.before = est.n_mistakes_
         return done
+
+    def state(self) -> dict:  # partial_fit counts its calls in est.n_iter_: not a pass's
+        return {"before": int(self.before), "n_iter": int(self.n_iter),
+                "history": [int(m) for m in self.history]}
+
+    def restore(self, state: dict) -> None:
+        self.before, self.n_iter, self.history = (state["before"], state["n_iter"],
+                                                  state["history"])
 
     def end_epoch(self, n_rows: int) -> bool:
         est = self.est
@@ -168,6 +183,7 @@ class PegasosAdapter(_Adapter):
     checked)."""
 
     needs_rows = True
+    resumable = True
 
     def row_norms(self, X):
         return self.pb.row_stats(X)[0]
@@ -219,6 +235,17 @@ class PegasosAdapter(_Adapter):
     def start_epoch(self, n_rows: int) -> None:
         self.states = [self.est._problem(k)[1] for k in range(self.est._v.shape[0])]
         self.mistakes = 0
+
+    def resume(self, done: int) -> int:
+        return done
+
+    def state(self) -> dict:
+        return {"states": [[int(st.t), *map(float, st[1:])] for st in self.states],
+                "mistakes": int(self.mistakes)}
+
+    def restore(self, state: dict) -> None:
+        self.states = [self.pb.PegasosState(*st) for st in state["states"]]
+        self.mistakes = state["mistakes"]
 
     def block(self, X, y, row0: int) -> None:
         est = self.est

@@ -182,6 +182,28 @@ def _regroup(blocks, multiple: int, limit: int | None):
         yield carry
 
 
+def _skip(blocks, rows: int):
+    """The blocks without their first ``rows`` rows."""
+    for X, y, *_ in blocks:
+        if rows >= X.shape[0]:
+            rows -= X.shape[0]
+            continue
+        yield (X[rows:], y[rows:]) if rows else (X, y)
+        rows = 0
+
+
+def _at_marks(X, y, every: int, made: int, batch: int):
+    """The block ``(X, y)`` cut after each row that makes the rows made a multiple of
+    ``every`` (``made`` before the block; rounded up to a multiple of ``batch`` rows, which
+    the block's length is, but the last)."""
+    start = 0
+    while start < X.shape[0]:
+        to_mark = every - (made + start) % every
+        stop = min(X.shape[0], start - (-to_mark // batch) * batch)
+        yield X[start:stop], y[start:stop]
+        start = stop
+
+
 def _summarize(source: _Blocks, adapter, known=None):
     """The :class:`~halfspaces.datasets._adapters.Summary` of the data: from ``known`` (a
     cache header, a survey of the text) where it has it, else one pass over the blocks."""
@@ -260,7 +282,7 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     >>> bool(np.array_equal(streamed.coef_, in_memory.coef_)), streamed.n_iter_ == in_memory.n_iter_
     (True, True)
     """
-    from .._checkpoint import epoch_done, resume_point
+    from .._checkpoint import epoch_done, resume_point, resume_position, rows_done, rows_every
     from ._adapters import Summary, adapter_for
 
     if epochs is not None and (isinstance(epochs, bool) or not isinstance(
@@ -279,13 +301,26 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     epochs = adapter.epochs(summary)
     # 0, or the passes of a checkpoint (halfspaces._checkpoint) whose state is now the model's
     done = adapter.resume(resume_point(estimator)) if adapter.resumable else 0
+    # checkpoints inside a pass: every `every` rows, and where in its pass one resumed from
+    every = rows_every(estimator) if adapter.resumable else 0
+    position = resume_position(estimator) if adapter.resumable else None
+    made = position["made"] if position else 0  # rows made by the fit, in all its passes
     rows = 0
     for epoch, limit in enumerate(epochs[done:], start=done + 1):
         adapter.start_epoch(summary.n_rows if limit is None else limit)
-        rows = 0
-        for X, y in _regroup(source.blocks(), adapter.batch, limit):
-            adapter.block(X, y, rows)
-            rows += X.shape[0]
+        rows, blocks = 0, source.blocks()
+        if position:  # the rows the checkpoint had made of this pass are skipped
+            rows = position["rows"]
+            adapter.restore(position["state"])
+            blocks, position = _skip(blocks, rows), None
+        for block in _regroup(blocks, adapter.batch, None if limit is None else limit - rows):
+            for X, y in _at_marks(*block, every, made, adapter.batch) if every else [block]:
+                adapter.block(X, y, rows)
+                rows += X.shape[0]
+                made += X.shape[0]
+                if every:  # a checkpoint when one is due
+                    rows_done(estimator, epoch - 1, {"rows": rows, "made": made,
+                                                     "state": adapter.state()})
         if adapter.end_epoch(rows):
             break
         if adapter.resumable and epoch < len(epochs):
