@@ -364,7 +364,7 @@ def _in_memory_command(path: Path) -> list[str]:
     return _python("from halfspaces import Perceptron\n"
                    "from halfspaces.datasets import load_svmlight\n"
                    f"X, y = load_svmlight({str(path)!r})\n"
-                   "Perceptron(max_iter=1, fit_intercept=False).fit(X, y)\n")
+                   "Perceptron(max_iter=1, fit_intercept=False, shuffle=False).fit(X, y)\n")
 
 
 def _fit_command(path: Path, n_features: int | None, cache_dir: str | None) -> list[str]:
@@ -372,8 +372,17 @@ def _fit_command(path: Path, n_features: int | None, cache_dir: str | None) -> l
     given = f", n_features={n_features}, zero_based=False" if n_features else ""
     return _python("from halfspaces import Perceptron\n"
                    "from halfspaces.datasets import fit_file\n"
-                   f"fit_file(Perceptron(max_iter=1, fit_intercept=False), {str(path)!r}"
+                   "fit_file(Perceptron(max_iter=1, fit_intercept=False, shuffle=False),"
+                   f" {str(path)!r}"
                    f"{given}{cache})\n")
+
+
+def _cli_command(path: Path, model: Path) -> list[str]:
+    """``halfspaces train`` streaming one pass (file order; a survey pass finds the columns
+    and classes, a last pass counts the training accuracy)."""
+    return [sys.executable, "-W", "ignore", "-m", "halfspaces", "train", str(path), "--algo",
+            "perceptron", "--max-iter", "1", "--no-shuffle", "--no-fit-intercept", "--quiet",
+            "-o", str(model)]
 
 
 def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
@@ -395,6 +404,7 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
             "fit_file, text (n_features given)": _fit_command(svm, n_features, None),
             "fit_file, text (n_features found)": _fit_command(svm, None, None),
             "fit_file, cache=True (cache built)": _fit_command(svm, None, d),
+            "CLI train, text (streamed)": _cli_command(svm, Path(d) / "model.json"),
             "VW, text": vw_base + ["-d", str(vw)],
             "VW, its cache (built)": vw_base + ["--cache_file", str(vw_cache)],
         }
@@ -416,6 +426,8 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
                 f"{by['fit_file, text (n_features given)'] / by['VW, text']:.2f}x;"
                 " fit_file text (n_features found) / VW text "
                 f"{by['fit_file, text (n_features found)'] / by['VW, text']:.2f}x;"
+                " CLI train text / VW text "
+                f"{by['CLI train, text (streamed)'] / by['VW, text']:.2f}x;"
                 " fit_file cache / VW cache "
                 f"{by['fit_file, cache=True (cache built)'] / by['VW, its cache (built)']:.2f}x;"
                 " fit_file text (found) / in memory "
@@ -448,11 +460,11 @@ def scaling(tmp: Path, sizes: list[int], cols: int, nnz: int, digits: int,
                 build = time.perf_counter() - t
 
                 def text(p=path):
-                    fit_file(Perceptron(max_iter=1, fit_intercept=False), p, n_features=cols,
-                             zero_based=False, classes=[-1.0, 1.0])
+                    fit_file(Perceptron(max_iter=1, fit_intercept=False, shuffle=False), p,
+                             n_features=cols, zero_based=False, classes=[-1.0, 1.0])
 
                 def cache(c=cached):
-                    fit_stream(Perceptron(max_iter=1, fit_intercept=False), c,
+                    fit_stream(Perceptron(max_iter=1, fit_intercept=False, shuffle=False), c,
                                classes=[-1.0, 1.0])
 
                 times: dict[str, list[float]] = {"text": [], "cache": []}

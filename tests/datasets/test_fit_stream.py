@@ -21,7 +21,7 @@ from halfspaces import (
     VotedPerceptron,
     WeightedMajorityClassifier,
 )
-from halfspaces.datasets import dump_svmlight, load_svmlight, load_vw
+from halfspaces.datasets import DataFormatError, dump_svmlight, load_svmlight, load_vw
 from halfspaces.datasets.stream import fit_file, fit_stream
 from halfspaces.exceptions import NumericalError
 
@@ -250,6 +250,37 @@ def test_fit_file_equals_fit_on_the_loaded_file(svm_file, cache):
             streamed = fit_file(make(), svm_file, cache=cache, block_bytes=700, n_threads=2)
             assert_same_model(streamed, make().fit(X, y))
     assert (svm_file.parent / "d.svm.hscache").exists() == cache
+
+
+def test_fit_file_parsed_ahead_is_the_model_and_the_first_error_of_one_thread(tmp_path):
+    # Blocks parsed ahead by 1, 2 or 4 threads while the learner consumes: the model of fit
+    # on the loaded file, and a worker's failure raised in the consumer at the first bad
+    # line of the file (file, line, column), not at a later one another thread found first.
+    rng = np.random.default_rng(15)
+    rows = [f"{rng.choice([-1, 1])} " + " ".join(f"{j}:{rng.random():.6f}" for j in
+                                                 sorted(rng.choice(np.arange(1, 40), 6,
+                                                                   replace=False)))
+            for _ in range(300)]
+    good = tmp_path / "good.svm"
+    good.write_text("\n".join(rows) + "\n")
+    X, y = load_svmlight(good)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reference = Perceptron(shuffle=False, max_iter=1).fit(X, y)
+    bad = tmp_path / "bad.svm"
+    bad.write_text("\n".join(rows[:150] + ["1 3:1e999"] + rows[150:] + ["1 abc"]) + "\n")
+    for n_threads in (1, 2, 4):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            streamed = fit_file(Perceptron(shuffle=False, max_iter=1), good, block_bytes=256,
+                                n_threads=n_threads)
+            assert_same_model(streamed, reference)
+            for n_features in (None, 40):  # with a survey pass first, or without
+                with pytest.raises(DataFormatError, match=r"bad\.svm:151:3: the feature value"
+                                   r" in '3:1e999' is not finite"):
+                    fit_file(Perceptron(shuffle=False, max_iter=1), bad, block_bytes=256,
+                             n_threads=n_threads, n_features=n_features, zero_based=False,
+                             classes=[-1, 1])
 
 
 def test_fit_file_from_vw_text(tmp_path):

@@ -20,7 +20,7 @@ DELIM = N.delimiters(b" \t\n#\r\x0b\x0c")
 def parse(token: str, use_strtod: bool = True):
     buf = np.frombuffer(token.encode() + b" \n" + b"\0" * N.PAD, dtype=np.uint8).copy()
     with np.errstate(over="ignore"):  # wrapping uint64 arithmetic, when run as Python
-        return N.parse_number(buf, 0, DELIM, use_strtod, np.zeros(1, dtype=np.intp))
+        return N.parse_number(buf, 0, DELIM, use_strtod)
 
 
 def bits(v: float) -> bytes:

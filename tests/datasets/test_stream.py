@@ -152,6 +152,21 @@ def test_the_reader_runs_a_bounded_distance_ahead():
         assert len(produced) <= consumed + 5
 
 
+def test_the_next_block_is_parsed_while_the_consumer_holds_one():
+    # Overlap: with the first result in the consumer's hands (the learner at work on it),
+    # the workers go on to the next items; without it this would wait forever.
+    started = {k: threading.Event() for k in range(4)}
+
+    def work(k):
+        started[k].set()
+        return k
+
+    results = map_in_order(iter(range(4)), work, n_threads=2, depth=3)
+    assert next(results) == 0
+    assert started[1].wait(timeout=30) and started[2].wait(timeout=30)
+    assert list(results) == [1, 2, 3]
+
+
 def test_closing_early_stops_the_threads(tmp_path):
     path = random_file(tmp_path, n=400)
     before = threading.active_count()

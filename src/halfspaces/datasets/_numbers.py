@@ -297,14 +297,15 @@ def _exponent(buf, p):
     return True, (-expo if eneg else expo), p
 
 
-@njit(cache=True)
-def parse_number(buf, s, delim, use_strtod, endbox):
+@njit(cache=True, inline="always")
+def parse_number(buf, s, delim, use_strtod):
     """Parse the number that starts at buf[s] and ends at the next delimiter.
 
     Returns (value, status, end): status OK (correctly rounded, finite), NOT_A_NUMBER, IS_NAN,
     IS_INF (value +-inf: an infinity, or beyond the largest double), or TO_PYTHON (a valid
     number left to Python's float: strtod unusable, or it disagreed).
-    ``endbox`` is an intp[1] scratch array for strtod's end pointer.
+    Inlined into the readers' kernels, where an array argument of a call would cost a
+    reference count (an atomic operation) per number.
     """
     p = s
     neg = False
@@ -336,7 +337,7 @@ def parse_number(buf, s, delim, use_strtod, endbox):
     if n_int + n_frac > 19:  # more than 19 digits: w again from the significant ones
         w, q, n_sig = _leading_digits(buf, start, n_int, frac, n_frac, expo)
         if n_sig > 19:  # w is truncated
-            return _slow(buf, s, p, use_strtod, endbox)
+            return _slow(buf, s, p, use_strtod)
     if w == _ZERO:
         return (-0.0 if neg else 0.0), OK, p
     if w <= _TWO53 and -22 <= q <= 22:
@@ -351,7 +352,7 @@ def parse_number(buf, s, delim, use_strtod, endbox):
             return (-np.inf if neg else np.inf), IS_INF, p
     elif q > _Q_MAX:  # w >= 1: beyond the largest double
         return (-np.inf if neg else np.inf), IS_INF, p
-    return _slow(buf, s, p, use_strtod, endbox)
+    return _slow(buf, s, p, use_strtod)
 
 
 @njit(cache=True)
@@ -380,9 +381,10 @@ def _leading_digits(buf, start, n_int, frac, n_frac, expo):
 
 
 @njit(cache=True)
-def _slow(buf, s, p, use_strtod, endbox):
+def _slow(buf, s, p, use_strtod):
     """strtod on buf[s:p] (a valid number), or TO_PYTHON."""
     if use_strtod:
+        endbox = np.zeros(1, dtype=np.intp)  # strtod's end pointer
         base = buf.ctypes.data
         v = _strtod(base + int(s), endbox.ctypes.data)
         if endbox[0] - base == p:

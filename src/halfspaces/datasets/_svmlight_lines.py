@@ -255,10 +255,10 @@ def _note_extremes(info, idx, s):
 
 
 @njit(cache=True, inline="always")
-def _parse_entries(buf, p, nnz, n_slow, row, opts, endbox, out):
+def _parse_entries(buf, p, nnz, n_slow, row, opts, data, indices, qids, slow, info):
     """Read the ``[qid:q] index:value ...`` of row ``row`` from ``p`` to the end of the
     line or a comment: ``(status, offset, nnz, n_slow, n_qid)``."""
-    out.qids[row] = NO_QID
+    qids[row] = NO_QID
     prev = -1
     first = True
     n_qid = 0
@@ -270,9 +270,9 @@ def _parse_entries(buf, p, nnz, n_slow, row, opts, endbox, out):
         if first and _is_qid(buf, p, c):  # a first token starting with 'qid', as sklearn
             first = False
             st, qid, p = _parse_qid(buf, p)
-            out.qids[row] = qid
+            qids[row] = qid
             if st:
-                return fail(out.info, st, s, p, 0), p, nnz, n_slow, n_qid
+                return fail(info, st, s, p, 0), p, nnz, n_slow, n_qid
             n_qid = 1
             continue
         first = False
@@ -281,18 +281,18 @@ def _parse_entries(buf, p, nnz, n_slow, row, opts, endbox, out):
         if buf[np.uint64(p)] != 58 or n_digits == 0 or idx == INT64_MAX or idx <= prev \
                 or idx > opts.limit or (idx == 0 and not opts.allow_zero):
             st, e = _index_status(buf, s, p, n_digits, idx, prev, opts)
-            return fail(out.info, st, s, e, prev if st == NOT_INCREASING else 0), p, nnz, \
+            return fail(info, st, s, e, prev if st == NOT_INCREASING else 0), p, nnz, \
                 n_slow, n_qid
         prev = idx
-        v, st, q = parse_number(buf, p + 1, DELIM, opts.use_strtod, endbox)
+        v, st, q = parse_number(buf, p + 1, DELIM, opts.use_strtod)
         if st != OK:
             if st != TO_PYTHON:
-                return fail(out.info, _value_error(st), s, q, 0), p, nnz, n_slow, n_qid
-            n_slow = record_slow(out.slow, n_slow, nnz, p + 1, q)
-        out.data[nnz] = v
-        out.indices[nnz] = idx
+                return fail(info, _value_error(st), s, q, 0), p, nnz, n_slow, n_qid
+            n_slow = record_slow(slow, n_slow, nnz, p + 1, q)
+        data[nnz] = v
+        indices[nnz] = idx
         nnz += 1
-        _note_extremes(out.info, idx, s)
+        _note_extremes(info, idx, s)
         p = q
 
 
@@ -304,14 +304,14 @@ def parse_svmlight(buf, start, end, opts, out):
     buf : uint8[n], C-contiguous, n >= end + PAD, with a newline at buf[end - 1] or buf[end];
     opts : :class:`Options`. An index above ``opts.limit`` fails.
     """
-    info = out.info
-    endbox = np.zeros(1, dtype=np.intp)
+    # The arrays taken out of ``out`` once: a member read in the loop costs a reference count.
+    data, indices, indptr, labels, qids, slow, info = out
     first_has_qid = 0
     row = nnz = n_slow = n_qid = 0
     info[I_MIN], info[I_MIN_POS] = INT64_MAX, -1
     info[I_MAX], info[I_MAX_POS] = -1, -1
     info[I_QID_MISMATCH], info[I_FIRST_ROW] = -1, -1
-    out.indptr[0] = 0
+    indptr[0] = 0
     p = start
     while p < end:
         line_start = p
@@ -319,15 +319,15 @@ def parse_svmlight(buf, start, end, opts, out):
         if c == 10 or c == 35:  # blank or comment-only line
             p = next_line(buf, p)
             continue
-        v, st, q = parse_number(buf, p, DELIM, opts.use_strtod, endbox)
+        v, st, q = parse_number(buf, p, DELIM, opts.use_strtod)
         if st != OK:
             if st != TO_PYTHON:
                 info[I_SLOW] = n_slow
                 return fail(info, _label_error(st), p, q, 0)
-            n_slow = record_slow(out.slow, n_slow, -row - 1, p, q)
-        out.labels[row] = v
-        st, p, nnz, n_slow, has_qid = _parse_entries(buf, q, nnz, n_slow, row, opts, endbox,
-                                                     out)
+            n_slow = record_slow(slow, n_slow, -row - 1, p, q)
+        labels[row] = v
+        st, p, nnz, n_slow, has_qid = _parse_entries(buf, q, nnz, n_slow, row, opts, data,
+                                                     indices, qids, slow, info)
         if st:
             info[I_SLOW] = n_slow  # the numbers left to Python before the failing token
             return st
@@ -338,7 +338,7 @@ def parse_svmlight(buf, start, end, opts, out):
         elif has_qid != first_has_qid and info[I_QID_MISMATCH] < 0:
             info[I_QID_MISMATCH] = line_start
         row += 1
-        out.indptr[row] = nnz
+        indptr[row] = nnz
         p = next_line(buf, p)  # after a comment
     info[I_ROWS], info[I_NNZ], info[I_QIDS], info[I_SLOW] = row, nnz, n_qid, n_slow
     return 0

@@ -169,10 +169,10 @@ def _fail(info, code, s, e):
 
 
 @njit(cache=True, inline="always")
-def _number(buf, s, e, code, opts, endbox, info):
+def _number(buf, s, e, code, opts, info):
     """``(status, value)`` of the number buf[s:e] (the whole token): 0, ``code`` (not a
     number, NaN or infinite) or _LEFT_TO_PYTHON."""
-    v, st, q = parse_number(buf, s, DELIM, opts.use_strtod, endbox)
+    v, st, q = parse_number(buf, s, DELIM, opts.use_strtod)
     if st == TO_PYTHON:
         return _LEFT_TO_PYTHON, 0.0
     if st == NOT_A_NUMBER or st == IS_NAN or st == IS_INF or q != e:
@@ -210,18 +210,18 @@ def _head(buf, p, spans, info):
 
 
 @njit(cache=True)
-def _label_and_weight(buf, line, opts, endbox, spans, info):
+def _label_and_weight(buf, line, opts, spans, info):
     """``(status, label, importance, offset after the first '|')`` of the line at ``line``
     (``spans``: scratch for :func:`_head`)."""
     st, n, p = _head(buf, line, spans, info)
     if st:
         return st, 0.0, 1.0, p
-    st, label = _number(buf, spans[0], spans[1], BAD_LABEL, opts, endbox, info)
+    st, label = _number(buf, spans[0], spans[1], BAD_LABEL, opts, info)
     importance = 1.0
     if st == 0 and n > 1:
-        st, importance = _number(buf, spans[2], spans[3], BAD_IMPORTANCE, opts, endbox, info)
+        st, importance = _number(buf, spans[2], spans[3], BAD_IMPORTANCE, opts, info)
     if st == 0 and n > 2:
-        st, _ = _number(buf, spans[4], spans[5], BAD_BASE, opts, endbox, info)
+        st, _ = _number(buf, spans[4], spans[5], BAD_BASE, opts, info)
     return st, label, importance, p
 
 
@@ -257,7 +257,7 @@ def _column(buf, s, c, key, k, opts, info):
 
 
 @njit(cache=True, inline="always")
-def _namespace(buf, p, key, opts, endbox, info):
+def _namespace(buf, p, key, opts, info):
     """Read the namespace token of a segment at ``p`` (none when a blank follows the '|'):
     ``(status, weight, key, k, end)``, ``key[:k]`` holding ``namespace^``."""
     c = buf[np.uint64(p)]
@@ -274,7 +274,7 @@ def _namespace(buf, p, key, opts, endbox, info):
     key[colon - p] = 94  # '^'
     weight = 1.0
     if e - colon > 1:
-        st, weight = _number(buf, colon + 1, e, BAD_NS_WEIGHT, opts, endbox, info)
+        st, weight = _number(buf, colon + 1, e, BAD_NS_WEIGHT, opts, info)
         if st:
             if st > 0:
                 info[I_BAD_START] = p
@@ -283,12 +283,12 @@ def _namespace(buf, p, key, opts, endbox, info):
 
 
 @njit(cache=True)
-def _features(buf, p, nnz, key, opts, endbox, out):
+def _features(buf, p, nnz, key, opts, out):
     """Read the segments after the first '|' to the end of the line: ``(status, nnz, key,
     end)`` (``end`` at the newline)."""
     info = out.info
     while True:
-        st, scale, key, k, p = _namespace(buf, p, key, opts, endbox, info)
+        st, scale, key, k, p = _namespace(buf, p, key, opts, info)
         if st:
             return st, nnz, key, p
         while True:
@@ -304,7 +304,7 @@ def _features(buf, p, nnz, key, opts, endbox, out):
                 return _fail(info, NO_NAME, p, e), nnz, key, p
             v = 1.0
             if colon < e:
-                st, v = _number(buf, colon + 1, e, BAD_VALUE, opts, endbox, info)
+                st, v = _number(buf, colon + 1, e, BAD_VALUE, opts, info)
                 if st:
                     if st > 0:
                         info[I_BAD_START] = p
@@ -336,7 +336,6 @@ def parse_vw(buf, start, end, opts, out):
     opts : :class:`Options`.
     """
     info = out.info
-    endbox = np.zeros(1, dtype=np.intp)
     key = np.empty(64, dtype=np.uint8)
     spans = np.empty(6, dtype=np.int64)
     row = nnz = n_slow = 0
@@ -347,10 +346,10 @@ def parse_vw(buf, start, end, opts, out):
         p = _next_newline(buf, p) + 1
         if _is_blank_line(buf, line):
             continue
-        st, label, importance, q = _label_and_weight(buf, line, opts, endbox, spans, info)
+        st, label, importance, q = _label_and_weight(buf, line, opts, spans, info)
         nnz_line = nnz
         if st == 0:
-            st, nnz_line, key, q = _features(buf, q, nnz, key, opts, endbox, out)
+            st, nnz_line, key, q = _features(buf, q, nnz, key, opts, out)
         if st > 0:
             info[I_ROWS], info[I_NNZ], info[I_SLOW] = row, nnz, n_slow
             return st
