@@ -136,7 +136,11 @@ def _resolved(*, inline: bool = False, **impls):
     Python would load it); they may call ``@njit`` functions. ``inline=True`` inlines the
     implementation where it is called (numba's ``inline="always"``): a row update called in
     a large pass otherwise stays a call with its arguments on the stack (measured: 10% of
-    an averaged or mini-batch Pegasos pass on a9a).
+    a mini-batch Pegasos pass on a9a). Check the pass's LLVM (``inspect_llvm``) both ways:
+    numba gives the inlined arguments their own references, and where its pruning misses
+    them each call costs an atomic ``NRT_incref``/``NRT_decref`` pair per array (plain
+    Pegasos' CSR pass paid two pairs per violator for an inlined ``row_axpy2``; left to
+    LLVM, that call is inlined without them).
     """
 
     def decorate(stub):
@@ -692,7 +696,7 @@ def row_axpy_pair(X, t, a, w, c, u):
     entries of u it wrote are finite (for weights that no score checks)."""
 
 
-@_resolved(inline=True, array=_dense_axpy2, CSR=_csr_axpy2)
+@_resolved(array=_dense_axpy2, CSR=_csr_axpy2)
 def row_axpy2(X, t, a, w, a2, w2):
     """w <- w + a x_t and w2 <- w2 + a2 x_t, in place, in one sweep over the row (two
     ``row_axpy`` sweeps cost an averaged Pegasos pass about 10% on a9a)."""
