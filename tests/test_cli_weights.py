@@ -228,8 +228,8 @@ def _csv(path, weights, header=False):
     rng = np.random.default_rng(1)
     X = np.round(rng.standard_normal((len(weights), 2)), 3)
     y = np.where(X @ [1.0, -2.0] + 0.2 * rng.standard_normal(len(weights)) >= 0, 1.0, -1.0)
-    rows = [f"{label:g},{float(a)!r},{float(s)!r},{float(b)!r}" for label, (a, b), s in zip(y, X, weights,
-                                                                        strict=True)]
+    rows = [f"{label:g},{float(a)!r},{float(s)!r},{float(b)!r}"
+            for label, (a, b), s in zip(y, X, weights, strict=True)]
     path.write_text(("y,a,w,b\n" if header else "") + "\n".join(rows) + "\n")
     return path, X, y, np.array(weights, dtype=float)
 
