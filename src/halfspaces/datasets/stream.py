@@ -152,10 +152,9 @@ class _Blocks:
 
     def __init__(self, blocks, sample_weight: bool = False):
         self.sample_weight = sample_weight
-        if hasattr(blocks, "blocks"):
+        self.cache = blocks if hasattr(blocks, "blocks") else None
+        if self.cache is not None:
             self.blocks = blocks.blocks
-            if sample_weight:
-                self.weighted = lambda: blocks.blocks(weights=True)
         elif callable(blocks):
             self.blocks = blocks
         elif isinstance(blocks, (list, tuple)):
@@ -166,8 +165,11 @@ class _Blocks:
                             f" pass per call); got {type(blocks).__name__}.")
 
     def weighted(self):
+        if self.sample_weight and self.cache is not None:
+            yield from self.cache.blocks(weights=True)
+            return
         for X, y, *rest in self.blocks():
-            yield X, y, rest[0] if self.sample_weight else None
+            yield X, y, rest[0] if self.sample_weight and rest else None
 
 
 def _cut(w, start, stop):
