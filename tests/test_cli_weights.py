@@ -292,6 +292,15 @@ def test_evaluate_reports_the_weighted_figures(tmp_path, capsys):
     assert result["weighted_hinge"] == pytest.approx(wc @ np.maximum(0, 1 - z) / wc.sum())
 
 
+@pytest.mark.parametrize("command", [["play"], ["bound"]])
+def test_the_commands_that_do_not_use_weights_say_so(tmp_path, capsys, command):
+    path, _ = _vw(tmp_path / "w.vw", [2.0, None, 0.5] * 4)
+    code, _, err = _run(capsys, *command, path, "--json")
+    assert code == 0, err
+    assert f"halfspaces: note: {path} gives example weights; {command[0]} does not use them" \
+        in err
+
+
 def test_a_negative_importance_weight_is_refused_at_its_line_and_column(tmp_path, capsys):
     path = tmp_path / "n.vw"
     path.write_text("1 |f a\n-1 0.5 |f b\n1 -0.5 'tag |f a\n")
