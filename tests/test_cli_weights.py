@@ -280,7 +280,7 @@ def test_evaluate_reports_the_weighted_figures(tmp_path, capsys):
     # a file without weights: the unweighted report only
     plain, _ = _vw(tmp_path / "plain.vw", [None] * 12)
     result = json.loads(_run(capsys, "evaluate", tmp_path / "m", plain, "--json")[1])
-    assert result["sample_weight"] is None and "weighted_accuracy" not in result
+    assert "sample_weight" not in result and "weighted_accuracy" not in result
 
     path, Xc, yc, wc = _csv(tmp_path / "d.csv", [2.0, 0.5, 0.0, 3.0, 1.0, 1.5] * 4)
     assert _run(capsys, "train", path, "--weight-column", "2", "--algo", "svm", "-o",

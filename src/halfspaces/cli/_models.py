@@ -304,8 +304,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         weighted = seen.weighted
         if not weighted:  # every weight 1: the figures are the unweighted ones
             result = {k: v for k, v in result.items() if k not in _WEIGHTED_KEYS}
-    result["sample_weight"] = ("ignored" if args.ignore_weights else "used") \
-        if weighted else None
+    if weighted:  # a file without weights (or all 1) reports as before
+        result["sample_weight"] = "ignored" if args.ignore_weights else "used"
     if args.json:
         print_json(result)
         return 0
