@@ -10,6 +10,12 @@ For a two-class model with score ``s(x)`` and labels encoded ``y in {-1, +1}``
     geometric margin     min_i y_i (<w, x_i> + b) / ||w||   (linear models)
 
 A model with more classes (one-vs-rest) gets its accuracy only.
+
+With example weights ``s_i >= 0`` (``sample_weight``: VW's importance weights, a CSV weight
+column) the weighted figures are added beside these: the weighted means
+``sum_i s_i f_i / sum_i s_i`` of the right predictions and of the three losses (as
+scikit-learn's metrics weigh with ``sample_weight``, and Vowpal Wabbit reports its weighted
+average loss).
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ def _final_step(model, X):
     return model, X
 
 
-def evaluate(model: Any, X: ArrayLike, y: ArrayLike) -> dict[str, Any]:
+def evaluate(model: Any, X: ArrayLike, y: ArrayLike,
+             sample_weight: ArrayLike | None = None) -> dict[str, Any]:
     """Accuracy, mean zero-one / hinge / logistic losses and margins of a fitted model.
 
     Parameters
@@ -41,6 +48,10 @@ def evaluate(model: Any, X: ArrayLike, y: ArrayLike) -> dict[str, Any]:
     X : {array-like, sparse matrix} of shape (n_samples, n_features), or raw texts for a
         text Pipeline
     y : array-like of shape (n_samples,), labels among ``classes_``
+    sample_weight : array-like of shape (n_samples,) or None
+        Example weights ``>= 0`` (not all 0); given, the result also has ``weight_sum``,
+        ``weighted_accuracy`` and, for two classes, ``weighted_zero_one``,
+        ``weighted_hinge`` and ``weighted_logistic``.
 
     Returns
     -------
@@ -57,11 +68,12 @@ def evaluate(model: Any, X: ArrayLike, y: ArrayLike) -> dict[str, Any]:
     >>> r["accuracy"], r["zero_one"], r["min_functional_margin"], r["geometric_margin"]
     (1.0, 0.0, 2.0, 1.0)
     """
-    return evaluate_blocks(model, [(X, y)])
+    return evaluate_blocks(model, [(X, y) if sample_weight is None else (X, y, sample_weight)])
 
 
 def evaluate_blocks(model: Any, blocks) -> dict[str, Any]:
-    """:func:`evaluate` over the ``(X, y)`` blocks of a data set, one at a time.
+    """:func:`evaluate` over the ``(X, y)`` (or ``(X, y, sample_weight)``) blocks of a data
+    set, one at a time.
 
     The result is that of :func:`evaluate` on the blocks stacked, number for number: the
     counts and extremes add up across blocks, and the agreements ``z`` (8 bytes per example,
@@ -76,8 +88,8 @@ def evaluate_blocks(model: Any, blocks) -> dict[str, Any]:
     True
     """
     tally = _Tally(model)
-    for X, y in blocks:
-        tally.add(X, y)
+    for X, y, *w in blocks:
+        tally.add(X, y, *w)
     return tally.result()
 
 
@@ -90,15 +102,22 @@ class _Tally:
         self.n = self.right = 0
         self.labels, self.z, self.geometric = [], [], None
         self.multiclass, self.n_classes = None, 0
+        self.weights: list | None = None  # each block's example weights, when given
+        self.weighted_right = 0.0
 
-    def add(self, X, y) -> None:
+    def add(self, X, y, sample_weight=None) -> None:
         from ._labels import encode_pm
         from .theory import geometric_margin
 
         estimator, features = _final_step(self.model, X)
         y = np.asarray(y)
         self.n += int(y.shape[0])
-        self.right += int(np.count_nonzero(np.asarray(self.model.predict(X)) == y))
+        right = np.asarray(self.model.predict(X)) == y
+        self.right += int(np.count_nonzero(right))
+        if sample_weight is not None:
+            w = _check_weights(sample_weight, y.shape[0], self.n - int(y.shape[0]))
+            self.weights = [*(self.weights or []), w]
+            self.weighted_right += float(w @ right)
         scores = np.asarray(estimator.decision_function(features))
         classes = np.asarray(estimator.classes_)
         self.multiclass, self.n_classes = scores.ndim != 1, classes.size
@@ -118,10 +137,19 @@ class _Tally:
 
         # count / n is what score()'s mean of (prediction == label) gives
         result: dict[str, Any] = {"n_samples": self.n, "accuracy": self.right / self.n}
+        weighted: dict[str, Any] = {}
+        if self.weights is not None:
+            s = np.concatenate(self.weights)
+            total = float(s.sum())
+            if not total > 0:
+                raise ValueError("evaluate: every example weight (sample_weight) is 0, so the"
+                                 " weighted figures are undefined; give some example a"
+                                 " positive weight")
+            weighted = {"weight_sum": total, "weighted_accuracy": self.weighted_right / total}
         if self.multiclass:
             result["note"] = (f"{self.n_classes} classes (one-vs-rest): losses and margins are"
                               " reported for two-class models only")
-            return result
+            return {**result, **weighted}
         z = np.concatenate(self.z)
         result.update(zero_one=float(np.mean(losses.zero_one(z))),
                       hinge=float(np.mean(losses.hinge(z))),
@@ -130,7 +158,24 @@ class _Tally:
                       mean_functional_margin=float(z.mean()))
         if self.geometric is not None:
             result["geometric_margin"] = self.geometric
-        return result
+        if weighted:
+            weighted.update({f"weighted_{name}": float(s @ getattr(losses, name)(z)) / total
+                             for name in ("zero_one", "hinge", "logistic")})
+        return {**result, **weighted}
+
+
+def _check_weights(sample_weight, n: int, first_row: int) -> np.ndarray:
+    """``sample_weight`` of a block of ``n`` rows (row 0 is row ``first_row`` of the data)
+    as float64, each finite and ``>= 0``."""
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"evaluate: 'sample_weight' must have one entry per example ({n});"
+                         f" got shape {w.shape}")
+    bad = np.flatnonzero(~(np.isfinite(w) & (w >= 0)))
+    if bad.size:
+        raise ValueError(f"evaluate: 'sample_weight' must be finite and >= 0; got"
+                         f" {w[bad[0]]!r} at row {first_row + int(bad[0])}")
+    return w
 
 
 def _check_labels(y, classes, first_row: int) -> None:

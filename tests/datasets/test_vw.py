@@ -249,6 +249,8 @@ def _reference_vw(text: str, n: int, hash_features: bool, seed: int = 0):
             return "error", lineno, "head"
         try:
             numbers = [num(t) for t in words]
+            if len(numbers) > 1 and numbers[1] < 0:  # a negative importance weight
+                return "error", lineno, "importance"
             entries = []
             for segment in rest.split("|"):
                 tokens, scale, ns = segment.split(), 1.0, ""

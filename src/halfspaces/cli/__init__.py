@@ -110,6 +110,8 @@ _CLI_TERMS = [
     (re.compile(r"\b(Increase|increase|Raise|raise|Lower|lower) ([A-Za-z][a-z_]*)\b(?![=(])"),
      _flag_advice),
     (re.compile(r"\blabel_column (?=-?\d)"), "--label-column "),
+    (re.compile(r"\bweight_column (?=-?\d)"), "--weight-column "),
+    (re.compile(r"\blabel_column and weight_column\b"), "--label-column and --weight-column"),
     (re.compile(r"\ba smaller n_features \(or leave it None:"),
      "a smaller --n-features (or leave it out:"),
     (re.compile(r"\bnp\.inf\b"), "inf"),

@@ -27,7 +27,8 @@ _HINTS = {
     "encoding": "pass the file's --encoding, e.g. --encoding cp1252 or --encoding latin-1",
 }
 # The command-line option of each reader option (see halfspaces.datasets.load).
-_DATA_FLAGS = {"label_column": "--label-column", "n_features": "--n-features",
+_DATA_FLAGS = {"label_column": "--label-column", "weight_column": "--weight-column",
+               "n_features": "--n-features",
                "zero_based": "--zero-based/--one-based", "encoding": "--encoding",
                "delimiter": "--delimiter"}
 _DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "comma": ",", "semicolon": ";"}
@@ -117,6 +118,7 @@ def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
     fmt = _data_format(args)
     # For raw text, --n-features is the number of hash buckets of train's vectorizer.
     data = read_data(args.data, fmt, label_column=args.label_column,
+                     weight_column=getattr(args, "weight_column", None),
                      n_features=None if fmt == "tsv" else args.n_features,
                      zero_based=getattr(args, "zero_based", None), encoding=args.encoding,
                      delimiter=args.delimiter)
@@ -128,6 +130,10 @@ def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
         return dataclasses.replace(data, X=vectorizer.transform(data.X))
     if numeric and data.is_text:
         raise CLIError(f"{data.path}: {numeric}")
+    command = getattr(args, "command", "train")
+    if data.sample_weight is not None and command != "train":  # play, bound, plot
+        print(f"{PROG}: note: {data.path} gives example weights; {command} does not use them"
+              " (every example counts once)", file=sys.stderr)
     return data
 
 
@@ -177,6 +183,7 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
             return texts, _name(args.data)
     n_features = args.n_features if fmt == "svmlight" else n_model
     data = read_data(source, fmt, hints=hints, label_column=args.label_column,
+                     weight_column=getattr(args, "weight_column", None),
                      n_features=None if fmt == "tsv" else n_features, zero_based=zero_based,
                      encoding=args.encoding, delimiter=args.delimiter)
     if text_model and not data.is_text:

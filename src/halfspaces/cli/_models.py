@@ -112,30 +112,50 @@ def _train(args: argparse.Namespace) -> int:
     streamed = _stream.train(args)  # the online learners read a svmlight file in blocks
     if streamed is not None:
         return _trained(args, streamed.model, streamed, streamed.accuracy,
-                        time.perf_counter() - start)
+                        time.perf_counter() - start,
+                        _weights_used(args, "vw", streamed.weighted))
     data = read_args_data(args)
     estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
+    weights = _estimators.fit_weights(args, estimator, data)
     _stream.note_in_memory(args, data, estimator)
     model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
     start = time.perf_counter()
-    with about(data), fit_progress(args, estimator):
-        model.fit(data.X, data.y)
+    with about(data), fit_progress(args, estimator), \
+            _estimators.weights_refused(args, estimator, data, weights):
+        model.fit(data.X, data.y, **weights)
     seconds = time.perf_counter() - start
     save_model(model, args.output, data)
-    return _trained(args, estimator, data, float(model.score(data.X, data.y)), seconds)
+    return _trained(args, estimator, data, float(model.score(data.X, data.y)), seconds,
+                    _weights_used(args, data.format, data.sample_weight is not None))
+
+
+def _weights_used(args: argparse.Namespace, fmt: str, weighted: bool) -> str | None:
+    """What ``train`` says of the file's example weights: "importance" (VW), "column"
+    (CSV), "ignored" (--ignore-weights), or None when the file gives none but 1."""
+    if not weighted:
+        return None
+    return "ignored" if args.ignore_weights else {"vw": "importance"}.get(fmt, "column")
+
+
+# How the report words each value of _weights_used.
+_WEIGHTS_WORDS = {"importance": "weighted by its VW importance weights",
+                  "column": "weighted by its --weight-column",
+                  "ignored": "its example weights ignored (--ignore-weights)"}
 
 
 def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
-             seconds: float) -> int:
-    """Report the model ``train`` saved (``data``: what was read, or the streamed file)."""
-    fit = fit_summary(estimator, data)
+             seconds: float, weights: str | None) -> int:
+    """Report the model ``train`` saved (``data``: what was read, or the streamed file;
+    ``weights``: see :func:`_weights_used`)."""
+    fit = fit_summary(estimator, data, weights in ("importance", "column"))
     if args.json:
         print_json({"model": args.output, "algo": args.algo,
                     "estimator": type(estimator).__name__,
                     "params": _estimators.given_params(args), "n_samples": data.n_samples,
-                    "train_accuracy": accuracy, "time_s": seconds, **fit})
+                    "sample_weight": weights, "train_accuracy": accuracy, "time_s": seconds,
+                    **fit})
     else:
-        done = [f"{seconds:.3g} s"]
+        done = [f"{seconds:.3g} s"] + ([_WEIGHTS_WORDS[weights]] if weights else [])
         if fit["epochs"] is not None:
             done.append(f"{fit['epochs']} epoch{'s' * (fit['epochs'] != 1)}")
         if fit["solver"]:
@@ -159,9 +179,10 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
     return 0
 
 
-def fit_summary(estimator, data) -> dict:
+def fit_summary(estimator, data, weighted: bool = False) -> dict:
     """How the fit went, from what the estimator recorded: ``epochs`` (passes or solver
-    iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data),
+    iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data,
+    weighted when the fit was: ``weighted``),
     ``duality_gap``, ``converged`` (None where the estimator does not say), and
     ``held_out_loss`` (with ``early_stopping``)."""
     epochs = getattr(estimator, "n_iter_", None)
@@ -173,8 +194,14 @@ def fit_summary(estimator, data) -> dict:
         from ..losses import svm_objective
 
         y_pm = encode_pm(data.y, estimator.classes_)
-        objective = svm_objective(np.ravel(estimator.coef_), float(estimator.intercept_[0]),
-                                  data.X, y_pm, lam=float(estimator.lam))
+        w, b = np.ravel(estimator.coef_), float(estimator.intercept_[0])
+        if weighted:  # lam/2 ||w||^2 + 1/n sum s_i hinge_i over the n rows of weight > 0
+            s = data.sample_weight
+            hinge = np.maximum(0.0, 1.0 - y_pm * (data.X @ w + b))
+            objective = float(estimator.lam) / 2 * float(w @ w) \
+                + float(s @ hinge) / np.count_nonzero(s)
+        else:
+            objective = svm_objective(w, b, data.X, y_pm, lam=float(estimator.lam))
     converged = getattr(estimator, "converged_", None)
     tol, max_iter = getattr(estimator, "tol", None), getattr(estimator, "max_iter", None)
     fixed_epochs = getattr(estimator, "solver", None) == "sgd"  # max_iter epochs, no tol
@@ -233,6 +260,20 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Weighted:
+    """The blocks ``(X, y[, w])`` of a file, passed on (without ``w`` unless ``keep``),
+    noting whether a weight is not 1."""
+
+    def __init__(self, blocks, keep: bool):
+        self.blocks, self.keep, self.weighted = blocks, keep, False
+
+    def __iter__(self):
+        for block in self.blocks:
+            if len(block) > 2:
+                self.weighted = self.weighted or bool((block[2] != 1.0).any())
+            yield block if self.keep else block[:2]
+
+
 def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
     n = len(X) if isinstance(X, list) else X.shape[0]
     out = []
@@ -247,26 +288,49 @@ def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
 _EVALUATE_ROWS = {"accuracy": "accuracy", "zero_one": "zero-one loss", "hinge": "hinge loss",
                   "logistic": "logistic loss", "min_functional_margin": "min functional margin",
                   "mean_functional_margin": "mean functional margin",
-                  "geometric_margin": "geometric margin", "note": "note"}
+                  "geometric_margin": "geometric margin", "note": "note",
+                  "weight_sum": "weight sum", "weighted_accuracy": "weighted accuracy",
+                  "weighted_zero_one": "weighted zero-one loss",
+                  "weighted_hinge": "weighted hinge loss",
+                  "weighted_logistic": "weighted logistic loss"}
+# The keys evaluate adds with example weights.
+_WEIGHTED_KEYS = ("weight_sum", "weighted_accuracy", "weighted_zero_one", "weighted_hinge",
+                  "weighted_logistic")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Accuracy, losses and margins; on a file that gives example weights other than 1
+    (VW importance weights, --weight-column), also their weighted means (as VW reports its
+    weighted average loss), unless --ignore-weights."""
     from ..metrics import evaluate, evaluate_blocks
     from . import _stream
 
     model, metadata = load_model(args.model)
-    blocks = _stream.model_blocks(model, metadata, args)  # svmlight or VW, in blocks
+    # svmlight or VW, in blocks
+    blocks = _stream.model_blocks(model, metadata, args, weights=True)
     if blocks is None:
         data = read_for_model(model, metadata, args)
         with about(data):
-            result = {"data": data.path, **evaluate(model, data.X, data.y)}
+            result = {"data": data.path, **evaluate(
+                model, data.X, data.y, None if args.ignore_weights else data.sample_weight)}
+        weighted = data.sample_weight is not None
     else:
+        seen = _Weighted(blocks, keep=not args.ignore_weights)
         with about(argparse.Namespace(path=args.data)):
-            result = {"data": args.data, **evaluate_blocks(model, blocks)}
+            result = {"data": args.data, **evaluate_blocks(model, seen)}
+        weighted = seen.weighted
+        if not weighted:  # every weight 1: the figures are the unweighted ones
+            result = {k: v for k, v in result.items() if k not in _WEIGHTED_KEYS}
+    if weighted:  # a file without weights (or all 1) reports as before
+        result["sample_weight"] = "ignored" if args.ignore_weights else "used"
     if args.json:
         print_json(result)
         return 0
     rows = [("data", f"{result['data']} ({result['n_samples']} examples)")]
+    if weighted:
+        rows.append(("weights", "the file's example weights, ignored (--ignore-weights)"
+                     if args.ignore_weights else "the file's example weights: the weighted"
+                     " figures are sums of weight times value over the weight sum"))
     print_table(rows + [(label, result[key]) for key, label in _EVALUATE_ROWS.items()
                         if key in result])
     return 0

@@ -87,7 +87,8 @@ BOOL_OPTIONS = [
 ]
 # Options of the library functions the commands call, by the parameter they set.
 FUNCTION_FLAGS = {"n_hypotheses": "--n-hypotheses", "kind": "--hypotheses",
-                  "label_column": "--label-column", "n_features": "--n-features",
+                  "label_column": "--label-column", "weight_column": "--weight-column",
+                  "n_features": "--n-features",
                   "zero_based": "--zero-based", "encoding": "--encoding"}
 
 

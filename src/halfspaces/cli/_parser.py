@@ -141,12 +141,18 @@ examples:
 
 
 def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
-                      indexing_help: str | None = None) -> None:
+                      indexing_help: str | None = None, weights: str | None = None) -> None:
     parser.add_argument("--format", choices=FORMATS,
                         help="data format (default: from the extension, see halfspaces --help)")
     parser.add_argument("--label-column", metavar="COLUMN",
                         help="CSV only: index (0 = first, -1 = last) or header name of the label"
                              " column (default: 0)")
+    if weights is not None:
+        parser.add_argument("--weight-column", metavar="COLUMN",
+                            help="CSV only: index (0 = first, -1 = last) or header name of a"
+                                 " column of example weights (numbers >= 0; not a feature)")
+    if weights:
+        parser.add_argument("--ignore-weights", action="store_true", help=weights)
     parser.add_argument("--n-features", type=int, metavar="N", help=n_features_help)
     parser.add_argument("--delimiter", type=delimiter, metavar="CHAR",
                         help="CSV: the field separator (default: ','; 'tab' or '\\t' for"
@@ -213,7 +219,9 @@ def _add_train(sub) -> None:
                                          " index); VW, and text with --vectorizer hashing:"
                                          " number of hash buckets (default: 2**18)",
                       indexing_help=_DETECT_INDEXING + "; the model records it for predict"
-                                                       " and evaluate")
+                                                       " and evaluate",
+                      weights="train without the example weights of the file (VW importance"
+                              " weights, --weight-column), e.g. for an --algo that takes none")
     p.add_argument("--cache", action="store_true",
                    help="svmlight, streaming learners: parse the file once into a binary cache"
                         " beside it (FILE.hscache), read by later passes and later runs")
@@ -267,16 +275,21 @@ def _add_predict(sub) -> None:
                         " line 'labels' and the classes, then per row the most probable class"
                         " and the probabilities (a model trained with --probability, or"
                         " --algo logistic)")
-    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
+    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING,
+                      weights="")
     _add_common(p, json=False)
     p.set_defaults(func=_models.cmd_predict)
 
 
 def _add_evaluate(sub) -> None:
     p = _add_model_command(sub, "evaluate")
-    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING)
+    _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING,
+                      weights="report the unweighted figures only, though the file gives"
+                              " example weights")
     _add_common(p, json_help="print one JSON object (keys include accuracy, zero_one, hinge,"
-                             " logistic, min_functional_margin, geometric_margin)")
+                             " logistic, min_functional_margin, geometric_margin; with"
+                             " example weights also weighted_accuracy, weighted_zero_one,"
+                             " weighted_hinge, weighted_logistic, weight_sum)")
     p.set_defaults(func=_models.cmd_evaluate)
 
 

@@ -26,7 +26,7 @@ def predict(args: argparse.Namespace):
     if args.data == STDIN or not os.path.isfile(args.data) or not os.path.isfile(args.model) \
             or detect_format(args.data, args.format) != "svmlight" \
             or any(getattr(args, key, None) is not None
-                   for key in ("label_column", "encoding", "delimiter")):
+                   for key in ("label_column", "weight_column", "encoding", "delimiter")):
         return None
     from ..datasets.small_svmlight import SMALL_BYTES, read_small_svmlight
 

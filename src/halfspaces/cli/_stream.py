@@ -6,6 +6,12 @@ Pegasos with ``--set sampling=cyclic``) read the file in blocks: the model is th
 parses the text once into the binary cache and reads the cache, this run and later ones.
 Every other learner, and data that is not a svmlight or VW file, is read into memory, and a note
 on stderr says how much memory the features take.
+
+A VW file's importance weights go to each block's ``partial_fit`` (``fit_file(...,
+sample_weight=True)``), through the cache too, so the model is ``fit(X, y, sample_weight=w)``
+on the whole file. A learner whose stream takes no weights (Pegasos) trains in memory
+instead when the file's weights are not all 1; one that takes none at all is refused
+(``--ignore-weights`` trains without them).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ class Streamed(NamedTuple):
     path: str
     n_samples: int
     accuracy: float
+    weighted: bool  # whether the file gives example weights other than 1
 
 
 def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
@@ -95,8 +102,22 @@ def train(args: argparse.Namespace) -> Streamed | None:
                            " --no-shuffle (or pegasos with --set sampling=cyclic) on a svmlight"
                            " file")
         return None
+    from ..datasets.stream import WeightsRefused
+
     with _in_cli_terms():
-        return _fit(args, fmt, cache, estimator)
+        try:
+            return _fit(args, fmt, cache, estimator)
+        except WeightsRefused:  # raised before the learner learnt anything
+            if not _estimators.takes_weights(estimator):
+                raise CLIError(_estimators.weights_refusal(args, estimator, args.data,
+                                                           fmt)) from None
+            if cache:
+                flag = "--cache-dir" if args.cache_dir else "--cache"
+                raise CLIError(f"{flag}: {args.data} gives example weights (its VW importance"
+                               f" weights), and --algo {args.algo} streams only data without"
+                               f" them; drop {flag} to train in memory with the weights, or"
+                               " pass --ignore-weights") from None
+            return None  # in memory, where its fit takes them
 
 
 @contextlib.contextmanager
@@ -118,6 +139,8 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
     from ..datasets.stream import fit_stream
 
     n_features, zero_based = args.n_features, args.zero_based
+    # VW: the importance weights, as sample_weight (a svmlight file has none)
+    weights = fmt == "vw" and not args.ignore_weights
     if fmt == "vw":  # hashed into --n-features buckets, as load_vw reads it whole
         n_features = n_features or 2**18
     if cache:
@@ -126,16 +149,20 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         source = open_cached(args.data, args.cache_dir, format=fmt, n_features=n_features,
                              zero_based="auto" if zero_based is None else zero_based)
         with fit_progress(args, estimator):
-            fit_stream(estimator, source, classes=source.classes)
+            fit_stream(estimator, source, classes=source.classes, sample_weight=weights)
         n_features, zero_based = source.n_features, source.zero_based
-        blocks = source.blocks()
+        blocks = source.blocks(weights=fmt == "vw")
     else:
-        n_features, zero_based = _fit_file(args, fmt, estimator, n_features, zero_based)
-        blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based)
+        n_features, zero_based = _fit_file(args, fmt, estimator, n_features, zero_based,
+                                           weights)
+        blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based,
+                             return_weights=fmt == "vw")
     right = n = 0
-    for X, y in blocks:  # the training accuracy, as model.score(X, y) counts it
+    weighted = False
+    for X, y, *w in blocks:  # the training accuracy, as model.score(X, y) counts it
         right += int((estimator.predict(X) == y).sum())
         n += X.shape[0]
+        weighted = weighted or bool(w and (w[0] != 1.0).any())
     from ..persistence import save
 
     # what save_model records of a file read whole, for predict and evaluate
@@ -143,10 +170,11 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         save(estimator, args.output, metadata={
             "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
             "n_features": int(n_features)})
-    return Streamed(estimator, args.data, n, right / n)
+    return Streamed(estimator, args.data, n, right / n, weighted)
 
 
-def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_based):
+def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_based,
+              weights: bool):
     """Fit ``estimator`` on the text file ``args.data``; ``(n_features, zero_based)`` it was
     read with. VW is hashed into ``n_features`` buckets; for svmlight one pass decides the
     columns, the indexing and the classes, as load_svmlight does."""
@@ -164,7 +192,7 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
             check_n_threads("train", None))
     with fit_progress(args, estimator):
         fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
-                 zero_based=zero_based)
+                 zero_based=zero_based, sample_weight=weights)
     return n_features, zero_based
 
 
@@ -174,7 +202,8 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
     if args.quiet or data.is_text or args.algo in EXPERT_ALGOS:
         return
     estimator._validate_params()
-    why = "" if args.algo in BATCH_ALGOS else f"; {_why_not(args, data.format, estimator)}"
+    why = "" if args.algo in BATCH_ALGOS else \
+        f"; {_why_not(args, data.format, estimator) or 'its stream takes no example weights'}"
     X = data.X
     parts = (X.data, X.indices, X.indptr) if hasattr(X, "indptr") else (X,)
     megabytes = (sum(a.nbytes for a in parts) + data.y.nbytes) / 1e6
@@ -185,11 +214,12 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
           f" {megabytes:,.1f} MB{why}", file=sys.stderr)
 
 
-def model_blocks(model, metadata: dict, args: argparse.Namespace):
+def model_blocks(model, metadata: dict, args: argparse.Namespace, *, weights: bool = False):
     """The ``(X, y)`` blocks of a svmlight or VW file read for ``model`` as its training file
     was (svmlight: its indexing unless --zero-based or --one-based says otherwise, X cut or
     padded to its number of features; VW: hashed into its features), in bounded memory;
-    None for other data (the caller reads it whole)."""
+    None for other data (the caller reads it whole). With ``weights``, a VW file's blocks
+    are ``(X, y, importance weights)``."""
     from ..datasets import detect_format
 
     n_features = getattr(model, "n_features_in_", None)
@@ -201,7 +231,7 @@ def model_blocks(model, metadata: dict, args: argparse.Namespace):
             or (fmt == "svmlight" and zero_based is None)):
         return None
     if fmt == "vw":
-        return _vw_blocks(args, n_features)
+        return _vw_blocks(args, n_features, weights)
     return _svmlight_blocks(args, n_features, zero_based, model_hints(args, None, recorded))
 
 
@@ -224,14 +254,15 @@ def _svmlight_blocks(args: argparse.Namespace, n_features: int, zero_based: bool
                        " and comment lines)")
 
 
-def _vw_blocks(args: argparse.Namespace, n_features: int):
+def _vw_blocks(args: argparse.Namespace, n_features: int, weights: bool = False):
     from ..datasets import iter_blocks
 
     n_rows = 0
     with _in_cli_terms(model_hints(args, n_features, None)):
-        for X, y in iter_blocks(args.data, "vw", n_features=n_features):
-            n_rows += X.shape[0]
-            yield X, y
+        for block in iter_blocks(args.data, "vw", n_features=n_features,
+                                 return_weights=weights):
+            n_rows += block[0].shape[0]
+            yield block
     if not n_rows:
         raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
                        " lines)")

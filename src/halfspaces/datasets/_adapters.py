@@ -60,6 +60,7 @@ class _Adapter:
     needs_rows = False  # whether begin() needs every label and ||x_i||^2
     batch = 1
     resumable = False  # whether a fit can go on from a checkpoint (see resume)
+    takes_weights = False  # whether block() takes the rows' weights
 
     def __init__(self, est):
         self.est = est
@@ -88,6 +89,7 @@ class PerceptronAdapter(_Adapter):
         super().__init__(est)
         self.one_pass = one_pass
         self.resumable = not one_pass
+        self.takes_weights = bool(getattr(est, "_takes_sample_weight", False))
 
     def epochs(self, summary):
         return [None] if self.one_pass else super().epochs(summary)
@@ -110,9 +112,10 @@ class PerceptronAdapter(_Adapter):
         self.history = list(est.mistakes_per_epoch_) if warm else []
         self.before = est.n_mistakes_ if warm else 0
 
-    def block(self, X, y, row0: int) -> None:
+    def block(self, X, y, row0: int, sample_weight=None) -> None:
+        weights = {} if sample_weight is None else {"sample_weight": sample_weight}
         try:
-            self.est.partial_fit(X, y, classes=self.classes)
+            self.est.partial_fit(X, y, classes=self.classes, **weights)
         except NumericalError as err:
             raise shifted(err, row0) from None
 

@@ -77,6 +77,8 @@ def _kernel_error(path, buf, info, first_line: int) -> DataFormatError:
     if code == kernel.LONG_HEAD:
         return DataFormatError(path, line, "expected 'label [importance [base]] ['tag]'"
                                f" before '|', got {text.strip()[:40]!r}")
+    if code == kernel.NEGATIVE_IMPORTANCE:
+        return _negative_importance(path, line, text, column)
     whats = {kernel.BAD_LABEL: "a label", kernel.BAD_IMPORTANCE: "an importance weight",
              kernel.BAD_BASE: "a base prediction"}
     if code in whats:
@@ -90,6 +92,12 @@ def _kernel_error(path, buf, info, first_line: int) -> DataFormatError:
     if code == kernel.NOT_INTEGER:
         return _name_error(path, line, text, column)
     return _big_index_error(path, line, text, column)
+
+
+def _negative_importance(path, line: int, text: str, column=None) -> DataFormatError:
+    return DataFormatError(path, line, f"the importance weight {text!r} is negative", column,
+                           hint="an example's weight must be >= 0 (0 leaves it out): fix"
+                           " the weight or drop the line")
 
 
 class PythonLine:
@@ -136,6 +144,8 @@ class PythonLine:
         label = self._number(head[0], lineno, "a label")
         importance = self._number(head[1], lineno, "an importance weight") \
             if len(head) > 1 else 1.0
+        if importance < 0.0:
+            raise _negative_importance(self.path, lineno, head[1])
         if len(head) > 2:
             self._number(head[2], lineno, "a base prediction")
         return label, importance, bar

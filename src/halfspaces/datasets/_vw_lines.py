@@ -27,6 +27,7 @@ from ._svmlight_lines import fits_after_digit
 # Status codes (0 is success); vw.ERRORS words them.
 NO_BAR, NO_LABEL, LONG_HEAD, BAD_LABEL, BAD_IMPORTANCE, BAD_BASE = 1, 2, 3, 4, 5, 6
 BAD_NS_WEIGHT, NO_NAME, BAD_VALUE, NOT_INTEGER, BIG_INDEX = 7, 8, 9, 10, 11
+NEGATIVE_IMPORTANCE = 12
 _LEFT_TO_PYTHON = -1  # a line status: parse this line in Python
 
 # Blanks as Python's str.split() sees them in ASCII; a token also ends at '|' and newline.
@@ -220,6 +221,8 @@ def _label_and_weight(buf, line, opts, spans, info):
     importance = 1.0
     if st == 0 and n > 1:
         st, importance = _number(buf, spans[2], spans[3], BAD_IMPORTANCE, opts, info)
+        if st == 0 and importance < 0.0:
+            st = _fail(info, NEGATIVE_IMPORTANCE, spans[2], spans[3])
     if st == 0 and n > 2:
         st, _ = _number(buf, spans[4], spans[5], BAD_BASE, opts, info)
     return st, label, importance, p

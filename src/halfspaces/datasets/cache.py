@@ -7,20 +7,24 @@ multi-epoch training from a file reads the text once. The directory holds::
 
     header.json          format tag and version; the source's path, size and modification
                          time; the reader's options; n_rows, nnz, n_features, the indexing
-                         (zero_based, as resolved), the dtypes, the classes, the blocks
+                         (zero_based, as resolved), the dtypes, the classes, the blocks,
+                         weighted (whether any VW importance weight is not 1)
     000000.data.npy      values (float64 or float32, as parsed)
     000000.indices.npy   0-based column indices (int32 when they fit, else int64)
     000000.indptr.npy    row pointers of the block (from 0)
     000000.labels.npy    labels (float64)
-    ...                  (and .weights.npy for VW importance weights)
+    000000.weights.npy   VW: the importance weights (float64; 1 where a line gives none)
+    ...
 
 It is written to a temporary directory beside its final place and renamed when complete, so
 an interrupted pass leaves no half cache. On opening, the header is checked against the
 source file (size and modification time) and the options: a stale cache is rebuilt; a
 directory that is not such a cache, or a damaged one, is refused with a message (nothing is
-deleted but a cache of this format). The blocks of an svmlight file are exactly
-:func:`~halfspaces.datasets.load_svmlight` of it, cut into blocks (``zero_based="auto"``
-decided by the whole file, as there); those of a VW file :func:`~halfspaces.datasets.load_vw`.
+deleted but a cache of this format); a cache written before the header recorded the
+weights is rebuilt (so that its weights are never read as absent). The blocks of an svmlight
+file are exactly :func:`~halfspaces.datasets.load_svmlight` of it, cut into blocks
+(``zero_based="auto"`` decided by the whole file, as there); those of a VW file
+:func:`~halfspaces.datasets.load_vw`.
 """
 
 from __future__ import annotations
@@ -81,6 +85,7 @@ class CachedData:
     n_rows, nnz, n_features : int
     zero_based : bool, the indexing the reader resolved
     classes : ndarray of float64, the distinct labels, sorted
+    weighted : bool, whether some example's weight is not 1 (VW importance weights)
     """
 
     def __init__(self, directory: Path, header: dict):
@@ -91,6 +96,7 @@ class CachedData:
         self.n_features = int(header["n_features"])
         self.zero_based = bool(header["zero_based"])
         self.classes = np.array(header["classes"], dtype=np.float64)
+        self.weighted = bool(header["weighted"])
         self._layouts: dict[Path, tuple] = {}  # (shape, dtype, offset) of each .npy file read
 
     def _file(self, k: int, what: str) -> Path:
@@ -128,8 +134,10 @@ class CachedData:
         return self.blocks()
 
     def blocks(self, *, weights: bool = False) -> Iterator[tuple]:
-        """Yield ``(X, y)`` (or ``(X, y, sample_weight)``) for each block, memory-mapped:
-        only the blocks in use are mapped, so memory stays bounded."""
+        """Yield ``(X, y)`` (or ``(X, y, sample_weight)``, None for a svmlight file, which
+        has no weights) for each block, memory-mapped: only the blocks in use are mapped, so
+        memory stays bounded."""
+        has_weights = self.header["reader"]["format"] == "vw"
         for k, (rows, nnz) in enumerate(self.header["blocks"]):
             arrays = [self._map(k, what) for what in ("data", "indices", "indptr", "labels")]
             data, indices, indptr, labels = arrays
@@ -139,7 +147,12 @@ class CachedData:
             X = sp.csr_matrix((data, indices, indptr), shape=(rows, self.n_features))
             X.has_sorted_indices = True
             if weights:
-                yield X, labels, self._map(k, "weights")
+                w = self._map(k, "weights") if has_weights else None
+                if w is not None and w.shape != (rows,):
+                    raise CacheError(f"{self.directory}: block {k}'s weights do not match"
+                                     " header.json (the cache is damaged); delete the"
+                                     " directory to rebuild it.")
+                yield X, labels, w
             else:
                 yield X, labels
 
@@ -176,8 +189,9 @@ def _check_blocks(directory: Path, header: dict) -> None:
         blocks = header["blocks"]
         for key in ("n_rows", "nnz", "n_features", "zero_based", "classes"):
             header[key]  # noqa: B018 - a missing key raises
-        missing = [f"{k:06d}.{what}.npy" for k in range(len(blocks))
-                   for what in ("data", "indices", "indptr", "labels")
+        arrays = ("data", "indices", "indptr", "labels") + (
+            ("weights",) if header["reader"]["format"] == "vw" else ())
+        missing = [f"{k:06d}.{what}.npy" for k in range(len(blocks)) for what in arrays
                    if not (directory / f"{k:06d}.{what}.npy").is_file()]
     except (KeyError, TypeError):
         raise CacheError(f"{directory}/header.json lacks the block layout: the cache is"
@@ -254,12 +268,19 @@ def open_cached(
     directory = cache_path(path, cache_dir)
     if directory.exists():
         header = _read_header(directory)
-        if header.get("source") == _source_stamp(path) and header.get("reader") == options:
+        if _current(header, _source_stamp(path), options):
             _check_blocks(directory, header)
             return CachedData(directory, header)
     directory.parent.mkdir(parents=True, exist_ok=True)
     header = _build(path, directory, options, n_threads)
     return CachedData(directory, header)
+
+
+def _current(header: dict, stamp: dict, options: dict) -> bool:
+    """Whether the cache of ``header`` is of this source, read with these options, and
+    records whether its weights are all 1 (a cache written before it did is rebuilt)."""
+    return (header.get("source") == stamp and header.get("reader") == options
+            and isinstance(header.get("weighted"), bool))
 
 
 def _build(path, directory: Path, options: dict, n_threads: int) -> dict:
@@ -288,7 +309,7 @@ def _build(path, directory: Path, options: dict, n_threads: int) -> dict:
             if not directory.exists():
                 raise
             other = _read_header(directory)
-            if other.get("source") != stamp or other.get("reader") != options:
+            if not _current(other, stamp, options):
                 raise
             shutil.rmtree(tmp)
             return other
@@ -355,7 +376,8 @@ def _write_svmlight(path, tmp: Path, options: dict, n_threads: int) -> dict:
         _save(tmp, k, "indptr", np.load(tmp / f"{k:06d}.indptr.npy").astype(it))
     return {"n_rows": sum(r for r, _ in layout), "nnz": int(nnz_total), "n_features": n_cols,
             "zero_based": bool(zero_based), "dtype": np.dtype(dt).name,
-            "classes": np.unique(np.concatenate(classes)).tolist(), "blocks": layout}
+            "classes": np.unique(np.concatenate(classes)).tolist(), "blocks": layout,
+            "weighted": False}
 
 
 def _write_vw(path, tmp: Path, options: dict, n_threads: int) -> dict:
@@ -367,7 +389,7 @@ def _write_vw(path, tmp: Path, options: dict, n_threads: int) -> dict:
     dt = vw._check_common(n_features, hash_features, options["zero_based"], options["dtype"])
     shift, n_cols = vw._stream_columns(path, "open_cached", n_features, hash_features,
                                        options["seed"], options["zero_based"])
-    layout, classes = [], []
+    layout, classes, weighted = [], [], False
     for k, (X, y, w) in enumerate(vw._vw_blocks(path, n_cols, hash_features, options["seed"],
                                                 shift, dt, True, options["block_bytes"],
                                                 n_threads)):
@@ -376,9 +398,11 @@ def _write_vw(path, tmp: Path, options: dict, n_threads: int) -> dict:
             _save(tmp, k, what, array)
         layout.append([X.shape[0], int(X.nnz)])
         classes.append(np.unique(y))
+        weighted = weighted or bool(np.any(w != 1.0))
     if not layout:
         raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
                               " blank lines)", reason="no_examples")
     return {"n_rows": sum(r for r, _ in layout), "nnz": sum(z for _, z in layout),
             "n_features": int(n_cols), "zero_based": not shift, "dtype": dt.name,
-            "classes": np.unique(np.concatenate(classes)).tolist(), "blocks": layout}
+            "classes": np.unique(np.concatenate(classes)).tolist(), "blocks": layout,
+            "weighted": weighted}

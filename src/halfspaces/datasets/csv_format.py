@@ -1,4 +1,5 @@
-"""CSV files of numeric features with the label in one column.
+"""CSV files of numeric features with the label in one column (and example weights in
+another, optionally).
 
 The module is named ``csv_format`` rather than ``csv`` so that it can never stand in for the
 standard library's :mod:`csv` (which does the parsing here).
@@ -21,13 +22,14 @@ __all__ = ["load_csv"]
 
 
 def load_csv(
-    path: str | os.PathLike, label_column: int | str = 0, *, encoding: str = "utf-8",
-    delimiter: str = ","
-) -> tuple[NDArray[np.float64], NDArray]:
+    path: str | os.PathLike, label_column: int | str = 0, *,
+    weight_column: int | str | None = None, encoding: str = "utf-8", delimiter: str = ","
+) -> tuple:
     """Read a CSV of numeric features with the label in ``label_column``.
 
-    The first row is a header when one of its feature fields (every field but the label's)
-    is not a number, or when ``label_column`` is a column name. Blank lines are skipped.
+    The first row is a header when one of its feature fields (every field but the label's
+    and the weight's) is not a number, or when a column is given by name. Blank lines are
+    skipped.
     A feature that is ``nan`` or infinite is an error naming its line and column.
     Labels that are all numbers become floats, otherwise strings (stripped of white space).
     ``.gz``, ``.bz2`` and ``.xz`` files are decompressed by extension.
@@ -38,23 +40,29 @@ def load_csv(
     label_column : int or str, default=0
         0-based index of the label column (negative counts from the end: ``-1`` is the
         last), or the column's name in the header row. A string of digits is an index.
+    weight_column : int, str or None, default=None
+        The column of the examples' weights (as ``label_column``: an index or a name), each
+        a finite number ``>= 0`` (0 leaves the example out); it is not a feature. None:
+        no weights.
     encoding : str, default="utf-8"
     delimiter : str, default=","
         The one character between fields, e.g. ``"\\t"`` for tab-separated numbers.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_columns - 1), float64
+    X : ndarray of shape (n_samples, n_features), float64
         The other columns, in file order.
     y : ndarray of shape (n_samples,)
         float64 when every label is a number, else str.
+    sample_weight : ndarray of shape (n_samples,), float64, only with ``weight_column``
 
     Raises
     ------
     DataFormatError
         ``FILE:LINE: problem``: a row with another number of fields than the first, a
-        feature that is not a finite number, no data rows, or a ``label_column`` that names
-        no column.
+        feature that is not a finite number, no data rows, a ``label_column`` or
+        ``weight_column`` that names no column, or a weight that is missing, not a number,
+        not finite or negative.
 
     Examples
     --------
@@ -68,56 +76,69 @@ def load_csv(
     >>> load_csv(path, -1)[0].shape
     (2, 2)
     """
-    label_column = _check_csv_params(label_column, delimiter)
+    label_column = _check_column("label_column", label_column)
+    if weight_column is not None:
+        weight_column = _check_column("weight_column", weight_column)
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise param_error("load_csv", "delimiter", "one character, e.g. ',' or '\\t'",
+                          delimiter)
     lines, rows = _read_rows(path, encoding, delimiter)
     if not rows:
         raise DataFormatError(path, 1, "the file has no data rows")
     n_fields = len(rows[0])
-    column, lines, rows = _split_header(path, lines, rows, label_column)
+    (column, weight), lines, rows = _split_header(path, lines, rows, label_column,
+                                                  weight_column)
     table = _table(path, lines, rows, n_fields)
-    return _features(path, lines, table, column), _labels(path, lines, table, column)
+    X = _features(path, lines, table, [column] if weight is None else [column, weight])
+    y = _labels(path, lines, table, column)
+    return (X, y) if weight is None else (X, y, _weights(path, lines, table, weight))
 
 
-def _check_csv_params(label_column, delimiter):
-    """``label_column`` as an int or a column name, once both parameters are checked."""
-    if isinstance(label_column, str) and _is_number(label_column, int):
-        label_column = int(label_column)
-    if isinstance(label_column, (bool, np.bool_)) or not isinstance(
-            label_column, (numbers.Integral, str)):
-        raise param_error("load_csv", "label_column", "an int (0-based; negative counts from"
-                          " the end) or a column name", label_column)
-    if not isinstance(delimiter, str) or len(delimiter) != 1:
-        raise param_error("load_csv", "delimiter", "one character, e.g. ',' or '\\t'",
-                          delimiter)
-    return label_column
+def _check_column(name: str, value):
+    """A column parameter as an int or a column name (a string of digits is an index)."""
+    if isinstance(value, str) and _is_number(value, int):
+        value = int(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, str)):
+        raise param_error("load_csv", name, "an int (0-based; negative counts from the end)"
+                          " or a column name", value)
+    return value
 
 
-def _split_header(path, lines, rows, label_column):
-    """``(label column index, lines, rows)`` with the header row removed when there is one
-    (a column name was asked for, or a feature field of the first row is not a number)."""
+def _split_header(path, lines, rows, label_column, weight_column=None):
+    """``((label column, weight column or None), lines, rows)`` with the header row removed
+    when there is one (a column name was asked for, or a feature field of the first row is
+    not a number)."""
     first = [field.strip() for field in rows[0]]
     n_fields = len(first)
-    if isinstance(label_column, str):
-        header = first  # a column name means there is a header row
-        if label_column not in header:
-            raise DataFormatError(path, lines[0], f"no column named {label_column!r};"
-                                  f" columns: {', '.join(header)}")
-        column = header.index(label_column)
-    else:
-        if not -n_fields <= label_column < n_fields:
-            raise DataFormatError(path, lines[0], f"label_column {label_column} is out of range"
-                                  f" for {n_fields} columns (0 to {n_fields - 1}, or"
+    asked = [("label_column", label_column), ("weight_column", weight_column)]
+    by_name = any(isinstance(value, str) for _, value in asked)
+    columns = []
+    for name, value in asked:
+        if value is None:
+            columns.append(None)
+        elif isinstance(value, str):  # a column name means there is a header row
+            if value not in first:
+                raise DataFormatError(path, lines[0], f"no column named {value!r};"
+                                      f" columns: {', '.join(first)}")
+            columns.append(first.index(value))
+        elif not -n_fields <= value < n_fields:
+            raise DataFormatError(path, lines[0], f"{name} {value} is out of range for"
+                                  f" {n_fields} columns (0 to {n_fields - 1}, or"
                                   f" {-n_fields} to -1 from the end)")
-        column = int(label_column) % n_fields
-        numeric = all(_is_number(f) for j, f in enumerate(first) if j != column)
-        header = None if numeric else first
-    if header is not None:
+        else:
+            columns.append(int(value) % n_fields)
+    if columns[0] == columns[1]:
+        raise DataFormatError(path, lines[0], f"label_column and weight_column name the same"
+                              f" column ({columns[0]})", hint="the weights need a column of"
+                              " their own")
+    numeric = all(_is_number(f) for j, f in enumerate(first) if j not in columns)
+    if by_name or not numeric:
         header_line = int(lines[0])
         lines, rows = lines[1:], rows[1:]
         if not rows:
             raise DataFormatError(path, header_line, "the file has a header row but no data"
                                   " rows")
-    return column, lines, rows
+    return tuple(columns), lines, rows
 
 
 def _table(path, lines, rows, n_fields: int) -> np.ndarray:
@@ -131,20 +152,38 @@ def _table(path, lines, rows, n_fields: int) -> np.ndarray:
     return np.array(rows, dtype=str).reshape(len(rows), n_fields)
 
 
-def _features(path, lines, table: np.ndarray, column: int) -> np.ndarray:
-    """The columns other than the label's as finite float64 numbers."""
-    features = np.delete(table, column, axis=1)
+def _features(path, lines, table: np.ndarray, skip: list[int]) -> np.ndarray:
+    """The columns other than those in ``skip`` (the label's, the weight's) as finite
+    float64 numbers."""
+    kept = np.delete(np.arange(table.shape[1]), skip)  # each feature's column in the file
+    features = table[:, kept]
     try:
         X = features.astype(np.float64)
     except ValueError:
-        raise _not_a_number(path, lines, features, column) from None
+        raise _not_a_number(path, lines, features, kept) from None
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         i, j = (int(k) for k in bad[0])
-        original = j if j < column else j + 1
         raise DataFormatError(path, int(lines[i]), f"expected a finite number in column"
-                              f" {original}, got {features[i, j].strip()!r}")
+                              f" {kept[j]}, got {features[i, j].strip()!r}")
     return X
+
+
+def _weights(path, lines, table: np.ndarray, column: int) -> np.ndarray:
+    """The weight column as float64 numbers, each finite and ``>= 0``."""
+    fields = np.char.strip(table[:, column])
+    values = np.array([float(f) if _is_number(f) else np.nan for f in fields])
+    bad = np.flatnonzero(~(np.isfinite(values) & (values >= 0)))
+    if bad.size:
+        i = int(bad[0])
+        field = str(fields[i])
+        problem = ("is empty" if not field else
+                   f"is {field!r}, not a number" if not _is_number(field) else
+                   f"is {field!r}, not a finite number" if not np.isfinite(values[i]) else
+                   f"is {field!r}, which is negative")
+        raise DataFormatError(path, int(lines[i]), f"the weight (column {column}) {problem}",
+                              hint="give every row a weight >= 0 (0 leaves the row out)")
+    return values
 
 
 def _labels(path, lines, table: np.ndarray, column: int) -> np.ndarray:
@@ -177,14 +216,14 @@ def _read_rows(path, encoding: str, delimiter: str
     return lines[kept], [rows[i] for i in kept]
 
 
-def _not_a_number(path, lines, features: NDArray, column: int) -> DataFormatError:
-    """The error for the first feature field that is not a number (only on the error path)."""
+def _not_a_number(path, lines, features: NDArray, kept: NDArray) -> DataFormatError:
+    """The error for the first feature field that is not a number (only on the error path;
+    ``kept``: each feature's column in the file)."""
     for i, row in enumerate(features):
         for j, field in enumerate(row):
             if not _is_number(field):
-                original = j if j < column else j + 1  # the column's index in the file
                 return DataFormatError(path, int(lines[i]), f"expected a number in column"
-                                       f" {original}, got {field.strip()!r}")
+                                       f" {kept[j]}, got {field.strip()!r}")
     return DataFormatError(path, None, "a feature field is not a number")
 
 

@@ -36,7 +36,7 @@ _EXTENSIONS = {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}
 _OPTIONS = {
     "svmlight": ("n_features", "zero_based", "dtype"),
     "vw": ("n_features", "zero_based", "hash_features", "seed", "dtype"),
-    "csv": ("label_column", "encoding", "delimiter", "n_features"),
+    "csv": ("label_column", "weight_column", "encoding", "delimiter", "n_features"),
     "tsv": ("encoding",),
 }
 
@@ -54,6 +54,9 @@ class Dataset:
     format : {"svmlight", "vw", "tsv", "csv"}
     zero_based : bool or None
         svmlight: whether the indices were read as 0-based (what ``"auto"`` decided).
+    sample_weight : ndarray of float64 or None
+        The examples' weights (``>= 0``) when the file gives any other than 1: VW's
+        importance weights, a CSV's ``weight_column``; None when every weight is 1.
     """
 
     X: Any
@@ -61,6 +64,7 @@ class Dataset:
     path: str
     format: str
     zero_based: bool | None = None
+    sample_weight: NDArray | None = None
 
     @property
     def is_text(self) -> bool:
@@ -114,7 +118,8 @@ def load(path, format: str | None = None, **options) -> Dataset:
     **options
         The reader's options: ``n_features`` (svmlight, vw; csv: the number of feature
         columns it must have), ``zero_based`` (svmlight, vw; default "auto"),
-        ``label_column``, ``delimiter`` (csv), ``encoding`` (csv, tsv), ``dtype``,
+        ``label_column``, ``weight_column``, ``delimiter`` (csv), ``encoding`` (csv, tsv),
+        ``dtype``,
         ``hash_features``,
         ``seed`` (vw).
 
@@ -154,8 +159,9 @@ def load(path, format: str | None = None, **options) -> Dataset:
         if not os.path.lexists(path):
             raise no_such_file(name)
         check_readable(path)
-    X, y, zero_based = _READERS[format](path, **given)
-    return Dataset(X, np.asarray(y), str(name), format, zero_based)
+    X, y, zero_based, w = _READERS[format](path, **given)
+    unit = w is None or bool(np.all(w == 1.0))
+    return Dataset(X, np.asarray(y), str(name), format, zero_based, None if unit else w)
 
 
 def _load_bundled(path: str, name: str, format: str | None, options: dict) -> Dataset:
@@ -168,37 +174,40 @@ def _load_bundled(path: str, name: str, format: str | None, options: dict) -> Da
                    **{key: value for key, value in options.items() if value is not None}}
     with open_bundled(name) as source:
         data = load(source, format, **options)
-    return Dataset(data.X, data.y, path, data.format, data.zero_based)
+    return Dataset(data.X, data.y, path, data.format, data.zero_based, data.sample_weight)
 
 
 def _svmlight(path, *, n_features=None, zero_based="auto", dtype=np.float64):
     from .svmlight import _load
 
     X, y, _, zero_based = _load(path, n_features, dtype, zero_based, False)
-    return X, y, zero_based
+    return X, y, zero_based, None
 
 
 def _vw(path, **options):
     from .vw import load_vw
 
-    return (*load_vw(path, **options), None)
+    X, y, w = load_vw(path, **options, return_weights=True)
+    return X, y, None, w
 
 
-def _csv(path, *, label_column=0, encoding="utf-8", delimiter=",", n_features=None):
+def _csv(path, *, label_column=0, weight_column=None, encoding="utf-8", delimiter=",",
+         n_features=None):
     from .csv_format import load_csv
 
-    X, y = load_csv(path, label_column, encoding=encoding, delimiter=delimiter)
+    X, y, *w = load_csv(path, label_column, weight_column=weight_column, encoding=encoding,
+                        delimiter=delimiter)
     if n_features is not None and X.shape[1] != n_features:
         raise DataFormatError(path, None, f"has {X.shape[1]} feature columns, not"
                               f" n_features={n_features}", reason="n_features")
-    return X, y, None
+    return X, y, None, w[0] if w else None
 
 
 def _tsv(path, **options):
     from .text import load_text_tsv
 
     texts, labels = load_text_tsv(path, **options)
-    return list(texts), labels, None
+    return list(texts), labels, None, None
 
 
 _READERS = {"svmlight": _svmlight, "vw": _vw, "csv": _csv, "tsv": _tsv}

@@ -22,7 +22,7 @@ import numpy as np
 
 from ._io import check_n_threads, compression_of
 
-__all__ = ["iter_blocks", "format_of", "fit_stream", "fit_file"]
+__all__ = ["iter_blocks", "format_of", "fit_stream", "fit_file", "WeightsRefused"]
 
 FORMATS = ("svmlight", "vw")
 # Text per block: 2 MiB streams as fast as larger blocks (per-block costs are small), and
@@ -140,11 +140,20 @@ def iter_blocks(
                          block_bytes, n_threads)
 
 
-class _Blocks:
-    """A re-readable stream of blocks: ``blocks()`` starts a new pass."""
+class WeightsRefused(ValueError):
+    """A learner that takes no example weights, streamed over data whose weights are not
+    all 1 (raised before it learns anything)."""
 
-    def __init__(self, blocks):
-        if hasattr(blocks, "blocks"):
+
+class _Blocks:
+    """A re-readable stream of blocks: ``blocks()`` starts a new pass. ``weighted()`` yields
+    ``(X, y, w)``: with ``sample_weight``, the blocks' weights (None where a block has
+    none), else None."""
+
+    def __init__(self, blocks, sample_weight: bool = False):
+        self.sample_weight = sample_weight
+        self.cache = blocks if hasattr(blocks, "blocks") else None
+        if self.cache is not None:
             self.blocks = blocks.blocks
         elif callable(blocks):
             self.blocks = blocks
@@ -155,27 +164,40 @@ class _Blocks:
                             " (X, y) blocks, or a callable returning an iterator of them (one"
                             f" pass per call); got {type(blocks).__name__}.")
 
+    def weighted(self):
+        if self.sample_weight and self.cache is not None:
+            yield from self.cache.blocks(weights=True)
+            return
+        for X, y, *rest in self.blocks():
+            yield X, y, rest[0] if self.sample_weight and rest else None
+
+
+def _cut(w, start, stop):
+    return None if w is None else w[start:stop]
+
 
 def _regroup(blocks, multiple: int, limit: int | None):
-    """The blocks with row counts that are multiples of ``multiple`` (rows carried over to
-    the next block; the last may be shorter), stopping after ``limit`` rows (None: all)."""
+    """The ``(X, y, w)`` blocks with row counts that are multiples of ``multiple`` (rows
+    carried over to the next block; the last may be shorter), stopping after ``limit`` rows
+    (None: all)."""
     import scipy.sparse as sp
 
     carry = None
     seen = 0
-    for X, y, *_ in blocks:
+    for X, y, w in blocks:
         if limit is not None and seen + X.shape[0] > limit:
-            X, y = X[: limit - seen], y[: limit - seen]
+            X, y, w = X[: limit - seen], y[: limit - seen], _cut(w, None, limit - seen)
         seen += X.shape[0]
         if carry is not None:
             X, y = sp.vstack([carry[0], X], format="csr"), np.concatenate([carry[1], y])
+            w = None if w is None else np.concatenate([carry[2], w])
             carry = None
         cut = X.shape[0] - X.shape[0] % multiple
         if cut < X.shape[0]:
-            carry = (X[cut:], y[cut:])
-            X, y = X[:cut], y[:cut]
+            carry = (X[cut:], y[cut:], _cut(w, cut, None))
+            X, y, w = X[:cut], y[:cut], _cut(w, None, cut)
         if X.shape[0]:
-            yield X, y
+            yield X, y, w
         if limit is not None and seen >= limit:
             break
     if carry is not None and carry[0].shape[0]:
@@ -183,25 +205,39 @@ def _regroup(blocks, multiple: int, limit: int | None):
 
 
 def _skip(blocks, rows: int):
-    """The blocks without their first ``rows`` rows."""
-    for X, y, *_ in blocks:
+    """The ``(X, y, w)`` blocks without their first ``rows`` rows."""
+    for X, y, w in blocks:
         if rows >= X.shape[0]:
             rows -= X.shape[0]
             continue
-        yield (X[rows:], y[rows:]) if rows else (X, y)
+        yield (X[rows:], y[rows:], _cut(w, rows, None)) if rows else (X, y, w)
         rows = 0
 
 
-def _at_marks(X, y, every: int, made: int, batch: int):
-    """The block ``(X, y)`` cut after each row that makes the rows made a multiple of
+def _at_marks(X, y, w, every: int, made: int, batch: int):
+    """The block ``(X, y, w)`` cut after each row that makes the rows made a multiple of
     ``every`` (``made`` before the block; rounded up to a multiple of ``batch`` rows, which
     the block's length is, but the last)."""
     start = 0
     while start < X.shape[0]:
         to_mark = every - (made + start) % every
         stop = min(X.shape[0], start - (-to_mark // batch) * batch)
-        yield X[start:stop], y[start:stop]
+        yield X[start:stop], y[start:stop], _cut(w, start, stop)
         start = stop
+
+
+def _refuse_weights(source: _Blocks, adapter, blocks) -> None:
+    """Raise WeightsRefused when the data has a weight other than 1 (a cache knows; else
+    one pass over the weights)."""
+    if hasattr(blocks, "weighted"):
+        weighted = blocks.weighted
+    else:
+        weighted = any(w is not None and np.any(w != 1.0) for _, _, w in source.weighted())
+    if weighted:
+        raise WeightsRefused(
+            f"{adapter.name} takes no example weights when trained from a stream, and the"
+            " data has weights other than 1; load the file and call fit with sample_weight"
+            " (where the learner takes it), or stream it without sample_weight")
 
 
 def _summarize(source: _Blocks, adapter, known=None):
@@ -230,7 +266,8 @@ def _summarize(source: _Blocks, adapter, known=None):
                    np.concatenate(sq_norms) if adapter.needs_rows else None)
 
 
-def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, summary=None):
+def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, summary=None,
+               sample_weight: bool = False):
     """Train an online learner over blocks of rows, as its in-memory method on all of them.
 
     The model equals, bit for bit, the one of the learner's in-memory method on the blocks
@@ -263,6 +300,14 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
         text finds it. Pegasos and logistic regression also need every label and
         ``||x_i||^2`` (8 bytes per row each), read by a first pass over the blocks (a cache
         makes it cheap).
+    sample_weight : bool, default=False
+        Train with example weights: each block is ``(X, y, w)`` (a cache: its VW importance
+        weights), and ``w`` goes to ``partial_fit(..., sample_weight=w)`` (a block whose
+        weights are all 1 goes without, so that unit weights change nothing). The model is
+        then that of ``fit(X, y, sample_weight=w)`` on all the rows. A learner that takes no
+        weights (a class without ``sample_weight``; Pegasos and logistic regression, whose
+        streamed passes do not weigh yet) raises :class:`WeightsRefused`, before learning,
+        when a weight is not 1.
 
     Returns
     -------
@@ -288,8 +333,10 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     if epochs is not None and (isinstance(epochs, bool) or not isinstance(
             epochs, (int, np.integer)) or epochs < 1):
         raise ValueError(f"fit_stream: 'epochs' must be an int >= 1 or None; got {epochs!r}.")
-    source = _Blocks(blocks)
+    source = _Blocks(blocks, sample_weight)
     adapter = adapter_for(estimator, epochs)
+    if sample_weight and not adapter.takes_weights:
+        _refuse_weights(source, adapter, blocks)
     if summary is None and hasattr(blocks, "header"):  # a cache knows its rows and classes
         summary = Summary(blocks.n_rows, blocks.n_features, blocks.nnz, blocks.classes)
     if classes is not None:
@@ -308,14 +355,17 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     rows = 0
     for epoch, limit in enumerate(epochs[done:], start=done + 1):
         adapter.start_epoch(summary.n_rows if limit is None else limit)
-        rows, blocks = 0, source.blocks()
+        rows, blocks = 0, source.weighted()
         if position:  # the rows the checkpoint had made of this pass are skipped
             rows = position["rows"]
             adapter.restore(position["state"])
             blocks, position = _skip(blocks, rows), None
         for block in _regroup(blocks, adapter.batch, None if limit is None else limit - rows):
-            for X, y in _at_marks(*block, every, made, adapter.batch) if every else [block]:
-                adapter.block(X, y, rows)
+            for X, y, w in _at_marks(*block, every, made, adapter.batch) if every else [block]:
+                if w is None or not np.any(w != 1.0):
+                    adapter.block(X, y, rows)
+                else:
+                    adapter.block(X, y, rows, w)
                 rows += X.shape[0]
                 made += X.shape[0]
                 if every:  # a checkpoint when one is due
@@ -345,6 +395,7 @@ def fit_file(
     n_threads: int | None = None,
     hash_features: bool = True,
     seed: int = 0,
+    sample_weight: bool = False,
 ):
     """Train an online learner on a data file by streaming it (see :func:`fit_stream`).
 
@@ -379,6 +430,10 @@ def fit_file(
         Where the cache goes (None: beside the file).
     epochs : int or None
         Passes of ``LogisticRegression``'s SGD (see :func:`fit_stream`).
+    sample_weight : bool, default=False
+        VW: train with the importance weights, as ``fit(X, y, sample_weight=w)`` on
+        ``load_vw(..., return_weights=True)`` (see :func:`fit_stream`). svmlight has no
+        weights.
 
     Returns
     -------
@@ -393,13 +448,16 @@ def fit_file(
         block_bytes = CACHE_BLOCK_BYTES if cache else BLOCK_BYTES
     block_bytes = _check_block_bytes(block_bytes)
     n_threads = check_n_threads("fit_file", n_threads)
+    if sample_weight and fmt != "vw":
+        raise ValueError(f"fit_file: a {fmt} file has no example weights, so sample_weight"
+                         " applies only to VW files (their importance weights)")
     reader = {"n_features": n_features, "zero_based": zero_based, "dtype": dtype,
               "block_bytes": block_bytes, "n_threads": n_threads}
     if fmt == "vw":
         reader.update(hash_features=hash_features, seed=seed)
     if cache:
         return fit_stream(estimator, open_cached(path, cache_dir, format=fmt, **reader),
-                          classes=classes, epochs=epochs)
+                          classes=classes, epochs=epochs, sample_weight=sample_weight)
     adapter = adapter_for(estimator, epochs)
     survey = fmt == "svmlight" and (n_features is None or zero_based == "auto")
     single = (not survey and classes is not None and not adapter.needs_rows
@@ -417,5 +475,7 @@ def fit_file(
             path, svmlight._check_n_features(n_features), zero_based, block_bytes, n_threads)
         reader.update(n_features=n_cols, zero_based=zero_based)
         summary = Summary(n_rows, n_cols, None, found)
+    if sample_weight:
+        reader.update(return_weights=True)
     return fit_stream(estimator, lambda: iter_blocks(path, fmt, **reader), classes=classes,
-                      epochs=epochs, summary=summary)
+                      epochs=epochs, summary=summary, sample_weight=sample_weight)

@@ -5,8 +5,8 @@ One example per line::
     <label> [<importance> [<base>]] ['<tag>] |<namespace>[:<weight>] <feature>[:<value>] ... |...
 
 - ``label`` is kept as a float, whatever its coding (-1/+1 or 0/1); ``importance`` is the
-  example's weight (default 1; returned with ``return_weights=True``); ``base`` and the
-  tag are read and ignored.
+  example's weight (default 1; a finite number >= 0, a negative one is an error; returned
+  with ``return_weights=True``); ``base`` and the tag are read and ignored.
 - Each ``|`` opens a namespace: its name follows the bar with no space (``|f``); a bar
   followed by a blank opens the default namespace ``""``. ``:weight`` after the name scales
   every value of that namespace.
