@@ -3,7 +3,11 @@
 The compiled kernels release the GIL (``nogil=True``), so threads share the data without
 copies and run on separate cores. Each problem gets everything random from the caller
 before the threads start (a seed drawn in class order), so the result does not depend on
-which thread runs which problem: it is the same, bit for bit, for every ``n_jobs``.
+which thread runs which problem: it is the same, bit for bit, for every ``n_jobs``. The
+online learners cut the classes into contiguous groups (:func:`map_groups`), a thread and a
+scratch buffer per group, every group passing over the rows in the same order. The threads
+do not see the caller's context variables: a progress listener
+(:mod:`halfspaces._progress`) hears the problems only when they run in one thread.
 """
 
 from __future__ import annotations
