@@ -48,7 +48,8 @@ SUMMED = {  # scores and mat-vecs summed in the dense order for CSR rows too
     "SVC-dcd": lambda: halfspaces.SVC(solver="dcd", random_state=0),
     "SVC-dcd-crammer-singer": lambda: halfspaces.SVC(solver="dcd",
                                                      multi_class="crammer_singer",
-                                                     fit_intercept=False, random_state=0),
+                                                     fit_intercept=False, max_iter=30,
+                                                     random_state=0),
 }
 EXACT.update(SUMMED)
 SEEDED = {**EXACT, "SVC-qp": lambda: halfspaces.SVC(solver="qp")}

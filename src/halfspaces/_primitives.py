@@ -40,7 +40,9 @@ wraparound test on every gather and scatter (about 13% of a sparse pass for the 
 18% more for the positions on reuters).
 
 Dense and CSR input make the same updates; their scores can differ in the last bits only
-because a dense row and a CSR row are summed in a different order.
+because a dense row and a CSR row are summed in a different order. Where the two must give
+the same bits (DCD, Crammer-Singer, logistic regression), ``row_dot_dense_order`` sums a
+CSR row in the dense row's 8 sums by column (a vector intrinsic, ``_dot_csr_dense_order_simd``).
 
 Numerical trouble. A pass that meets an inf or nan stops at that row and returns a
 :class:`PassResult` saying what it found; the estimator hands it to :func:`check_pass`, which
