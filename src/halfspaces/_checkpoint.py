@@ -3,9 +3,9 @@
 A fit loop that supports checkpoints (the batch perceptron's passes of ``Perceptron``,
 ``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
 :func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
-``record_objective``, in memory, and its cyclic passes over a stream) calls two hooks (``KernelPerceptron`` shares the perceptron's
-loop, but its state during a fit holds the Gram matrix, which is not saved: it cannot
-checkpoint):
+``record_objective``, in memory, and its cyclic passes over a stream) calls two hooks
+(``KernelPerceptron`` shares the perceptron's loop, but its state during a fit holds the
+Gram matrix, which is not saved: it cannot checkpoint):
 
 ``resume_point(est, rng) -> int``
     after the fit has validated its data and started its state: the passes already made.
