@@ -77,7 +77,9 @@ def _checkpoints(args: argparse.Namespace):
     if args.algo == "pegasos" and streamed is not None:
         _check_pegasos_checkpoints(est)
     options = {"format": args.format, "n_features": args.n_features,
-               "zero_based": args.zero_based, "vectorizer": args.vectorizer}
+               "zero_based": args.zero_based, "vectorizer": args.vectorizer,
+               "weight_column": getattr(args, "weight_column", None),
+               "ignore_weights": getattr(args, "ignore_weights", False)}
     return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
                         source=file_identity(args.data), options=options, resume=args.resume,
                         unit=args.checkpoint_unit)
