@@ -262,6 +262,7 @@ def test_bad_data_is_reported():
 
 
 # -- the benchmark runs (no timing is asserted in tests) -------------------------------------
+@pytest.mark.jit_only  # a benchmark's runs, interpreted, would time nothing of use
 def test_benchmark_quick_mode_runs():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_perceptron.py"),
                              "--quick"], capture_output=True, text=True, timeout=300)

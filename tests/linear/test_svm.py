@@ -213,6 +213,7 @@ def test_dcd_equals_qp(fmt, loss):
     np.testing.assert_allclose(dcd.coef_, qp.coef_, atol=1e-3)
 
 
+@pytest.mark.jit_only  # the whole a9a set: minutes interpreted
 def test_dcd_defaults_converge_on_a9a():
     # A user's first try on a 32k-row standard set: the defaults (tol=1e-4, max_iter=1000)
     # must converge; the duality gap, computed by the estimator from a feasible projection of
