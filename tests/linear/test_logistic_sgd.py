@@ -247,3 +247,36 @@ def test_many_epochs_approach_the_weighted_lbfgs_optimum(form):
     far = LogisticRegression(solver="sgd", max_iter=2, random_state=0, **form).fit(
         X, y, sample_weight=s)
     assert far.objective_ - optimum > 3 * (sgd.objective_ - optimum)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_weighted_partial_fit_is_the_weighted_sgd_rule_block_by_block(sparse):
+    """Each block's steps scaled by s_t, with the given lam; rows of weight 0 take no step
+    (so t_ counts the others) and leave the model as if they were not there."""
+    X, y = _data()
+    s = _weights(y.size, seed=3)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    est = LogisticRegression(lam=0.02, eta0=0.3, solver="sgd")
+    blocks = [range(0, 25), range(25, 26), range(26, 60)]
+    Xin = sp.csr_matrix(X) if sparse else X
+    for rows in blocks:
+        rows = np.asarray(rows)
+        est.partial_fit(Xin[rows], y[rows], classes=[0, 1], sample_weight=s[rows])
+    kept = [np.array([i for i in rows if s[i] > 0], dtype=np.int64) for rows in blocks]
+    *_, (w, b) = reference_sgd(X, y_pm, 0.02, 0.3, kept, s=s)
+    np.testing.assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(b, rel=1e-10)
+    assert est.t_ == int((s > 0).sum())
+    left_out = LogisticRegression(lam=0.02, eta0=0.3, solver="sgd")
+    for rows in kept:
+        left_out.partial_fit(Xin[rows], y[rows], classes=[0, 1], sample_weight=s[rows])
+    np.testing.assert_array_equal(left_out.coef_, est.coef_)
+
+
+def test_partial_fit_with_unit_weights_is_the_unweighted_partial_fit():
+    X, y = _data(n_classes=3)
+    plain = LogisticRegression(C=2.0, solver="sgd").partial_fit(X, y, classes=[0, 1, 2])
+    ones = LogisticRegression(C=2.0, solver="sgd").partial_fit(X, y, classes=[0, 1, 2],
+                                                               sample_weight=np.ones(y.size))
+    np.testing.assert_array_equal(ones.coef_, plain.coef_)
+    np.testing.assert_array_equal(ones.intercept_, plain.intercept_)

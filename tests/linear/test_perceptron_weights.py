@@ -78,15 +78,6 @@ def test_unit_weights_are_the_unweighted_rule_and_k_is_not_k_copies():
     assert doubled.coef_[0, 0] == 2.0 and copies.coef_[0, 0] == 1.0
 
 
-def test_logistic_partial_fit_says_it_takes_no_weights():
-    X, y, s = _data(n=6)
-    with pytest.raises(TypeError, match=r"LogisticRegression.partial_fit: sample_weight is not"
-                                        r" supported by LogisticRegression.partial_fit \(its"
-                                        r" online steps are unweighted\); LogisticRegression.fit"
-                                        r" takes it"):
-        LogisticRegression().partial_fit(X, y, classes=[-1, 1], sample_weight=s)
-
-
 def test_bad_weights_are_named():
     X, y, s = _data(n=6)
     with pytest.raises(ValueError, match=r"Perceptron.fit: 'sample_weight' must be finite and"

@@ -276,7 +276,9 @@ class LogisticRegression(OnlineClassifier):
     where :math:`\\lambda` is ``lam``. ``partial_fit`` takes SGD steps with
     :math:`\\eta_t = \\eta_0/(1 + \\lambda\\eta_0 t)` on the same objective; when only ``C`` is
     given it uses :math:`\\lambda = 1/(C m)`, ``m`` the examples seen so far including the
-    batch, which is the lam form of the C-form objective on those examples. More than two
+    batch, which is the lam form of the C-form objective on those examples; its
+    ``sample_weight`` scales each step (``s_t g_t``; rows of weight 0 take no step and are
+    not counted in ``m``). More than two
     classes: one-vs-rest, ``predict_proba`` normalising the per-class sigmoids.
 
     References
@@ -358,13 +360,21 @@ class LogisticRegression(OnlineClassifier):
             else:
                 self.eta0_ = float(self.eta0)
 
+    #: ``partial_fit`` scales each step by its example's weight (see ``_pass``).
+    _takes_sample_weight = True
+
     def _run_pass(self, X, y_pm: NDArray, order: NDArray, *weights) -> int:
         self._set_eta0(X)  # before the classes' passes, which may run in threads
+        if weights:  # a row of weight 0 is no step: it does not advance t_ or shrink w
+            order = order[weights[0][order] > 0]
         return super()._run_pass(X, y_pm, order, *weights)
 
-    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
+    def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
+              s: NDArray | None = None) -> int:
+        """``partial_fit``'s steps: ``lam`` as without weights (``1/(C m)``, ``m`` the rows
+        of positive weight seen, this batch's included), each step scaled by ``s_i``."""
         self._set_eta0(X)
-        return self._sgd_pass(k, X, y, order, scores, self._lam(self.t_ + order.size))
+        return self._sgd_pass(k, X, y, order, scores, self._lam(self.t_ + order.size), s)
 
     def _sgd_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
                   lam: float, s: NDArray | None = None) -> int:
