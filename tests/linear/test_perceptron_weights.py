@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, LogisticRegression, Perceptron
+from halfspaces import AveragedPerceptron, Perceptron
 
 
 def _data(n=40, d=4, seed=0):
