@@ -77,6 +77,10 @@ def test_the_reader_keeps_the_importance_weights_and_none_when_all_are_one(tmp_p
     ("pegasos", lambda: PegasosSVC(lam=0.1, max_iter=4, random_state=1),
      ["--lam", "0.1", "--max-iter", "4", "--random-state", "1"]),
     ("logistic", lambda: __import__("halfspaces").LogisticRegression(C=2.0), ["--C", "2"]),
+    ("voted", lambda: __import__("halfspaces").VotedPerceptron(max_iter=3, random_state=2),
+     ["--max-iter", "3", "--random-state", "2"]),
+    ("kernel-perceptron", lambda: __import__("halfspaces").KernelPerceptron(
+        max_iter=3, random_state=2), ["--max-iter", "3", "--random-state", "2"]),
 ])
 def test_in_memory_training_passes_the_importance_weights(tmp_path, capsys, algo, make,
                                                           options):
@@ -95,6 +99,8 @@ STREAMED = [
      ["--max-iter", "6", "--no-shuffle"]),
     ("averaged", lambda: AveragedPerceptron(max_iter=4, fit_intercept=False, shuffle=False),
      ["--max-iter", "4", "--no-fit-intercept", "--no-shuffle"]),
+    ("voted", lambda: __import__("halfspaces").VotedPerceptron(max_iter=3, shuffle=False),
+     ["--max-iter", "3", "--no-shuffle"]),
 ]
 
 
@@ -176,18 +182,10 @@ def test_pegasos_trains_in_memory_when_the_file_has_weights(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("algo", "name", "extra"), [
-    ("voted", "VotedPerceptron", ["--no-shuffle"]),  # streamed
-    ("voted", "VotedPerceptron", []),  # in memory
-    ("kernel-perceptron", "KernelPerceptron", []),
-    ("weighted-majority", "WeightedMajorityClassifier", ["--n-hypotheses", "16"]),
-    ("lp", "LPSeparator", []),
+    ("lp", "LPSeparator", []),  # the one learner whose fit takes no sample_weight
 ])
 def test_a_learner_without_weights_is_refused_and_ignore_weights_trains_it(
         tmp_path, capsys, algo, name, extra):
-    from halfspaces.cli._estimators import estimator_class, takes_weights
-
-    if takes_weights(estimator_class(algo)):
-        pytest.skip(f"{name} takes sample_weight now")  # another change gave it weights
     path, _ = _vw(tmp_path / "w.vw")
     code, _, err = _run(capsys, "train", path, "--algo", algo, *extra, "-o", tmp_path / "m")
     assert code == 1
@@ -202,25 +200,6 @@ def test_a_learner_without_weights_is_refused_and_ignore_weights_trains_it(
                           "-o", tmp_path / "m")
     assert code == 0, err
     assert "its example weights ignored (--ignore-weights)" in out
-
-
-def test_a_learner_that_refuses_weights_as_it_fits_is_refused_with_the_cli_advice(
-        tmp_path, capsys):
-    from halfspaces import LogisticRegression
-
-    path, _ = _vw(tmp_path / "w.vw")
-    X, y = load_vw(path)
-    try:
-        LogisticRegression(solver="sgd").fit(X, y, sample_weight=np.ones(y.size))
-    except ValueError:
-        pass
-    else:
-        pytest.skip("LogisticRegression(solver='sgd') takes sample_weight now")
-    code, _, err = _run(capsys, "train", path, "--algo", "logistic", "--solver", "sgd", "-o",
-                        tmp_path / "m")
-    assert code == 1
-    assert "--algo logistic (LogisticRegression) takes none here (" in err
-    assert "pass --ignore-weights to train without them" in err
 
 
 def _csv(path, weights, header=False):

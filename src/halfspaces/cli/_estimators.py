@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 from typing import Any
 
 from ._io import CLIError
@@ -94,8 +93,7 @@ _WEIGHT_SOURCES = {"vw": "its VW importance weights", "csv": "its --weight-colum
 
 def takes_weights(estimator) -> bool:
     """Whether ``estimator`` (or its class) takes ``sample_weight`` in ``fit``, read from
-    its signature, so that a learner that gains weights is used with them (one that refuses
-    them only in some settings is caught as it fits: :func:`weights_refused`)."""
+    its signature, so that a learner that gains weights is used with them."""
     import inspect
 
     try:
@@ -104,13 +102,12 @@ def takes_weights(estimator) -> bool:
         return False
 
 
-def weights_refusal(args: argparse.Namespace, estimator, path: str, fmt: str,
-                    why: str = "") -> str:
-    """The one line refusing to train ``estimator``, which takes no example weights (or
-    not here: ``why``), on the weighted file ``path``."""
+def weights_refusal(args: argparse.Namespace, estimator, path: str, fmt: str) -> str:
+    """The one line refusing to train ``estimator``, which takes no example weights, on the
+    weighted file ``path``."""
     weighted = [a for a in ALGOS if takes_weights(estimator_class(a))]
     return (f"{path} gives example weights ({_WEIGHT_SOURCES.get(fmt, fmt)}), and --algo"
-            f" {args.algo} ({type(estimator).__name__}) takes none{why}; pass --ignore-weights"
+            f" {args.algo} ({type(estimator).__name__}) takes none; pass --ignore-weights"
             f" to train without them, or use an --algo that takes them:"
             f" {', '.join(weighted)}")
 
@@ -124,18 +121,3 @@ def fit_weights(args: argparse.Namespace, estimator, data) -> dict:
     if not takes_weights(estimator):
         raise CLIError(weights_refusal(args, estimator, data.path, data.format))
     return {"sample_weight": data.sample_weight}
-
-
-@contextlib.contextmanager
-def weights_refused(args: argparse.Namespace, estimator, data, weights: dict):
-    """A fit given ``weights`` that refuses them as it starts (a learner that takes them
-    only in some settings, e.g. logistic regression's SGD) stops with the advice of
-    :func:`weights_refusal`."""
-    try:
-        yield
-    except (TypeError, ValueError) as exc:
-        message = str(exc)
-        if not weights or "sample_weight" not in message or hasattr(exc, "path"):
-            raise
-        raise CLIError(weights_refusal(args, estimator, data.path, data.format,
-                                       f" here ({message.rstrip('.')})")) from None

@@ -122,8 +122,7 @@ def _train(args: argparse.Namespace) -> int:
     _stream.note_in_memory(args, data, estimator)
     model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
     start = time.perf_counter()
-    with about(data), fit_progress(args, estimator), \
-            _estimators.weights_refused(args, estimator, data, weights):
+    with about(data), fit_progress(args, estimator):
         model.fit(data.X, data.y, **weights)
     seconds = time.perf_counter() - start
     save_model(model, args.output, data)
