@@ -1,5 +1,6 @@
 """Shared by several test files: data written by hand, a margin solved by SciPy (independent
-of the library's solvers), and a reader for FIFO tests."""
+of the library's solvers), the voted perceptron's vote written from its definition, and a
+reader for FIFO tests."""
 
 from __future__ import annotations
 
@@ -17,6 +18,25 @@ def separable(n=40, d=2, seed=0, margin=0.2):
     X = rng.uniform(-1, 1, size=(4 * n, d))
     X = X[np.abs(X @ u) >= margin][:n]
     return X, np.where(X @ u > 0, 1, -1)
+
+
+def voted_scores(X_test, V, B, C, budget):
+    """The voted perceptron's vote on each row of ``X_test`` from its vectors ``V``, offsets
+    ``B`` and counts ``C``; with a ``budget``, the oldest beyond it vote once as their
+    count-weighted average (all their counts behind the sign of its score). Returns the votes
+    and the number of vectors merged."""
+    old = max(0, len(V) - (budget or len(V)))
+    sign = lambda v: 1.0 if v >= 0 else -1.0  # noqa: E731 (a tie votes +1)
+    votes = []
+    for x in X_test:
+        vote = sum(c * sign(x @ v + b) for v, b, c in zip(V[old:], B[old:], C[old:],
+                                                          strict=True))
+        if old:
+            merged = sum(c * (x @ v + b) for v, b, c in zip(V[:old], B[:old], C[:old],
+                                                            strict=True))
+            vote += sum(C[:old]) * sign(merged)
+        votes.append(vote)
+    return np.array(votes), old
 
 
 def hard_margin_through_origin(X, y):

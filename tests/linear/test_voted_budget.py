@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import strategies as shared
+from helpers import voted_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import as_format, compiled_game, make_noisy, pm
@@ -35,18 +36,8 @@ def reference_budget_scores(X, y, fit_intercept, max_iter, budget, X_test):
                 C[-1] += 1
         if mistakes == 0:
             break
-    old = max(0, len(V) - (budget or len(V)))
-    sign = lambda s: 1.0 if s >= 0 else -1.0  # noqa: E731 (a tie votes +1)
-    scores = []
-    for x in X_test:
-        vote = sum(c * sign(x @ v + b) for v, b, c in zip(V[old:], B[old:], C[old:],
-                                                          strict=True))
-        if old:
-            merged = sum(c * (x @ v + b) for v, b, c in zip(V[:old], B[:old], C[:old],
-                                                            strict=True))
-            vote += sum(C[:old]) * sign(merged)
-        scores.append(vote)
-    return np.array(scores), len(V) - old
+    scores, old = voted_scores(X_test, V, B, C, budget)
+    return scores, len(V) - old
 
 
 @shared.stops_at_max_iter

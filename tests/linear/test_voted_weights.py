@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import voted_scores
 from strategies import as_format, make_noisy, pm, stops_at_max_iter
 
 from halfspaces import load
@@ -43,18 +44,8 @@ def reference(X, y, s, fit_intercept, max_iter, budget, X_test):
         mistakes += made
         if made == 0:
             break
-    old = max(0, len(V) - (budget or len(V)))
-    sign = lambda v: 1.0 if v >= 0 else -1.0  # noqa: E731 (a tie votes +1)
-    votes = []
-    for x in X_test:
-        vote = sum(c * sign(x @ v + b) for v, b, c in zip(V[old:], B[old:], C[old:],
-                                                          strict=True))
-        if old:
-            merged = sum(c * (x @ v + b) for v, b, c in zip(V[:old], B[:old], C[:old],
-                                                            strict=True))
-            vote += sum(C[:old]) * sign(merged)
-        votes.append(vote)
-    return np.array(votes), np.array(C[old:]), V[-1], mistakes, rounds
+    votes, old = voted_scores(X_test, V, B, C, budget)
+    return votes, np.array(C[old:]), V[-1], mistakes, rounds
 
 
 @stops_at_max_iter
