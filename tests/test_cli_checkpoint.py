@@ -119,8 +119,7 @@ def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, case):
             f for f in os.listdir(tmp_path) if not f.endswith(".checkpoint"))
 
 
-@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
-def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path, loss):
+def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path):
     """3 classes, one-vs-rest by dual coordinate descent: killed after checkpoints inside
     the first, second and third problems (the checkpoint holds the finished problems'
     results and the current one's state), resumed: the uninterrupted model, bit for bit."""
@@ -131,12 +130,12 @@ def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path, loss):
     y = np.argmax(X + 0.7 * rng.normal(size=(45, 3)), axis=1)  # noisy: no problem is easy
     data = tmp_path / "three.svm"
     dump_svmlight(X, y, data)
-    options = ["--algo", "svm", "--set", "solver=dcd", "--set", f"loss={loss}", "--max-iter",
-               "4", "--random-state", "5", "--checkpoint-every", "1"]
+    options = ["--algo", "svm", "--set", "solver=dcd", "--max-iter", "4", "--random-state", "5",
+               "--checkpoint-every", "1"]
     whole = tmp_path / "whole.model"
     assert _train(data, *options, "-o", whole).returncode == 0
     finished = set()
-    for k in (2, 5, 6, 10):
+    for k in (2, 6, 10):  # 4 checkpoints a problem (--max-iter 4)
         model = tmp_path / f"killed{k}.model"
         assert _train(data, *options, "-o", model, kill_after=k).returncode == -signal.SIGKILL
         _, arrays = load(f"{model}.checkpoint", with_arrays=True)
