@@ -5,7 +5,8 @@ A model file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding
 ``__meta__``
     UTF-8 JSON: the format name (``"halfspaces-model"``) and version, the halfspaces,
     NumPy and scikit-learn versions that wrote it, the estimator's class name, the
-    estimator itself as a JSON tree, and the caller's ``metadata``. The tree holds the
+    estimator itself as a JSON tree, the caller's ``metadata`` and, in a checkpoint, the
+    nodes of ``save``'s ``arrays`` (a solver's state, numeric only). The tree holds the
     constructor parameters (``get_params(deep=False)``) and every instance attribute -- the
     fitted ``*_`` attributes and the private state that lets ``partial_fit`` continue (a
     class can leave transient attributes out by listing them in ``_persist_exclude``).
