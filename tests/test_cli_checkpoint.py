@@ -91,7 +91,7 @@ CASES = {  # the options, and the checkpoints after which a run is killed
                                "sampling=cyclic", "--set", "batch_size=4", "--set",
                                "eta0=calibrate", "--checkpoint-every", "10rows"], [2, 6, 9]),
     # dual coordinate descent, hinge (--max-iter 6: up to 6 checkpoints)
-    "svm-dcd": (["--algo", "svm", "--set", "solver=dcd", "--random-state", "3"], [1, 3, 5]),
+    "svm-dcd": (["--algo", "svm", "--solver", "dcd", "--random-state", "3"], [1, 3, 5]),
     "svm-dcd-every-2": (["--algo", "svm", "--C", "10", "--random-state", "3",
                          "--checkpoint-every", "2"], [1, 2]),
 }
@@ -130,7 +130,7 @@ def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path):
     y = np.argmax(X + 0.7 * rng.normal(size=(45, 3)), axis=1)  # noisy: no problem is easy
     data = tmp_path / "three.svm"
     dump_svmlight(X, y, data)
-    options = ["--algo", "svm", "--set", "solver=dcd", "--max-iter", "4", "--random-state", "5",
+    options = ["--algo", "svm", "--solver", "dcd", "--max-iter", "4", "--random-state", "5",
                "--checkpoint-every", "1"]
     whole = tmp_path / "whole.model"
     assert _train(data, *options, "-o", whole).returncode == 0
@@ -180,12 +180,12 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
             " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
             " --no-shuffle, rows too), pegasos" in err
         assert "and svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
-               " n_jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's" \
+               " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's" \
                " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart" \
                " from the iterate alone would not give the same bits" in err
         assert len(err.splitlines()) == 1
-    for option in (["--kernel", "rbf"], ["--set", "solver=qp"],
-                   ["--set", "multi_class=crammer_singer"], ["--set", "n_jobs=2"]):
+    for option in (["--kernel", "rbf"], ["--solver", "qp"],
+                   ["--set", "multi_class=crammer_singer"], ["--n-jobs", "2"]):
         status, err = _run(capsys, "train", data, "--algo", "svm", *option, "-o", model,
                            "--checkpoint-every", "1")
         assert status == 1 and "do not apply to --algo svm with" \
@@ -230,7 +230,7 @@ def test_svm_resume_refuses_a_damaged_solver_state(tmp_path, data, capsys):
     from halfspaces.persistence import load
 
     model = tmp_path / "m.model"
-    argv = ["train", data, "--algo", "svm", "--set", "solver=dcd", "--max-iter", "4",
+    argv = ["train", data, "--algo", "svm", "--solver", "dcd", "--max-iter", "4",
             "-o", model, "--checkpoint-every", "1", "--quiet"]
     assert _train(*argv[1:], kill_after=2).returncode == -signal.SIGKILL
     path = f"{model}.checkpoint"

@@ -42,7 +42,7 @@ CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; stream
                 " --no-shuffle, rows too), pegasos (epochs in memory, without --tol or --set"
                 " record_objective; streamed with --set sampling=cyclic, epochs or rows) and"
                 " svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest,"
-                " n_jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's"
+                " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's"
                 " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart"
                 " from the iterate alone would not give the same bits; nor kernel-perceptron"
                 " (its Gram matrix) nor the one-pass halving and weighted-majority.")
@@ -114,15 +114,15 @@ def _check_svm_checkpoints(est) -> None:
     from ._io import CLIError
 
     problem = ("--kernel " + str(est.kernel) if est.kernel != "linear" else
-               "--set solver=qp" if est.solver == "qp" else
+               "--solver qp" if est.solver == "qp" else
                "--set multi_class=crammer_singer" if est.multi_class != "ovr" else
-               f"--set n_jobs={est.n_jobs}" if est.n_jobs not in (None, 1) else None)
+               f"--n-jobs {est.n_jobs}" if est.n_jobs not in (None, 1) else None)
     if problem:
         raise CLIError(f"--checkpoint-every and --resume do not apply to --algo svm with"
                        f" {problem}: svm checkpoints the epochs of dual coordinate descent"
-                       " (the linear kernel, --set solver=dcd or auto), its one-vs-rest"
-                       " problems solved one after another (n_jobs 1); the QP and the"
-                       " Crammer-Singer solver keep no checkpoints")
+                       " (the linear kernel, --solver dcd or auto), its one-vs-rest problems"
+                       " solved one after another (--n-jobs 1); the QP and the Crammer-Singer"
+                       " solver keep no checkpoints")
 
 
 def _train(args: argparse.Namespace) -> int:
