@@ -90,6 +90,10 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "pegasos-streamed-rows": (["--algo", "pegasos", "--lam", "0.01", "--set",
                                "sampling=cyclic", "--set", "batch_size=4", "--set",
                                "eta0=calibrate", "--checkpoint-every", "10rows"], [2, 6, 9]),
+    # dual coordinate descent, hinge (--max-iter 6: up to 6 checkpoints)
+    "svm-dcd": (["--algo", "svm", "--solver", "dcd", "--random-state", "3"], [1, 3, 5]),
+    "svm-dcd-every-2": (["--algo", "svm", "--C", "10", "--random-state", "3",
+                         "--checkpoint-every", "2"], [1, 2]),
 }
 
 
@@ -113,6 +117,33 @@ def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, case):
         assert _entries(model) == _entries(whole), f"killed after checkpoint {k}"
         assert sorted(os.listdir(tmp_path)) == sorted(
             f for f in os.listdir(tmp_path) if not f.endswith(".checkpoint"))
+
+
+def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path):
+    """3 classes, one-vs-rest by dual coordinate descent: killed after checkpoints inside
+    the first, second and third problems (the checkpoint holds the finished problems'
+    results and the current one's state), resumed: the uninterrupted model, bit for bit."""
+    from halfspaces.persistence import load
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(45, 3))
+    y = np.argmax(X + 0.7 * rng.normal(size=(45, 3)), axis=1)  # noisy: no problem is easy
+    data = tmp_path / "three.svm"
+    dump_svmlight(X, y, data)
+    options = ["--algo", "svm", "--solver", "dcd", "--max-iter", "4", "--random-state", "5",
+               "--checkpoint-every", "1"]
+    whole = tmp_path / "whole.model"
+    assert _train(data, *options, "-o", whole).returncode == 0
+    finished = set()
+    for k in (2, 6, 10):  # 4 checkpoints a problem (--max-iter 4)
+        model = tmp_path / f"killed{k}.model"
+        assert _train(data, *options, "-o", model, kill_after=k).returncode == -signal.SIGKILL
+        _, arrays = load(f"{model}.checkpoint", with_arrays=True)
+        finished.add(len(arrays["done_n_iter"]))
+        resumed = _train(data, *options, "--resume", "-o", model)
+        assert resumed.returncode == 0, resumed.stderr
+        assert _entries(model) == _entries(whole), f"killed after checkpoint {k}"
+    assert finished == {0, 1, 2}  # kill points inside each of the three problems
 
 
 def _run(capsys, *argv):
@@ -143,14 +174,23 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "its data options zero_based was None (now True)" in err
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
-    for algo in ("svm", "logistic", "lp", "kernel-perceptron", "halving"):
+    for algo in ("logistic", "lp", "kernel-perceptron", "halving"):
         status, err = _run(capsys, "train", data, "--algo", algo, "-o", model, "--resume")
         assert status == 1 and f"--checkpoint-every and --resume do not apply to --algo {algo}." \
             " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
-            " --no-shuffle, rows too) and pegasos" in err
-        assert "Not --algo svm, logistic, lp: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's" \
-               " LP keep their state inside the library, so a restart from the iterate alone" \
-               " would not give the same bits" in err and len(err.splitlines()) == 1
+            " --no-shuffle, rows too), pegasos" in err
+        assert "and svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
+               " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's" \
+               " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart" \
+               " from the iterate alone would not give the same bits" in err
+        assert len(err.splitlines()) == 1
+    for option in (["--kernel", "rbf"], ["--solver", "qp"],
+                   ["--set", "multi_class=crammer_singer"], ["--n-jobs", "2"]):
+        status, err = _run(capsys, "train", data, "--algo", "svm", *option, "-o", model,
+                           "--checkpoint-every", "1")
+        assert status == 1 and "do not apply to --algo svm with" \
+            f" {' '.join(option)}: svm checkpoints the epochs of" \
+            " dual coordinate descent" in err and len(err.splitlines()) == 1
     status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
                        "--checkpoint-every", "1")
     assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
@@ -182,6 +222,34 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
         status, err = _run(capsys, "train", data, "--algo", "perceptron", option, "-o", model,
                            "--checkpoint-every", "1")
         assert status == 1 and f"do not apply with {option}: a checkpoint holds" in err
+
+
+def test_svm_resume_refuses_a_damaged_solver_state(tmp_path, data, capsys):
+    """A checkpoint whose DCD state is not this problem's (crafted: the file's checksum and
+    schema hold) is refused with the array it names, before any compiled code runs."""
+    from halfspaces.persistence import load
+
+    model = tmp_path / "m.model"
+    argv = ["train", data, "--algo", "svm", "--solver", "dcd", "--max-iter", "4",
+            "-o", model, "--checkpoint-every", "1", "--quiet"]
+    assert _train(*argv[1:], kill_after=2).returncode == -signal.SIGKILL
+    path = f"{model}.checkpoint"
+    est, metadata, arrays = load(path, with_metadata=True, with_arrays=True)
+    for name, bad, message in (
+            ("alpha", lambda a: -a - 1.0, "'alpha' is outside [0, C_i]"),
+            ("active", lambda a: np.zeros_like(a), "'active' is not a permutation of the rows"),
+            ("w", lambda a: a[:-1], "'w' is float64 of shape (3,), not float64 of shape (4,)"),
+            ("scalars", lambda a: np.full_like(a, np.nan), "'scalars' is not finite"),
+            ("done_n_iter", lambda a: np.ones(3, dtype=np.int64),
+             "it has finished 3 of the 1 problems")):
+        save(est, path, metadata=metadata, arrays={**arrays, name: bad(arrays[name])})
+        status, err = _run(capsys, *argv, "--resume")
+        assert status == 1 and f"{path}: " in err and message in err, (name, err)
+        assert "the checkpoint is damaged; run without --resume to start the training" \
+               " afresh" in err
+    save(est, path, metadata=metadata)  # no solver state at all
+    status, err = _run(capsys, *argv, "--resume")
+    assert status == 1 and "it holds no solver state: the checkpoint is damaged" in err
 
 
 class _Killed(Exception):

@@ -33,6 +33,12 @@ time), so that a checkpoint of another training is refused rather than continued
 random order of the next pass is drawn from the restored generator, so a fit killed and
 resumed makes the passes of an uninterrupted one: the same model, bit for bit.
 
+A fit whose state lives in a solver's arrays (``SVC`` with dual coordinate descent, one
+problem after another) calls :func:`solver_resume` instead of :func:`resume_point`, and
+:func:`solver_done` with its arrays: the checkpoint is then the unfitted estimator (its
+parameters) with those arrays beside it (``persistence.save``'s ``arrays``); the solver checks
+them when it resumes.
+
 Nothing here changes a fit when no checkpointer is active (the command line's ``train
 --checkpoint-every N`` activates one).
 """
@@ -47,7 +53,8 @@ from contextvars import ContextVar
 import numpy as np
 
 __all__ = ["Checkpointer", "CheckpointError", "checkpointing", "epoch_done", "file_identity",
-           "resume_point", "resume_position", "rows_done", "rows_every"]
+           "resume_point", "resume_position", "rows_done", "rows_every", "solver_done",
+           "solver_resume", "solver_state_error"]
 
 _ACTIVE: ContextVar[Checkpointer | None] = ContextVar("halfspaces_checkpointer", default=None)
 
@@ -102,11 +109,12 @@ class Checkpointer:
         self.est = self.identity = None
         self.position = None  # inside a pass: where the checkpoint resumed from was written
         self.rows_written = 0  # rows made by the fit when the last checkpoint was written
+        self.arrays = None  # a solver's state: written with the next checkpoint, or read
 
     def _read(self):
         from .persistence import load
 
-        model, metadata = load(self.path, with_metadata=True)
+        model, metadata, self.arrays = load(self.path, with_metadata=True, with_arrays=True)
         try:
             state = json.loads(metadata.get("checkpoint", "null"))
         except (TypeError, ValueError):
@@ -173,7 +181,8 @@ class Checkpointer:
 
         state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng),
                  "position": position, "attrs": list(vars(est))}
-        save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)})
+        save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)},
+             arrays=self.arrays)
 
     def finished(self) -> None:
         """The fit ended and its model is saved: the checkpoint is of no more use."""
@@ -248,3 +257,34 @@ def resume_position(est) -> dict | None:
     ``position`` of :func:`rows_done`); None at the end of a pass, or without one."""
     active = _ACTIVE.get()
     return active.position if active is not None and active.est is est else None
+
+
+def solver_resume(est) -> dict | None:
+    """For a fit whose state is a solver's arrays (see :func:`solver_done`): None when no
+    checkpointer follows it; else the arrays of the checkpoint to resume from (unchecked:
+    the solver checks them, :func:`solver_state_error`), empty when there is none."""
+    active = _ACTIVE.get()
+    if active is None or (active.est is not None and active.est is not est):
+        return None
+    if not active.resume(est, None):
+        return {}
+    if not active.arrays:
+        raise solver_state_error("it holds no solver state")
+    return active.arrays
+
+
+def solver_state_error(problem: str) -> CheckpointError:
+    """The error for the active checkpoint, whose solver state the solver refused."""
+    return CheckpointError(_ACTIVE.get().path, f"{problem}: the checkpoint is damaged; run"
+                           " without --resume to start the training afresh")
+
+
+def solver_done(est, epochs: int, arrays: dict) -> None:
+    """After epoch ``epochs`` of ``est``'s fit, whose state is ``arrays`` (numeric, by name):
+    when one is due, a checkpoint of ``est``'s parameters (not its attributes: the fit sets
+    them again) and ``arrays``."""
+    active = _ACTIVE.get()
+    if active is not None and active.est is est and active.every and \
+            not epochs % active.every:
+        active.arrays = arrays
+        active.epoch_done(type(est)(**est.get_params(deep=False)), epochs, None)

@@ -5,7 +5,8 @@ A model file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding
 ``__meta__``
     UTF-8 JSON: the format name (``"halfspaces-model"``) and version, the halfspaces,
     NumPy and scikit-learn versions that wrote it, the estimator's class name, the
-    estimator itself as a JSON tree, and the caller's ``metadata``. The tree holds the
+    estimator itself as a JSON tree, the caller's ``metadata`` and, in a checkpoint, the
+    nodes of ``save``'s ``arrays`` (a solver's state, numeric only). The tree holds the
     constructor parameters (``get_params(deep=False)``) and every instance attribute -- the
     fitted ``*_`` attributes and the private state that lets ``partial_fit`` continue (a
     class can leave transient attributes out by listing them in ``_persist_exclude``).
@@ -215,10 +216,17 @@ def _open_meta(path, archive: _Archive) -> tuple[bytes, dict]:
     return meta_bytes, meta
 
 
-def _check_headers(path, archive: _Archive, tree: dict) -> None:
-    """Each array node agrees with its entry's ``.npy`` header; each entry is used once."""
+def _check_headers(path, archive: _Archive, tree: dict, extra: Any = None) -> None:
+    """Each array node agrees with its entry's ``.npy`` header; each entry is used once.
+    ``extra``: the nodes of ``save``'s ``arrays`` (a dict of plain numeric arrays)."""
     used = set()
-    for node, where in _array_nodes(tree, ""):
+    if extra is not None and not (isinstance(extra, dict) and all(
+            isinstance(node, dict) and set(node) == {"__array__", "dtype", "shape"}
+            and isinstance(node["dtype"], str) and node["dtype"][-2:-1] in "biuf"
+            for node in extra.values())):
+        raise ModelFormatError(path, "the metadata's arrays entry is malformed (it names"
+                                     " numeric arrays only).")
+    for node, where in [*_array_nodes(tree, ""), *_array_nodes(extra or {}, "arrays")]:
         key, dtype, shape = node.get("__array__"), node.get("dtype"), node.get("shape")
         if not (isinstance(key, str) and key.startswith("a") and key in archive.entries):
             raise ModelFormatError(path, f"{where}: array {key!r} named in the metadata is"
@@ -239,7 +247,8 @@ def _check_headers(path, archive: _Archive, tree: dict) -> None:
         raise ModelFormatError(path, "its __sha256__ entry is not a SHA-256 hex digest.")
 
 
-def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) -> None:
+def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
+         arrays: dict[str, np.ndarray] | None = None) -> None:
     """Save ``estimator`` (fitted or not) to ``path``, atomically, as arrays + JSON.
 
     Parameters
@@ -252,6 +261,10 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) ->
         Facts about how the model was made that are not estimator state, such as the input
         format the command line read: str keys to None, bools, numbers, strings or lists of
         them, at most 64 KiB as JSON (``load(path, with_metadata=True)`` returns them).
+    arrays : dict, optional
+        Numeric arrays stored beside the estimator, by name (a checkpoint's solver state,
+        :mod:`halfspaces._checkpoint`); ``load(path, with_arrays=True)`` returns them. No
+        schema checks their values: their reader does.
 
     Raises
     ------
@@ -283,6 +296,7 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) ->
                          f" registered classes can be saved: {known}.")
     encoder = _Encoder(f"save({name})")
     tree = encoder.estimator(estimator)
+    extra = {key: encoder._array(np.asarray(a)) for key, a in (arrays or {}).items()}
     metadata = {} if metadata is None else dict(metadata)
     try:  # never write what load would refuse
         _check_metadata(metadata, "metadata")
@@ -302,6 +316,8 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) ->
         "tree": tree,
         "metadata": metadata,
     }
+    if extra:
+        meta["arrays"] = extra
     meta_bytes = json.dumps(meta, sort_keys=True, allow_nan=True).encode("utf-8")
     entries = dict(encoder.arrays)
     entries["__meta__"] = np.frombuffer(meta_bytes, dtype=np.uint8)
@@ -311,11 +327,12 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None) ->
 
 
 def load(path: str | os.PathLike, *, with_metadata: bool = False,
-         max_bytes: int = MAX_BYTES):
+         max_bytes: int = MAX_BYTES, with_arrays: bool = False):
     """Load a model written by :func:`save` (or ``Estimator.save``).
 
     With ``with_metadata=True`` returns ``(model, metadata)``, the dict given to
-    :func:`save` (empty when none was).
+    :func:`save` (empty when none was); with ``with_arrays=True`` also the ``arrays`` given
+    to it, last (a dict, empty when none were: numeric arrays, values unchecked).
 
     Nothing in the file is executed or imported by name: only classes of :data:`REGISTRY`
     are built, arrays are read without pickle, and every parameter and attribute is checked
@@ -348,6 +365,9 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
     """
     meta, arrays = _read(path, max_bytes)
     model, metadata = _build(path, meta, arrays)  # 5. values and parameters, then objects
+    if with_arrays:
+        extra = {key: arrays[node["__array__"]] for key, node in meta.get("arrays", {}).items()}
+        return (model, metadata, extra) if with_metadata else (model, extra)
     return (model, metadata) if with_metadata else model
 
 
@@ -359,7 +379,7 @@ def _read(path, max_bytes: int, accept=None):
         meta_bytes, meta = _open_meta(path, archive)  # 2. the JSON
         if accept is not None and not accept(meta["tree"]):
             return None
-        _check_headers(path, archive, meta["tree"])  # 2. the .npy headers
+        _check_headers(path, archive, meta["tree"], meta.get("arrays"))  # 2. .npy headers
         # 3. the schemas, from dtypes and shapes
         _schema.check_structure(meta["tree"])
         arrays = {key: archive.read(key) for key in sorted(archive.entries)

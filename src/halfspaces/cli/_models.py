@@ -37,15 +37,15 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 # The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).
-CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos")
+CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos", "svm")
 CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with"
-                " --no-shuffle, rows too) and pegasos (epochs in memory, without --tol or --set"
-                " record_objective; streamed with --set sampling=cyclic, epochs or rows). Not"
-                " --algo svm, logistic, lp: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP keep"
-                " their state inside the library, so a restart from the iterate alone would"
-                " not give the same bits, and DCD's dual state (shrinking, the gap checks) is"
-                " not checkpointed; nor kernel-perceptron (its Gram matrix) nor the one-pass"
-                " halving and weighted-majority.")
+                " --no-shuffle, rows too), pegasos (epochs in memory, without --tol or --set"
+                " record_objective; streamed with --set sampling=cyclic, epochs or rows) and"
+                " svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest,"
+                " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's"
+                " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart"
+                " from the iterate alone would not give the same bits; nor kernel-perceptron"
+                " (its Gram matrix) nor the one-pass halving and weighted-majority.")
 
 
 def _checkpoints(args: argparse.Namespace):
@@ -76,6 +76,8 @@ def _checkpoints(args: argparse.Namespace):
                        f" every N epochs (--checkpoint-every N), or stream the file")
     if args.algo == "pegasos" and streamed is not None:
         _check_pegasos_checkpoints(est)
+    if args.algo == "svm":
+        _check_svm_checkpoints(est)
     options = {"format": args.format, "n_features": args.n_features,
                "zero_based": args.zero_based, "vectorizer": args.vectorizer,
                "weight_column": getattr(args, "weight_column", None),
@@ -105,6 +107,22 @@ def _check_pegasos_checkpoints(est) -> None:
         raise CLIError(f"--checkpoint-every and --resume apply to --algo pegasos without"
                        f" {problem}: Pegasos checkpoints the epochs of its fit in memory (or"
                        " epochs and rows of a stream, with --set sampling=cyclic)")
+
+
+def _check_svm_checkpoints(est) -> None:
+    """SVC checkpoints dual coordinate descent's problems, solved one after another."""
+    from ._io import CLIError
+
+    problem = ("--kernel " + str(est.kernel) if est.kernel != "linear" else
+               "--solver qp" if est.solver == "qp" else
+               "--set multi_class=crammer_singer" if est.multi_class != "ovr" else
+               f"--n-jobs {est.n_jobs}" if est.n_jobs not in (None, 1) else None)
+    if problem:
+        raise CLIError(f"--checkpoint-every and --resume do not apply to --algo svm with"
+                       f" {problem}: svm checkpoints the epochs of dual coordinate descent"
+                       " (the linear kernel, --solver dcd or auto), its one-vs-rest problems"
+                       " solved one after another (--n-jobs 1); the QP and the Crammer-Singer"
+                       " solver keep no checkpoints")
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -410,16 +410,19 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         alpha[:, self.support_] = np.abs(self.dual_coef_)  # dual_coef_ is alpha_i y_i
         return alpha, self.intercept_.copy()
 
-    def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None):
+    def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None,
+                      checkpoint=None, resume=None):
         """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or None when DCD chosen by
-        ``solver="auto"`` did not converge and the QP can take over (see ``_qp_fits``)."""
+        ``solver="auto"`` did not converge and the QP can take over (see ``_qp_fits``).
+        ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
             alpha0, theta_0 = (None, 0.0) if warm is None else (warm[0][k], warm[1][k])
             res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
                           max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=seed,
                           verbose=bool(self.verbose), owner="SVC", sample_weight=s,
-                          alpha0=alpha0, theta_0=theta_0, callback=listener())
+                          alpha0=alpha0, theta_0=theta_0, callback=listener(),
+                          checkpoint=checkpoint, resume=resume)
             if not res.converged:
                 if self.solver == "auto" and _qp_fits(X):
                     return None
@@ -475,9 +478,12 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         # each problem's seed of DCD's permutations, drawn in class order: the same for
         # every n_jobs (and the draws of one thread solving the problems in turn)
         seeds = rng.randint(0, 2**31 - 1, size=n_models)
-        solutions = map_problems(
-            lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm),
-            n_models, self.n_jobs)
+        solutions = None if self.solver_ != "dcd" else \
+            self._checkpointed(X, problems, seeds, s, warm)
+        if solutions is None:
+            solutions = map_problems(
+                lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm),
+                n_models, self.n_jobs)
         if any(solution is None for solution in solutions):
             return False
         coef, intercept = np.zeros((n_models, d)), np.zeros(n_models)
@@ -499,6 +505,69 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self._set_support(X, problems, alphas, zs)
         self._set_summaries(margins, objectives, gaps, iters)
         return True
+
+    def _checkpointed(self, X, problems: list[NDArray], seeds, s: NDArray | None, warm):
+        """The solutions of DCD's problems, one after another, with checkpoints (None when no
+        checkpointer follows this fit: :mod:`halfspaces._checkpoint`). A checkpoint holds the
+        finished problems' results (``done_*``) and the state of the problem being solved
+        (``dcd.state_arrays``); a resumed fit checks them, skips the finished problems and
+        continues the current one where it was."""
+        from .._checkpoint import solver_done, solver_resume
+
+        resumed = solver_resume(self)  # None: no checkpoints; {}: none to resume from
+        if resumed is None:
+            return None
+        n, d = X.shape
+        done = {"done_theta": np.zeros((0, d)), "done_theta_0": np.zeros(0),
+                "done_alpha": np.zeros((0, n)), "done_n_iter": np.zeros(0, dtype=np.int64)}
+        if resumed:
+            U = self.C_ if s is None else self.C_ * s
+            done = self._resumed_problems(resumed, done, n, d, len(problems),
+                                          U if self.loss == "hinge" else np.inf)
+        solutions = [(theta, theta_0, alpha, int(n_iter)) for theta, theta_0, alpha, n_iter
+                     in zip(*done.values(), strict=True)]
+
+        def checkpoint(epochs, state):  # the problems finished so far, and the current one's
+            solver_done(self, epochs, {**done, **state()})
+
+        first = len(solutions)
+        for k in range(first, len(problems)):
+            solution = self._solve_linear(X, problems[k], k, seeds[k], s, warm, checkpoint,
+                                          (resumed or None) if k == first else None)
+            if solution is None:
+                return [None]
+            solutions.append(solution)
+            theta, theta_0, alpha, n_iter = solution
+            done = {"done_theta": np.vstack([done["done_theta"], theta]),
+                    "done_theta_0": np.append(done["done_theta_0"], theta_0),
+                    "done_alpha": np.vstack([done["done_alpha"], alpha]),
+                    "done_n_iter": np.append(done["done_n_iter"], np.int64(n_iter))}
+        return solutions
+
+    def _resumed_problems(self, resumed: dict, done: dict, n: int, d: int, n_models: int,
+                          U) -> dict:
+        """The finished problems of a checkpoint (``done``'s arrays), checked with the state
+        of the problem it was solving; a CheckpointError names what is wrong."""
+        from .._checkpoint import solver_state_error
+        from ..solvers.dcd import check_state
+
+        try:
+            k = resumed.get("done_n_iter", np.zeros(0)).shape[0]
+            if k >= n_models:
+                raise ValueError(f"it has finished {k} of the {n_models} problems")
+            for name, empty in done.items():
+                x = resumed.get(name)
+                shape = (k, *empty.shape[1:])
+                if x is None or x.dtype != empty.dtype or x.shape != shape:
+                    raise ValueError(f"the solver state {name!r} is not {empty.dtype} of"
+                                     f" shape {shape}")
+                if not np.isfinite(x).all() or (name in ("done_alpha", "done_n_iter")
+                                                and (x < 0).any()):
+                    raise ValueError(f"the solver state {name!r} is out of range")
+            check_state(resumed, n, d, U)
+        except ValueError as exc:
+            raise solver_state_error(str(exc)) from None
+        return {name: resumed[name] for name in done}
 
     def _fit_kernel(self, X, problems: list[NDArray], s: NDArray | None) -> None:
         self.gamma_ = resolve_gamma(self.gamma, X, s)

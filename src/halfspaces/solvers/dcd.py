@@ -152,6 +152,7 @@ features). ``SVC(solver="auto")`` then solves the QP instead when it fits in mem
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -182,7 +183,8 @@ from .._primitives import (
 from .._progress import Callback, Progress
 from .._validation import check_row_norms
 
-__all__ = ["DCDParams", "DCDResult", "DCDState", "dcd_svm", "feasible_dual", "primal_dual"]
+__all__ = ["DCDParams", "DCDResult", "DCDState", "check_state", "dcd_svm", "feasible_dual",
+           "primal_dual", "state_arrays"]
 
 _GAP_PER_TOL = 0.01  # converged also needs P - D <= _GAP_PER_TOL * tol * P
 _FIRST_CHECK, _CHECK_GROWTH = 10, 1.5  # the gap is also checked at epochs 10, 15, 22, ...
@@ -510,7 +512,8 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             rng: np.random.RandomState | int | None = None, verbose: bool = False,
             owner: str = "dcd_svm", sample_weight: NDArray | None = None,
             alpha0: NDArray | None = None, theta_0: float = 0.0,
-            callback: Callback | None = None) -> DCDResult:
+            callback: Callback | None = None, checkpoint: Checkpoint | None = None,
+            resume: dict | None = None) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
     ``sample_weight`` (``s_i > 0``, or None for all 1) gives example ``i`` the constant
@@ -533,6 +536,13 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
 
     Warm start: ``alpha0`` (clipped to the box ``[0, C_i]`` of this ``C``) and the offset
     ``theta_0`` of an earlier solution are where the run starts (see ``_warm_state``).
+
+    Checkpoints: ``checkpoint(epochs, state)`` is called after every epoch (the compiled
+    calls stop at the epochs' ends, as for ``callback``); ``state()`` gives the run's state
+    as arrays (:func:`state_arrays`: alpha, w, the active set, the generator, the counters,
+    the shrinking thresholds, the offset's sums, ``tol'`` and the next gap check). A run
+    given those arrays as ``resume`` (checked by :func:`check_state`) continues from there
+    with the iterates, and the result, of the run that wrote them.
     """
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -540,7 +550,7 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     rows, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng, owner,
                                sample_weight)
     st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    if alpha0 is not None:
+    if alpha0 is not None and resume is None:
         st = _warm_state(rows, a, p, st, mu, m, alpha0, theta_0)
     # One compiled call runs every outer iteration up to the next check (verbose: one per
     # call, to print progress); p.budget is where the current call stops.
@@ -548,13 +558,20 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     # a warm start may begin near the optimum: its first gap check comes early
     budget = float(max_iter) * n
     check_at = (_FIRST_CHECK if alpha0 is None else _FIRST_WARM_CHECK) * n
+    if resume is not None:
+        p, st, check_at = _restore(resume, a, p)
+    by_epoch = callback is not None or checkpoint is not None
     while True:
         stop = min(budget, check_at)
         while st.status == RUNNING and st.visits < stop:
             # a callback hears of every epoch: the call stops at the next one's end
-            p = p._replace(budget=stop if callback is None else min(stop, (st.visits // n + 1) * n))
+            p = p._replace(budget=stop if not by_epoch else min(stop, (st.visits // n + 1) * n))
+            epochs = st.visits // n
             st, trouble = _dcd_run(rows, a, p, st, chunk)
             check_pass(owner, trouble, "the score y_i (theta.x_i + theta_0) or the weights")
+            if checkpoint is not None and st.visits // n > epochs:
+                checkpoint(int(st.visits // n),
+                           lambda st=st, p=p, check_at=check_at: state_arrays(a, p, st, check_at))
             if verbose:
                 print(f"dcd: iter {st.n_outer} (epoch {st.visits / n:.2f}): active"
                       f" {st.n_active}, b {st.b:.6g}, sum alpha y {st.s:.3g}")
@@ -578,6 +595,61 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     # epochs = row visits / n, rounded up; the last outer iteration may end past the budget
     n_iter = min(int(-(-st.visits // n)), int(max_iter))
     return DCDResult(theta, theta_0, a.alpha, n_iter, converged, primal, dual)
+
+
+Checkpoint = Callable[[int, Callable[[], dict]], None]
+_COUNTERS = ("n_active", "n_outer", "visits", "status")
+_SCALARS = ("PGmax_old", "PGmin_old", "b", "s", "wmu", "beta", "c", "r_prev")
+
+
+def state_arrays(a: DCDArrays, p: DCDParams, st: DCDState, check_at: float) -> dict:
+    """The state of a run between two compiled calls, as copies of arrays by name (see
+    ``dcd_svm``'s ``checkpoint``): ``counters`` (int64: ``_COUNTERS`` of the state),
+    ``scalars`` (float64: ``_SCALARS``, then ``tol'`` and the row visits of the next gap
+    check)."""
+    counters = np.array([getattr(st, name) for name in _COUNTERS], dtype=np.int64)
+    scalars = np.array([*(getattr(st, name) for name in _SCALARS), p.tol, check_at])
+    return {"alpha": a.alpha.copy(), "w": a.w.copy(), "active": a.active.copy(),
+            "rng": a.rng_state.copy(), "counters": counters, "scalars": scalars}
+
+
+def check_state(arrays: dict, n: int, d: int, U: NDArray | float) -> None:
+    """Refuse (ValueError, naming the array) a run's state (:func:`state_arrays`) that this
+    problem (``n`` rows, ``d`` features, ``alpha_i`` at most ``U``) cannot continue from."""
+    wanted = {"alpha": ("f8", (n,)), "w": ("f8", (d,)), "active": ("i8", (n,)),
+              "rng": ("u8", (1,)), "counters": ("i8", (len(_COUNTERS),)),
+              "scalars": ("f8", (len(_SCALARS) + 2,))}
+    for name, (dtype, shape) in wanted.items():
+        x = arrays.get(name)
+        if x is None or x.dtype != np.dtype(dtype) or x.shape != shape:
+            found = "missing" if x is None else f"{x.dtype} of shape {x.shape}"
+            raise ValueError(f"the solver state {name!r} is {found}, not {np.dtype(dtype)} of"
+                             f" shape {shape}")
+    alpha, scalars = arrays["alpha"], arrays["scalars"]
+    n_active, n_outer, visits, status = arrays["counters"].tolist()
+    problems = (
+        ("alpha", not (np.all(alpha >= 0.0) and np.all(alpha <= U)), "outside [0, C_i]"),
+        ("w", not np.all(np.isfinite(arrays["w"])), "not finite"),
+        ("active", not np.array_equal(np.sort(arrays["active"]), np.arange(n)),
+         "not a permutation of the rows"),
+        ("counters", not (0 <= n_active <= n and n_outer >= 0 and visits >= 0
+                          and status in (RUNNING, CONVERGED)), "out of range"),
+        ("scalars", np.isnan(scalars).any() or not np.isfinite(scalars[2:]).all()
+         or not scalars[-2] > 0.0, "not finite (or tol' not positive)"))
+    for name, bad, what in problems:
+        if bad:
+            raise ValueError(f"the solver state {name!r} is {what}")
+
+
+def _restore(arrays: dict, a: DCDArrays, p: DCDParams) -> tuple[DCDParams, DCDState, float]:
+    """``(params, state, check_at)`` of a run resumed from ``arrays`` (checked by
+    :func:`check_state`), whose arrays are copied into ``a``."""
+    for name, into in (("alpha", a.alpha), ("w", a.w), ("active", a.active),
+                       ("rng", a.rng_state)):
+        into[:] = arrays[name]
+    counters, scalars = arrays["counters"].tolist(), arrays["scalars"].tolist()
+    st = DCDState(*counters, *scalars[:len(_SCALARS)])
+    return p._replace(tol=scalars[-2]), st, scalars[-1]
 
 
 def _progress(st: DCDState, n: int, max_iter: int, tol: float, objectives) -> Progress:
