@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, PegasosSVC
+from halfspaces import AveragedPerceptron, KernelPerceptron, PegasosSVC
 from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
@@ -68,6 +68,17 @@ def data(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def data3(tmp_path_factory):
+    """Three noisy classes (one-vs-rest: three binary problems)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=60), [-0.5, 0.5])
+    path = tmp_path_factory.mktemp("data") / "train3.svm"
+    dump_svmlight(X, y, path)
+    return path
+
+
 CASES = {  # the options, and the checkpoints after which a run is killed
     "perceptron": (["--algo", "perceptron", "--random-state", "3"], [1, 4]),
     "averaged-every-2": (["--algo", "averaged", "--random-state", "3", "--checkpoint-every",
@@ -90,12 +101,25 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "pegasos-streamed-rows": (["--algo", "pegasos", "--lam", "0.01", "--set",
                                "sampling=cyclic", "--set", "batch_size=4", "--set",
                                "eta0=calibrate", "--checkpoint-every", "10rows"], [2, 6, 9]),
+    # the kernel learners: their dual expansions saved, the Gram matrix computed again
+    "kernel-perceptron": (["--algo", "kernel-perceptron", "--kernel", "rbf", "--random-state",
+                           "3"], [1, 3, 5]),
+    "kernel-perceptron-3-classes": (["--algo", "kernel-perceptron", "--kernel", "rbf",
+                                     "--random-state", "3"], [1, 3, 5]),
+    "kernel-pegasos": (["--algo", "pegasos", "--kernel", "rbf", "--lam", "0.01",
+                        "--random-state", "3"], [1, 3, 5]),
+    "kernel-pegasos-3-classes": (["--algo", "pegasos", "--kernel", "rbf", "--lam", "0.01",
+                                  "--random-state", "3"], [1, 3, 5]),
+    "kernel-pegasos-cyclic-unaveraged": (["--algo", "pegasos", "--kernel", "rbf", "--lam",
+                                          "0.01", "--set", "sampling=cyclic", "--set",
+                                          "average=false"], [2, 4]),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, case):
+def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, data3, case):
     options, kill_points = CASES[case]
+    data = data3 if case.endswith("3-classes") else data
     options = ["--max-iter", "6", *options]
     if "--checkpoint-every" not in options:
         options += ["--checkpoint-every", "1"]
@@ -143,11 +167,12 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "its data options zero_based was None (now True)" in err
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
-    for algo in ("svm", "logistic", "lp", "kernel-perceptron", "halving"):
+    for algo in ("svm", "logistic", "lp", "halving"):
         status, err = _run(capsys, "train", data, "--algo", algo, "-o", model, "--resume")
         assert status == 1 and f"--checkpoint-every and --resume do not apply to --algo {algo}." \
             " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
-            " --no-shuffle, rows too) and pegasos" in err
+            " --no-shuffle, rows too), kernel-perceptron (epochs) and pegasos, also with" \
+            " --kernel" in err
         assert "Not --algo svm, logistic, lp: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's" \
                " LP keep their state inside the library, so a restart from the iterate alone" \
                " would not give the same bits" in err and len(err.splitlines()) == 1
@@ -159,9 +184,16 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "apply to --algo pegasos without --set n_iter: Pegasos" \
                            " checkpoints the epochs of its fit in memory (or epochs and rows" \
                            " of a stream, with --set sampling=cyclic)" in err
-    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf", "-o",
-                       model, "--checkpoint-every", "1")
-    assert status == 1 and "apply to --algo pegasos without --kernel" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf", "--tol",
+                       "0.1", "-o", model, "--checkpoint-every", "1")
+    assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
+    for algo, why in ((["kernel-perceptron"], "--algo kernel-perceptron needs all the rows"),
+                      (["pegasos", "--kernel", "rbf", "--set", "sampling=cyclic"],
+                       "--algo pegasos --kernel needs all the rows at once (its Gram matrix)")):
+        status, err = _run(capsys, "train", data, "--algo", *algo, "-o", model,
+                           "--checkpoint-every", "10rows")  # in memory: epochs only
+        assert status == 1 and "--checkpoint-every 10rows applies to a streamed fit, and this" \
+            f" one reads DATA into memory ({why}" in err
     # rows: inside the passes of a streamed fit only
     status, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", model,
                        "--checkpoint-every", "100rows")
@@ -224,3 +256,41 @@ def test_a_stream_of_many_blocks_resumes_inside_a_pass(tmp_path, make):
         save(resumed, tmp_path / f"{k}.model")
         assert _entries(tmp_path / f"{k}.model") == _entries(tmp_path / "whole.model"), \
             f"stopped after row {written[-1]}"
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_kernel_perceptron_resumes_its_expansion_in_the_order_it_sums(tmp_path):
+    """Stopped after epoch k and resumed, KernelPerceptron.fit holds at every later epoch the
+    expansion of the uninterrupted fit: coefficients, counts and each problem's support set
+    in the order its rows joined (the order the scores sum in, so the bits of a near tie)."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=40), [-0.5, 0.5])
+
+    def expansions(k=None, resume=False):
+        writer = Checkpointer(tmp_path / "kp.checkpoint", 1, source={}, resume=resume)
+        seen = {}
+
+        def epoch_done(est, epochs, rng, position=None):
+            t = est._training
+            seen[epochs] = [a.copy() for a in (t.coef, t.alpha, t.n_support)] + [
+                t.support[j, : t.n_support[j, 0]].copy() for j in range(3)]
+            Checkpointer.epoch_done(writer, est, epochs, rng, position)
+            if epochs == k:
+                raise _Killed
+
+        writer.epoch_done = epoch_done
+        with checkpointing(writer):
+            KernelPerceptron(max_iter=6, random_state=3).fit(X, y)
+        return seen
+
+    whole = expansions()
+    assert len(whole) == 5
+    for k in (1, 3):
+        with pytest.raises(_Killed):
+            expansions(k)
+        resumed = expansions(resume=True)
+        assert sorted(resumed) == list(range(k + 1, 6))
+        for epoch, arrays in resumed.items():
+            for got, want in zip(arrays, whole[epoch], strict=True):
+                np.testing.assert_array_equal(got, want)
