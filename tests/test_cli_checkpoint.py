@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, KernelPerceptron, PegasosSVC
+from halfspaces import AveragedPerceptron, KernelPegasosSVC, KernelPerceptron, PegasosSVC, load
 from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
@@ -294,3 +294,41 @@ def test_kernel_perceptron_resumes_its_expansion_in_the_order_it_sums(tmp_path):
         for epoch, arrays in resumed.items():
             for got, want in zip(arrays, whole[epoch], strict=True):
                 np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("make", [
+    lambda: KernelPerceptron(max_iter=4, random_state=3),
+    lambda: KernelPegasosSVC(lam=0.01, max_iter=4, random_state=3),
+], ids=["kernel-perceptron", "kernel-pegasos"])
+def test_a_kernel_checkpoint_is_checked(tmp_path, make):
+    """A kernel learner's checkpoint holds its expansion as arrays that the model-file schema
+    checks (a crafted one is refused); one of a fit on other rows is refused on resume."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=30), [-0.5, 0.5])
+    path = tmp_path / "k.checkpoint"
+    writer = Checkpointer(path, 1, source={})
+
+    def epoch_done(est, epochs, rng, position=None):
+        Checkpointer.epoch_done(writer, est, epochs, rng, position)
+        raise _Killed
+
+    writer.epoch_done = epoch_done
+    with checkpointing(writer), pytest.raises(_Killed):
+        make().fit(X, y)
+    est = load(path)
+    if isinstance(est, KernelPerceptron):
+        assert est._support_order.shape == est.dual_coef_.shape
+        est._support_order[0] = np.where(est._support_order[0] >= 0, 7, -1)
+        problem = r"_support_order: row 0 must rank the support vectors with a non-zero"
+    else:
+        assert est._v.shape == est._u.shape == (3, 30) and est._scalars.shape == (3, 6)
+        del est._u
+        problem = r"_u: is missing, while _v, _scalars are stored"
+    with pytest.raises(ValueError, match=problem):
+        save(est, tmp_path / "crafted")
+    with checkpointing(Checkpointer(path, 1, source={}, resume=True)), \
+            pytest.raises(ValueError, match=r"the checkpoint holds the state of a fit on 30"
+                                            r" rows, and this one has 20"):
+        make().fit(X[:20], y[:20])

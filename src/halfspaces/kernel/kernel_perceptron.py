@@ -296,6 +296,9 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         """fit's expansion from a checkpoint's support-vector form and ``ranks`` (see
         :meth:`_checkpoint_form`); the Gram matrix is computed again by the passes."""
         t, rows = self._training, self.support_
+        if self.n_rows_seen_ != t.coef.shape[1]:
+            raise ValueError(f"KernelPerceptron: the checkpoint holds the state of a fit on"
+                             f" {self.n_rows_seen_} rows, and this one has {t.coef.shape[1]}")
         t.coef[:, rows] = self.dual_coef_
         t.alpha[:, rows] = self.alpha_
         for k in range(self._n_models):
