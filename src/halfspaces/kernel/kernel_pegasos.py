@@ -337,7 +337,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         X, problems, alpha, rows = self._fit_state
         self._set_model(X, problems, alpha, rows)
         self._v = np.array([w.v for w, _ in problems])
-        self._u = np.array([w.u for w, _ in problems]).reshape(len(problems), -1)
+        self._u = np.array([w.u for w, _ in problems])
         self._scalars = np.array([tuple(st)[1:] for _, st in problems], dtype=np.float64)
         try:
             yield
