@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, PegasosSVC
+from halfspaces import AveragedPerceptron, KernelPegasosSVC, KernelPerceptron, PegasosSVC, load
 from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
@@ -68,6 +68,17 @@ def data(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def data3(tmp_path_factory):
+    """Three noisy classes (one-vs-rest: three binary problems)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=60), [-0.5, 0.5])
+    path = tmp_path_factory.mktemp("data") / "train3.svm"
+    dump_svmlight(X, y, path)
+    return path
+
+
 CASES = {  # the options, and the checkpoints after which a run is killed
     "perceptron": (["--algo", "perceptron", "--random-state", "3"], [1, 4]),
     "averaged-every-2": (["--algo", "averaged", "--random-state", "3", "--checkpoint-every",
@@ -94,12 +105,25 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "svm-dcd": (["--algo", "svm", "--solver", "dcd", "--random-state", "3"], [1, 3, 5]),
     "svm-dcd-every-2": (["--algo", "svm", "--C", "10", "--random-state", "3",
                          "--checkpoint-every", "2"], [1, 2]),
+    # the kernel learners: their dual expansions saved, the Gram matrix computed again
+    "kernel-perceptron": (["--algo", "kernel-perceptron", "--kernel", "rbf", "--random-state",
+                           "3"], [1, 3, 5]),
+    "kernel-perceptron-3-classes": (["--algo", "kernel-perceptron", "--kernel", "rbf",
+                                     "--random-state", "3"], [1, 3, 5]),
+    "kernel-pegasos": (["--algo", "pegasos", "--kernel", "rbf", "--lam", "0.01",
+                        "--random-state", "3"], [1, 3, 5]),
+    "kernel-pegasos-3-classes": (["--algo", "pegasos", "--kernel", "rbf", "--lam", "0.01",
+                                  "--random-state", "3"], [1, 3, 5]),
+    "kernel-pegasos-cyclic-unaveraged": (["--algo", "pegasos", "--kernel", "rbf", "--lam",
+                                          "0.01", "--set", "sampling=cyclic", "--set",
+                                          "average=false"], [2, 4]),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, case):
+def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, data3, case):
     options, kill_points = CASES[case]
+    data = data3 if case.endswith("3-classes") else data
     options = ["--max-iter", "6", *options]
     if "--checkpoint-every" not in options:
         options += ["--checkpoint-every", "1"]
@@ -174,11 +198,12 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "its data options zero_based was None (now True)" in err
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
-    for algo in ("logistic", "lp", "kernel-perceptron", "halving"):
+    for algo in ("logistic", "lp", "halving"):
         status, err = _run(capsys, "train", data, "--algo", algo, "-o", model, "--resume")
         assert status == 1 and f"--checkpoint-every and --resume do not apply to --algo {algo}." \
             " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
-            " --no-shuffle, rows too), pegasos" in err
+            " --no-shuffle, rows too), kernel-perceptron (epochs), pegasos, also with" \
+            " --kernel" in err
         assert "and svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
                " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's" \
                " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart" \
@@ -199,9 +224,16 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "apply to --algo pegasos without --set n_iter: Pegasos" \
                            " checkpoints the epochs of its fit in memory (or epochs and rows" \
                            " of a stream, with --set sampling=cyclic)" in err
-    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf", "-o",
-                       model, "--checkpoint-every", "1")
-    assert status == 1 and "apply to --algo pegasos without --kernel" in err
+    status, err = _run(capsys, "train", data, "--algo", "pegasos", "--kernel", "rbf", "--tol",
+                       "0.1", "-o", model, "--checkpoint-every", "1")
+    assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
+    for algo, why in ((["kernel-perceptron"], "--algo kernel-perceptron needs all the rows"),
+                      (["pegasos", "--kernel", "rbf", "--set", "sampling=cyclic"],
+                       "--algo pegasos --kernel needs all the rows at once (its Gram matrix)")):
+        status, err = _run(capsys, "train", data, "--algo", *algo, "-o", model,
+                           "--checkpoint-every", "10rows")  # in memory: epochs only
+        assert status == 1 and "--checkpoint-every 10rows applies to a streamed fit, and this" \
+            f" one reads DATA into memory ({why}" in err
     # rows: inside the passes of a streamed fit only
     status, err = _run(capsys, "train", data, "--algo", "perceptron", "-o", model,
                        "--checkpoint-every", "100rows")
@@ -292,3 +324,97 @@ def test_a_stream_of_many_blocks_resumes_inside_a_pass(tmp_path, make):
         save(resumed, tmp_path / f"{k}.model")
         assert _entries(tmp_path / f"{k}.model") == _entries(tmp_path / "whole.model"), \
             f"stopped after row {written[-1]}"
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_kernel_perceptron_resumes_its_expansion_in_the_order_it_sums(tmp_path):
+    """Stopped after epoch k and resumed, KernelPerceptron.fit holds at every later epoch the
+    expansion of the uninterrupted fit: coefficients, counts and each problem's support set
+    in the order its rows joined (the order the scores sum in, so the bits of a near tie)."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 3))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=40), [-0.5, 0.5])
+
+    def expansions(k=None, resume=False):
+        writer = Checkpointer(tmp_path / "kp.checkpoint", 1, source={}, resume=resume)
+        seen = {}
+
+        def epoch_done(est, epochs, rng, position=None):
+            t = est._training
+            seen[epochs] = [a.copy() for a in (t.coef, t.alpha, t.n_support)] + [
+                t.support[j, : t.n_support[j, 0]].copy() for j in range(3)]
+            Checkpointer.epoch_done(writer, est, epochs, rng, position)
+            if epochs == k:
+                raise _Killed
+
+        writer.epoch_done = epoch_done
+        with checkpointing(writer):
+            KernelPerceptron(max_iter=6, random_state=3).fit(X, y)
+        return seen
+
+    whole = expansions()
+    assert len(whole) == 5
+    for k in (1, 3):
+        with pytest.raises(_Killed):
+            expansions(k)
+        resumed = expansions(resume=True)
+        assert sorted(resumed) == list(range(k + 1, 6))
+        for epoch, arrays in resumed.items():
+            for got, want in zip(arrays, whole[epoch], strict=True):
+                np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("make", [
+    lambda: KernelPerceptron(max_iter=4, random_state=3),
+    lambda: KernelPegasosSVC(lam=0.01, max_iter=4, random_state=3),
+], ids=["kernel-perceptron", "kernel-pegasos"])
+def test_a_kernel_checkpoint_is_checked(tmp_path, make):
+    """A kernel learner's checkpoint holds its expansion as arrays that the model-file schema
+    checks (a crafted one is refused); one of a fit on other rows is refused on resume."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=30), [-0.5, 0.5])
+    path = tmp_path / "k.checkpoint"
+    writer = Checkpointer(path, 1, source={})
+
+    def epoch_done(est, epochs, rng, position=None):
+        Checkpointer.epoch_done(writer, est, epochs, rng, position)
+        raise _Killed
+
+    writer.epoch_done = epoch_done
+    with checkpointing(writer), pytest.raises(_Killed):
+        make().fit(X, y)
+    est = load(path)
+    if isinstance(est, KernelPerceptron):
+        assert est._support_order.shape == est.dual_coef_.shape
+        est._support_order[0] = np.where(est._support_order[0] >= 0, 7, -1)
+        problem = r"_support_order: row 0 must rank the support vectors with a non-zero"
+    else:
+        assert est._v.shape == est._u.shape == (3, 30) and est._scalars.shape == (3, 6)
+        del est._u
+        problem = r"_u: is missing, while _v, _scalars are stored"
+    with pytest.raises(ValueError, match=problem):
+        save(est, tmp_path / "crafted")
+    with checkpointing(Checkpointer(path, 1, source={}, resume=True)), \
+            pytest.raises(ValueError, match=r"the checkpoint holds the state of a fit on 30"
+                                            r" rows, and this one has 20"):
+        make().fit(X[:20], y[:20])
+
+
+def test_svm_refuses_checkpoints_where_auto_picks_the_qp(tmp_path, capsys):
+    """solver='auto' solves dense data of at most 2000 rows by the QP, which keeps no
+    checkpoints: the training stops at once instead of running without them."""
+    data = tmp_path / "d.csv"
+    data.write_text("1,0.5,1\n-1,-0.5,-1\n1,1,0.2\n-1,-1,0.1\n1,0.3,0.9\n-1,-0.2,-0.8\n")
+    model = tmp_path / "m.model"
+    status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model,
+                       "--checkpoint-every", "1")
+    assert status == 1 and err.splitlines() == [
+        f"halfspaces: error: {model}.checkpoint: --solver auto solves these 6 dense rows (at"
+        " most 2000) by the QP, which writes no checkpoints; pass --solver dcd (dual"
+        " coordinate descent checkpoints its epochs), or train without --checkpoint-every"]
+    assert not model.exists()
+    status, err = _run(capsys, "train", data, "--algo", "svm", "--solver", "dcd", "-o", model,
+                       "--checkpoint-every", "1", "--quiet")
+    assert status == 0, err

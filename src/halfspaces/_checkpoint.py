@@ -4,8 +4,10 @@ A fit loop that supports checkpoints (the batch perceptron's passes of ``Percept
 ``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
 :func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
 ``record_objective``, in memory, and its cyclic passes over a stream) calls two hooks
-(``KernelPerceptron`` shares the perceptron's loop, but its state during a fit holds the
-Gram matrix, which is not saved: it cannot checkpoint):
+and the epochs of ``KernelPerceptron.fit`` (the perceptron's loop) and ``KernelPegasosSVC.fit``
+with the same restrictions as ``PegasosSVC``'s; a kernel learner saves its dual expansion, not
+its Gram matrix, which is a function of the data and is computed again on resume) calls two
+hooks:
 
 ``resume_point(est, rng) -> int``
     after the fit has validated its data and started its state: the passes already made.
@@ -179,10 +181,13 @@ class Checkpointer:
             return
         from .persistence import save
 
-        state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng),
-                 "position": position, "attrs": list(vars(est))}
-        save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)},
-             arrays=self.arrays)
+        # a fit whose state lives outside its attributes (the kernel learners' expansions)
+        # puts it there while the checkpoint is written
+        with getattr(est, "_checkpoint_form", contextlib.nullcontext)():
+            state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng),
+                     "position": position, "attrs": list(vars(est))}
+            save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)},
+                 arrays=self.arrays)
 
     def finished(self) -> None:
         """The fit ended and its model is saved: the checkpoint is of no more use."""
@@ -271,6 +276,16 @@ def solver_resume(est) -> dict | None:
     if not active.arrays:
         raise solver_state_error("it holds no solver state")
     return active.arrays
+
+
+def refuse_unsaved(est, reason: str, fix: str) -> None:
+    """Raise, when a checkpointer follows ``est``'s fit, that this fit will write none
+    (``reason``: why; ``fix``: what to do), rather than run without the checkpoints asked
+    for."""
+    active = _ACTIVE.get()
+    if active is not None and (active.est is None or active.est is est):
+        raise CheckpointError(active.path, f"{reason}, which writes no checkpoints; {fix}, or"
+                              " train without --checkpoint-every")
 
 
 def solver_state_error(problem: str) -> CheckpointError:

@@ -165,6 +165,11 @@ def _voted_storage(params, attrs, where):
 def _pegasos_state(params, attrs, where):
     """The state of every binary problem; without averaging the sums ``_u`` are empty."""
     _together(("_v", "_u", "_scalars", "coef_"))(params, attrs, where)
+    _averaged_width(params, attrs, where)
+
+
+def _averaged_width(params, attrs, where):
+    """Pegasos's averaged sums ``_u``: as wide as ``_v`` with averaging, else empty."""
     if "_u" in attrs:
         average = params.get("average", "suffix")
         averaging = not (isinstance(average, (bool, np.bool_)) and not average)
@@ -172,6 +177,29 @@ def _pegasos_state(params, attrs, where):
         if attrs["_u"].shape[1] != width:
             raise SchemaError(f"{where}._u", f"has shape {attrs['_u'].shape}; with"
                               f" average={average!r} it must have {width} columns.")
+
+
+def _support_order(params, attrs, where):
+    """A checkpoint of KernelPerceptron.fit: in each row, the ranks 0..count-1 of the support
+    vectors with a non-zero coefficient in that problem, and -1 for the others."""
+    ranks = attrs.get("_support_order")
+    if ranks is None:
+        return
+    for k, (row, coef) in enumerate(zip(ranks, attrs["dual_coef_"], strict=True)):
+        joined = coef != 0.0
+        if not (np.all(row[~joined] == -1)
+                and np.array_equal(np.sort(row[joined]), np.arange(np.count_nonzero(joined)))):
+            raise SchemaError(f"{where}._support_order", f"row {k} must rank the support"
+                              " vectors with a non-zero dual_coef_ 0, 1, ... and hold -1 for"
+                              " the others.")
+
+
+def _kernel_pegasos_state(params, attrs, where):
+    """A checkpoint of KernelPegasosSVC.fit: its binary problems' state, whole (``_v`` over
+    the rows of positive weight, ``_u`` as wide without averaging's, else empty)."""
+    if any(a in attrs for a in ("_v", "_u", "_scalars")):
+        _together(("_v", "_u", "_scalars"))(params, attrs, where)
+        _averaged_width(params, attrs, where)
 
 
 def _platt(params, attrs, where):
@@ -246,9 +274,10 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
          "support_": Array(I8, ("n_support",), low=0, below="n_rows", increasing=True),
          "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
          "alpha_": Array(I8, ("n_models", "n_support"), low=0),
-         "intercept_": OFFSETS},
+         "intercept_": OFFSETS,
+         "_support_order": Array(I8, ("n_models", "n_support"), low=-1)},  # a checkpoint's
         _ONLINE_REQUIRED + ("gamma_", "n_rows_seen_", "support_vectors_", "support_",
-                            "dual_coef_", "alpha_", "intercept_")),
+                            "dual_coef_", "alpha_", "intercept_"), (_support_order,)),
     "PegasosSVC": Schema(
         {**_ONLINE, **_PEGASOS_ATTRS, **PLATT, **HELD_OUT,
          "_v": WEIGHTS, "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
@@ -264,9 +293,13 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
          "alpha_": Array(I8, ("n_models", "n_train"), low=0),
          "support_vectors_": SUPPORT_VECTORS,
          "support_": Array(I8, ("n_support",), low=0, below="n_train", increasing=True),
-         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True)},
+         "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
+         # a checkpoint's: as PegasosSVC's, over the n_fit rows of positive weight
+         "_v": Array(F8, ("n_models", "n_fit"), finite=True),
+         "_u": Array(F8, ("n_models", "n_averaged"), finite=True),
+         "_scalars": Array(F8, ("n_models", 6), finite=True)},
         _ONLINE_REQUIRED + ("intercept_", "gamma_", "alpha_", "support_vectors_", "support_",
-                            "dual_coef_")),
+                            "dual_coef_"), (_kernel_pegasos_state,)),
     "SVC": Schema(
         {**_CLASSIFIER, "C_": Float(low=0, low_open=True, allow_inf=True),
          "solver_": Choice("qp", "dcd", "cocoa+"), "coef_": WEIGHTS, "gamma_": POSITIVE,

@@ -37,15 +37,15 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 # The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).
-CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "pegasos", "svm")
+CHECKPOINT_ALGOS = ("perceptron", "averaged", "voted", "kernel-perceptron", "pegasos", "svm")
 CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with"
-                " --no-shuffle, rows too), pegasos (epochs in memory, without --tol or --set"
-                " record_objective; streamed with --set sampling=cyclic, epochs or rows) and"
-                " svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest,"
-                " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's"
-                " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart"
-                " from the iterate alone would not give the same bits; nor kernel-perceptron"
-                " (its Gram matrix) nor the one-pass halving and weighted-majority.")
+                " --no-shuffle, rows too), kernel-perceptron (epochs), pegasos, also with"
+                " --kernel (epochs in memory, without --tol or --set record_objective; streamed"
+                " with --set sampling=cyclic, epochs or rows) and svm (epochs of dual"
+                " coordinate descent: the linear kernel, one-vs-rest, --n-jobs 1). Not --algo"
+                " logistic, lp, nor svm's QP: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP"
+                " keep their state inside the library, so a restart from the iterate alone"
+                " would not give the same bits; nor the one-pass halving and weighted-majority.")
 
 
 def _checkpoints(args: argparse.Namespace):
@@ -66,9 +66,6 @@ def _checkpoints(args: argparse.Namespace):
         if getattr(est, name, False):  # its held-out rows and fold fits are not checkpointed
             raise CLIError(f"--checkpoint-every and --resume do not apply with {option}: a"
                            " checkpoint holds the learner's passes, not the rows it holds out")
-    if args.algo == "pegasos" and type(est).__name__ != "PegasosSVC":
-        raise CLIError("--checkpoint-every and --resume apply to --algo pegasos without"
-                       " --kernel: the kernel form's state holds its Gram matrix")
     streamed = _streamed(args, est)
     if args.checkpoint_unit == "rows" and streamed is not None:
         raise CLIError(f"--checkpoint-every {args.checkpoint_every}rows applies to a streamed"

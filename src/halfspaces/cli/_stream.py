@@ -76,6 +76,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     if getattr(estimator, "shuffle", False):
         return ("the rows of each pass are shuffled (the default; --no-shuffle streams them in"
                 " the file's order)")
+    if type(estimator).__name__ == "KernelPegasosSVC":
+        return "--algo pegasos --kernel needs all the rows at once (its Gram matrix)"
     if args.algo == "pegasos" and (estimator.sampling != "cyclic" or estimator.tol is not None
                                    or estimator.record_objective):
         return ("Pegasos streams with --set sampling=cyclic (the file order), without --tol"

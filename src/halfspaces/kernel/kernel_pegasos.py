@@ -19,11 +19,15 @@ Example weights s_i >= 0 (``sample_weight``) scale a violator's step by s_i, as 
 
 from __future__ import annotations
 
+import itertools
+from contextlib import contextmanager
+
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, check_random_state
+from .._checkpoint import epoch_done, resume_point
 from .._labels import check_classes, decode_scores, encode_pm
 from .._primitives import (
     FINITE,
@@ -175,6 +179,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     """
 
     _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS}
+    _persist_exclude = ("_fit_state",)  # fit's state: a checkpoint saves _checkpoint_form
 
     def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
                  coef0: float = 0.0, max_iter: int = 10, n_iter: int | None = None,
@@ -287,8 +292,19 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         alpha = np.zeros((len(ys), n), dtype=np.int64)
         self.__dict__.pop("objective_history_", None)
         self.t_, self.n_iter_, self.n_mistakes_, self.mistakes_per_epoch_ = 0, 0, 0, []
+        for name in _CHECKPOINT_STATE:  # only a checkpoint resumed brings them
+            self.__dict__.pop(name, None)
+        rows = np.arange(n_all) if rows is None else rows
+        done = resume_point(self)  # 0, or the passes of a checkpoint (then its state)
+        if done:
+            self._resume(problems, alpha, rows)
+        self._fit_state = (X_all, problems, alpha, rows)
+        passes = itertools.count(done)
 
         def run_pass(order):
+            made = next(passes)
+            if made > done:  # the state after pass `made`: a checkpoint when one is due
+                epoch_done(self, made)
             order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
             mistakes = 0
             for k, y_k in enumerate(ys):
@@ -304,10 +320,42 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                              + 0.5 * self.lam * float(beta @ K @ beta)
                              for y_k, (beta, b) in zip(ys, models, strict=True)])
 
-        self._run_epochs(self._orders(check_random_state(self.random_state), n), run_pass,
-                         objectives)
-        self._set_model(X_all, problems, alpha, np.arange(n_all) if rows is None else rows)
+        # the orders of the passes made are drawn again (the same random numbers), not run
+        orders = self._orders(check_random_state(self.random_state), n)
+        try:
+            self._run_epochs(itertools.islice(orders, done, None), run_pass, objectives)
+        finally:
+            del self._fit_state
+        self._set_model(X_all, problems, alpha, rows)
         return self
+
+    @contextmanager
+    def _checkpoint_form(self):
+        """While a checkpoint of fit is written: the model so far, and the state of each
+        binary problem as PegasosSVC keeps it (``_v``, ``_u``: its vectors over the rows of
+        positive weight; ``_scalars``: its PegasosState after ``t``)."""
+        X, problems, alpha, rows = self._fit_state
+        self._set_model(X, problems, alpha, rows)
+        self._v = np.array([w.v for w, _ in problems])
+        self._u = np.array([w.u for w, _ in problems])
+        self._scalars = np.array([tuple(st)[1:] for _, st in problems], dtype=np.float64)
+        try:
+            yield
+        finally:
+            for name in _CHECKPOINT_STATE:
+                delattr(self, name)
+
+    def _resume(self, problems: list, alpha: NDArray, rows: NDArray) -> None:
+        """fit's state from the checkpoint resumed (see :meth:`_checkpoint_form`), in place
+        of the fresh ``problems`` and ``alpha``; the Gram matrix was computed again."""
+        v, u, scalars = (self.__dict__.pop(name) for name in _CHECKPOINT_STATE)
+        if v.shape != (len(problems), rows.size) or u.shape[1] != problems[0][0].u.size:
+            raise ValueError(f"KernelPegasosSVC: the checkpoint holds the state of a fit on"
+                             f" {v.shape[1]} rows, and this one has {rows.size}")
+        alpha[...] = self.alpha_[:, rows]
+        for k, (w, _) in enumerate(problems):
+            w.v[...], w.u[...] = v[k], u[k]
+            problems[k] = (w, PegasosState(int(self.t_), *scalars[k]))
 
     def _set_model(self, X, problems: list, alpha: NDArray, rows: NDArray) -> None:
         """The model of ``problems`` (and counts ``alpha``) over the rows ``rows`` of X."""
@@ -336,5 +384,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         """Labels: ``classes_[1]`` when the score is ``>= 0`` (binary), argmax (OvR)."""
         return decode_scores(self.decision_function(X), self.classes_)
 
+
+_CHECKPOINT_STATE = ("_v", "_u", "_scalars")
 
 __all__ = ["KernelPegasosSVC"]

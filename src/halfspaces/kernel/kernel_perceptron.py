@@ -200,6 +200,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
                               "shuffle": Bool(), "random_state": Seed()}
 
     _takes_sample_weight = True
+    _persist_exclude = ("_training",)  # fit's expansion: a checkpoint saves _checkpoint_form
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
@@ -245,6 +246,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         self.alpha_ = np.zeros((n_models, 0), dtype=np.int64)
         self.intercept_ = np.zeros(n_models)
         self.n_rows_seen_ = 0
+        self.__dict__.pop("_support_order", None)  # only a checkpoint resumed brings one
 
     @contextmanager
     def _fit_scope(self, X):
@@ -254,6 +256,9 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         self._training = _TrainingRows(X, np.zeros((m, n)), np.zeros((m, n), dtype=np.int64),
                                        np.zeros((m, 1), dtype=np.int64),
                                        np.zeros((m, n), dtype=np.int64))
+        ranks = self.__dict__.pop("_support_order", None)
+        if ranks is not None:  # resumed from a checkpoint (halfspaces._checkpoint)
+            self._resume_training(ranks)
         try:
             yield
             self._store_fit()
@@ -269,6 +274,37 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         self.dual_coef_ = np.ascontiguousarray(coef[:, rows])
         self.alpha_ = np.ascontiguousarray(self._training.alpha[:, rows])
         self.n_rows_seen_ = X.shape[0]
+
+    @contextmanager
+    def _checkpoint_form(self):
+        """While a checkpoint of fit is written: its expansion in the support-vector form of
+        a model, and ``_support_order[k, j]``, the rank of support vector j in problem k's
+        support set (the order in which the scores sum; -1 where it is not in the set)."""
+        self._store_fit()
+        t, rows = self._training, self.support_
+        ranks = np.full((self._n_models, rows.size), -1, dtype=np.int64)
+        for k in range(self._n_models):
+            joined = t.support[k, : t.n_support[k, 0]]
+            ranks[k, np.searchsorted(rows, joined)] = np.arange(joined.size)
+        self._support_order = ranks
+        try:
+            yield
+        finally:
+            del self._support_order
+
+    def _resume_training(self, ranks: NDArray[np.int64]) -> None:
+        """fit's expansion from a checkpoint's support-vector form and ``ranks`` (see
+        :meth:`_checkpoint_form`); the Gram matrix is computed again by the passes."""
+        t, rows = self._training, self.support_
+        if self.n_rows_seen_ != t.coef.shape[1]:
+            raise ValueError(f"KernelPerceptron: the checkpoint holds the state of a fit on"
+                             f" {self.n_rows_seen_} rows, and this one has {t.coef.shape[1]}")
+        t.coef[:, rows] = self.dual_coef_
+        t.alpha[:, rows] = self.alpha_
+        for k in range(self._n_models):
+            joined = np.flatnonzero(ranks[k] >= 0)
+            t.support[k, : joined.size] = rows[joined[np.argsort(ranks[k, joined])]]
+            t.n_support[k, 0] = joined.size
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
               s: NDArray | None = None) -> int:

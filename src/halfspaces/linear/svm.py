@@ -345,7 +345,17 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                               self.lam, "Use C=np.inf for the hard margin, or a lam of 1e-12"
                               " or more.")
         self.solver_ = self._pick_solver(X)
-        if self.solver_ != "dcd":  # dcd_svm checks them as it computes its curvatures
+        if self.solver_ != "dcd":
+            from .._checkpoint import refuse_unsaved
+
+            refuse_unsaved(self, "the hard margin (C = inf) is solved by the QP"
+                           if np.isinf(self.C_) else f"--solver {self.solver} solves these"
+                           f" {X.shape[0]} dense rows (at most {_AUTO_DCD_MIN_SAMPLES}) by the QP"
+                           if self.solver == "auto" and self._is_linear() else
+                           f"solver={self.solver!r} with kernel={self.kernel!r} is the QP",
+                           "give a finite C" if np.isinf(self.C_) else
+                           "pass --solver dcd (dual coordinate descent checkpoints its epochs)")
+            # dcd_svm checks them as it computes its curvatures
             check_row_norms("SVC", X)
         if self.verbose:
             print(f"SVC: solver={self.solver!r} -> {self.solver_!r} (kernel={self.kernel!r},"
