@@ -45,7 +45,8 @@ CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; stream
                 " coordinate descent: the linear kernel, one-vs-rest, --n-jobs 1). Not --algo"
                 " logistic, lp, nor svm's QP: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP"
                 " keep their state inside the library, so a restart from the iterate alone"
-                " would not give the same bits; nor the one-pass halving and weighted-majority.")
+                " would not give the same bits (logistic's --solver sgd could, but is not"
+                " checkpointed yet); nor the one-pass halving and weighted-majority.")
 
 
 def _checkpoints(args: argparse.Namespace):
