@@ -315,6 +315,22 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             return "dcd"
         return "qp"
 
+    def _refuse_checkpoints_in_the_qp(self, X) -> None:
+        """A training asked for checkpoints (the CLI's --checkpoint-every) stops here when
+        the QP solves it: only DCD writes them (see :mod:`halfspaces._checkpoint`)."""
+        from .._checkpoint import refuse_unsaved
+
+        if np.isinf(self.C_):
+            refuse_unsaved(self, "the hard margin (C = inf) is solved by the QP",
+                           "give a finite C")
+        elif self.solver == "auto" and self._is_linear():
+            refuse_unsaved(self, f"--solver auto solves these {X.shape[0]} dense rows (at most"
+                                 f" {_AUTO_DCD_MIN_SAMPLES}) by the QP",
+                           "pass --solver dcd (dual coordinate descent checkpoints its epochs)")
+        else:
+            refuse_unsaved(self, f"solver={self.solver!r} with kernel={self.kernel!r} is the"
+                                 " QP", "pass --solver dcd with the linear kernel")
+
     # -- fit -------------------------------------------------------------------------------
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> SVC:
         """Solve the SVM on ``(X, y)``; one-vs-rest with more than two classes.
@@ -346,15 +362,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                               " or more.")
         self.solver_ = self._pick_solver(X)
         if self.solver_ != "dcd":
-            from .._checkpoint import refuse_unsaved
-
-            refuse_unsaved(self, "the hard margin (C = inf) is solved by the QP"
-                           if np.isinf(self.C_) else f"--solver {self.solver} solves these"
-                           f" {X.shape[0]} dense rows (at most {_AUTO_DCD_MIN_SAMPLES}) by the QP"
-                           if self.solver == "auto" and self._is_linear() else
-                           f"solver={self.solver!r} with kernel={self.kernel!r} is the QP",
-                           "give a finite C" if np.isinf(self.C_) else
-                           "pass --solver dcd (dual coordinate descent checkpoints its epochs)")
+            self._refuse_checkpoints_in_the_qp(X)
             # dcd_svm checks them as it computes its curvatures
             check_row_norms("SVC", X)
         if self.verbose:
