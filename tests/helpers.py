@@ -20,6 +20,17 @@ def separable(n=40, d=2, seed=0, margin=0.2):
     return X, np.where(X @ u > 0, 1, -1)
 
 
+def weighted_rows(n=40, d=4, seed=0, noise=0.4):
+    """Gaussian rows, labels from the first feature plus noise, and example weights in
+    {0, 1, 2, 3} whose first three are 0, 2.5 and 0.5 (a zero, a fraction, a half)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + noise * rng.normal(size=n) > 0, 1, -1)
+    s = rng.integers(0, 4, size=n).astype(float)
+    s[:3] = [0.0, 2.5, 0.5]
+    return X, y, s
+
+
 def voted_scores(X_test, V, B, C, budget):
     """The voted perceptron's vote on each row of ``X_test`` from its vectors ``V``, offsets
     ``B`` and counts ``C``; with a ``budget``, the oldest beyond it vote once as their

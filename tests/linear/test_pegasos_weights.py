@@ -7,20 +7,16 @@ the ball of radius ``1/sqrt(lam)``), and the data with the weight-0 rows removed
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import weighted_rows
 
 from halfspaces import PegasosSVC, Perceptron
 
-
-def _data(n=30, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
-    s = rng.integers(0, 4, size=n).astype(float)
-    s[:3] = [0.0, 2.5, 0.5]
-    return X, y, s
+_data = functools.partial(weighted_rows, n=30, noise=0.5)
 
 
 def reference(X, y, s, lam, epochs, batch=1, project=True):

@@ -6,20 +6,16 @@ average over the rounds of positive weight), and the data with the weight-0 rows
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import weighted_rows
 
 from halfspaces import AveragedPerceptron, Perceptron
 
-
-def _data(n=40, d=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.where(X[:, 0] + 0.4 * rng.normal(size=n) > 0, 1, -1)
-    s = rng.integers(0, 4, size=n).astype(float)
-    s[:3] = [0.0, 2.5, 0.5]
-    return X, y, s
+_data = functools.partial(weighted_rows, n=40, noise=0.4)
 
 
 def reference(X, y, s, epochs):
