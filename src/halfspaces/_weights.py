@@ -54,10 +54,18 @@ def example_weights(owner: str, sample_weight: ArrayLike | None, n: int,
     if class_weight is not None:
         factors = _class_factors(owner, class_weight, y, classes, s)
         s = factors if s is None else s * factors
-    if s is not None and not s.sum() > 0:
-        what = "sample_weight" if class_weight is None else "sample_weight times class_weight"
+    if s is None:
+        return None
+    what = "sample_weight" if class_weight is None else "sample_weight times class_weight"
+    with np.errstate(over="ignore"):
+        total = s.sum()
+    if not total > 0:
         raise ValueError(f"{owner}: every example weight ({what}) is zero, so there is"
                          " nothing to learn from; give some example a positive weight.")
+    if not np.isfinite(total):  # S = inf: the lam form's 1/S and the QP's C s_i break down
+        raise ValueError(f"{owner}: the example weights ({what}) sum past the largest"
+                         f" float64 ({np.finfo(np.float64).max:.3g}); divide them by a common"
+                         " factor (their largest value, for example).")
     return s
 
 

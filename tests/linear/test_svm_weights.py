@@ -1,4 +1,5 @@
-"""Example weights in SVC and LogisticRegression: ``C_i = C s_i`` and weighted log-losses.
+"""Example weights in SVC and LogisticRegression: ``C_i = C s_i`` and weighted log-losses (and
+the checks of `_weights.example_weights` that every weighted learner shares).
 
 Oracles: the same problem with each row repeated ``s_i`` times (solved by the QP), LIBSVM
 (scikit-learn's SVC, which takes per-example C the same way), scikit-learn's
@@ -6,6 +7,8 @@ LogisticRegression, and scikit-learn's own sample-weight equivalence checks.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -18,7 +21,7 @@ from sklearn.utils.estimator_checks import (
 )
 
 import halfspaces
-from halfspaces import SVC, LogisticRegression
+from halfspaces import SVC, AveragedPerceptron, LogisticRegression, PegasosSVC, Perceptron
 
 
 def _data(n=40, d=3, seed=0):
@@ -117,6 +120,8 @@ def test_logistic_weights_as_sklearn(sparse):
     (np.ones(5), r"'sample_weight' must have one entry per example of X \(6\); got"
                  r" shape \(5,\)"),
     (np.zeros(6), r"every example weight \(sample_weight\) is zero"),
+    (np.full(6, 1e308), r"the example weights \(sample_weight\) sum past the largest float64"
+                        r" \(1.8e\+308\); divide them by a common factor"),
     ("heavy", r"'sample_weight' must be None or one number >= 0 per example \(6\)"),
 ])
 def test_bad_weights_are_named(cls, weights, message):
@@ -177,3 +182,16 @@ def test_bad_class_weight_is_named(class_weight, message):
     X, y, _ = _data(n=10)
     with pytest.raises(ValueError, match=message):
         LogisticRegression(class_weight=class_weight).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [Perceptron, AveragedPerceptron, PegasosSVC,
+                                  lambda: LogisticRegression(solver="sgd")])
+def test_weights_summing_past_float64_are_refused_before_the_pass(make):
+    # before: an overflow warning, then a pass that "overflowed the features or the step"
+    X = np.arange(12.0).reshape(6, 2)
+    y = np.array([0, 1, 0, 1, 0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"\.fit: the example weights \(sample_weight\)"
+                                             r" sum past the largest float64"):
+            make().fit(X, y, sample_weight=np.full(6, 1e308))
