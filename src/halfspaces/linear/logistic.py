@@ -457,7 +457,8 @@ class LogisticRegression(OnlineClassifier):
 
     def _fit_sgd(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
         """``fit`` with ``solver="sgd"``: SGD epochs, each row (of positive weight) once per
-        epoch, its steps scaled by its weight."""
+        epoch, its steps scaled by its weight. The state after an epoch is the estimator's
+        attributes and ``rng``'s: a checkpoint (:mod:`halfspaces._checkpoint`) holds it."""
         X, y_pm = self._prepare_fit(X, y)
         check_row_norms("LogisticRegression", X)  # the scores would overflow
         s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0],
