@@ -16,7 +16,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, KernelPegasosSVC, KernelPerceptron, PegasosSVC, load
+from halfspaces import (
+    AveragedPerceptron,
+    KernelPegasosSVC,
+    KernelPerceptron,
+    LogisticRegression,
+    PegasosSVC,
+    load,
+)
 from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
@@ -451,6 +458,38 @@ def test_kernel_perceptron_resumes_its_expansion_in_the_order_it_sums(tmp_path):
         for epoch, arrays in resumed.items():
             for got, want in zip(arrays, whole[epoch], strict=True):
                 np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("classes, n_jobs", [(2, None), (3, 2)])
+def test_logistic_sgd_stopped_after_any_epoch_resumes_bit_for_bit(tmp_path, classes, n_jobs):
+    """LogisticRegression(solver="sgd") with example weights (zeros among them) and class
+    weights, stopped after each epoch k in turn and resumed from its checkpoint: the model
+    file of the uninterrupted fit, every entry."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=30), [-0.5, 0.5][: classes - 1])
+    w = rng.choice([0.0, 0.5, 1.0, 2.0], size=30)
+
+    def fit():
+        return LogisticRegression(solver="sgd", max_iter=5, random_state=7, n_jobs=n_jobs,
+                                  class_weight="balanced").fit(X, y, sample_weight=w)
+
+    save(fit(), tmp_path / "whole.model")
+    path = tmp_path / "lr.checkpoint"
+    for k in range(1, 5):
+        writer = Checkpointer(path, 1, source={})
+
+        def epoch_done(est, epochs, rng, position=None, writer=writer, k=k):
+            Checkpointer.epoch_done(writer, est, epochs, rng, position)
+            if epochs == k:
+                raise _Killed
+
+        writer.epoch_done = epoch_done
+        with checkpointing(writer), pytest.raises(_Killed):
+            fit()
+        with checkpointing(Checkpointer(path, 1, source={}, resume=True)):
+            save(fit(), tmp_path / f"{k}.model")
+        assert _entries(tmp_path / f"{k}.model") == _entries(tmp_path / "whole.model"), k
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
