@@ -16,7 +16,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import AveragedPerceptron, KernelPegasosSVC, KernelPerceptron, PegasosSVC, load
+from halfspaces import (
+    AveragedPerceptron,
+    KernelPegasosSVC,
+    KernelPerceptron,
+    LogisticRegression,
+    PegasosSVC,
+    load,
+)
 from halfspaces._checkpoint import Checkpointer, checkpointing
 from halfspaces.cli import main
 from halfspaces.datasets import dump_svmlight
@@ -79,6 +86,23 @@ def data3(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def data_vw(tmp_path_factory):
+    """Two noisy classes with VW importance weights: zeros (rows left out of the fit),
+    fractions, missing (1) and large."""
+    rng = np.random.default_rng(4)
+    lines = []
+    for i in range(40):
+        x = rng.normal(size=3)
+        label = 1 if x[0] + 0.8 * rng.normal() > 0 else -1
+        weight = ("", " 0", " 0.5", " 3")[i % 4]
+        lines.append(f"{label}{weight} |f " + " ".join(f"x{j}:{float(v)!r}" for j, v in
+                                                       enumerate(x)))
+    path = tmp_path_factory.mktemp("data") / "train.vw"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 CASES = {  # the options, and the checkpoints after which a run is killed
     "perceptron": (["--algo", "perceptron", "--random-state", "3"], [1, 4]),
     "averaged-every-2": (["--algo", "averaged", "--random-state", "3", "--checkpoint-every",
@@ -117,13 +141,28 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "kernel-pegasos-cyclic-unaveraged": (["--algo", "pegasos", "--kernel", "rbf", "--lam",
                                           "0.01", "--set", "sampling=cyclic", "--set",
                                           "average=false"], [2, 4]),
+    # logistic regression's SGD epochs: coef_, intercept_, t_, eta0_ and the shuffles' state
+    "logistic-sgd": (["--algo", "logistic", "--solver", "sgd", "--random-state", "3"],
+                     [1, 3, 5]),
+    "logistic-sgd-3-classes": (["--algo", "logistic", "--solver", "sgd", "--random-state",
+                                "3", "--set", "class_weight=balanced"], [1, 4]),
+    # one-vs-rest problems in threads, each over the epoch's order
+    "logistic-sgd-n-jobs-3-classes": (["--algo", "logistic", "--solver", "sgd", "--lam",
+                                       "0.05", "--random-state", "3", "--n-jobs", "2",
+                                       "--checkpoint-every", "2"], [1, 2]),
+    # example weights from the file (rows of weight 0 left out), class weights on top
+    "logistic-sgd-weighted-vw": (["--algo", "logistic", "--solver", "sgd", "--random-state",
+                                  "3", "--set", "class_weight=balanced"], [2, 5]),
+    "logistic-sgd-no-shuffle": (["--algo", "logistic", "--solver", "sgd", "--no-shuffle",
+                                 "--set", "eta0=0.5"], [3]),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, data3, case):
+def test_killed_and_resumed_gives_the_uninterrupted_model(tmp_path, data, data3, data_vw,
+                                                          case):
     options, kill_points = CASES[case]
-    data = data3 if case.endswith("3-classes") else data
+    data = data3 if case.endswith("3-classes") else data_vw if case.endswith("-vw") else data
     options = ["--max-iter", "6", *options]
     if "--checkpoint-every" not in options:
         options += ["--checkpoint-every", "1"]
@@ -198,16 +237,17 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
     assert status == 1 and "its data options zero_based was None (now True)" in err
     status, err = _run(capsys, *base, "--resume")  # the same command line continues
     assert status == 0, err
-    for algo in ("logistic", "lp", "halving"):
+    for algo in ("lp", "halving"):
         status, err = _run(capsys, "train", data, "--algo", algo, "-o", model, "--resume")
         assert status == 1 and f"--checkpoint-every and --resume do not apply to --algo {algo}." \
             " Checkpoints: --algo perceptron, averaged, voted (epochs; streamed with" \
             " --no-shuffle, rows too), kernel-perceptron (epochs), pegasos, also with" \
             " --kernel" in err
-        assert "and svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
-               " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's" \
-               " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart" \
-               " from the iterate alone would not give the same bits" in err
+        assert "svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
+               " --n-jobs 1) and logistic --solver sgd (epochs). Not --algo lp, logistic's" \
+               " L-BFGS-B, nor svm's QP: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP keep" \
+               " their state inside the library, so a restart from the iterate alone would" \
+               " not give the same bits" in err
         assert len(err.splitlines()) == 1
     for option in (["--kernel", "rbf"], ["--solver", "qp"],
                    ["--set", "multi_class=crammer_singer"], ["--n-jobs", "2"]):
@@ -282,6 +322,62 @@ def test_svm_resume_refuses_a_damaged_solver_state(tmp_path, data, capsys):
     save(est, path, metadata=metadata)  # no solver state at all
     status, err = _run(capsys, *argv, "--resume")
     assert status == 1 and "it holds no solver state: the checkpoint is damaged" in err
+
+
+def test_logistic_resume_refuses_a_checkpoint_not_of_its_fit(tmp_path, data, capsys):
+    """logistic --solver sgd: a checkpoint of other parameters, a damaged file, or one crafted
+    (its checksum and schema hold) with other classes, other features or all its epochs made,
+    is refused with what differs, before any compiled pass reads it; L-BFGS-B is refused
+    with the reason and the fix."""
+    import json
+
+    model = tmp_path / "m.model"
+    argv = ["train", data, "--algo", "logistic", "--solver", "sgd", "--max-iter", "4",
+            "--random-state", "2", "-o", model, "--checkpoint-every", "1", "--quiet"]
+    assert _train(*argv[1:], kill_after=2).returncode == -signal.SIGKILL
+    path = f"{model}.checkpoint"
+    est, metadata = load(path, with_metadata=True)
+    status, err = _run(capsys, *argv, "--C", "2", "--resume")
+    assert status == 1 and err.startswith(f"halfspaces: error: {path}: the checkpoint is of"
+                                           " another training: its parameters C was 1.0 (now"
+                                           " 2.0)")
+    fewer = load(path)
+    fewer.coef_, fewer.n_features_in_ = fewer.coef_[:, :3].copy(), 3
+    other_classes = load(path)
+    other_classes.classes_ = np.array([-1.0, 2.0])
+    done = json.loads(metadata["checkpoint"])
+    for crafted, meta, message in (
+            (fewer, metadata, "its coef_ has 3 features, and the data 4"),
+            (other_classes, metadata, "its classes [-1.0, 2.0] are not the data's [-1.0, 1.0]"),
+            (est, {"checkpoint": json.dumps({**done, "epochs": 4})},
+             "it holds 4 epochs, and max_iter=4")):
+        save(crafted, path, metadata=meta)
+        status, err = _run(capsys, *argv, "--resume")
+        assert status == 1 and err.splitlines() == [
+            f"halfspaces: error: {path}: {message}: the checkpoint is damaged; run without"
+            " --resume to start the training afresh"], err
+    save(est, path, metadata=metadata)  # the checkpoint as written resumes
+    damaged = bytearray(open(path, "rb").read())
+    damaged[len(damaged) // 2] ^= 0xFF
+    with open(path, "wb") as f:
+        f.write(damaged)
+    status, err = _run(capsys, *argv, "--resume")
+    assert status == 1 and err.startswith(f"halfspaces: error: {path}: the file is corrupted or"
+                                           " truncated") and len(err.splitlines()) == 1
+    save(est, path, metadata=metadata)
+    status, err = _run(capsys, *argv, "--resume")
+    assert status == 0 and model.exists(), err
+    for solver in ([], ["--solver", "lbfgs"]):
+        status, err = _run(capsys, "train", data, "--algo", "logistic", *solver, "-o", model,
+                           "--checkpoint-every", "1")
+        assert status == 1 and err.splitlines() == [
+            "halfspaces: error: --checkpoint-every and --resume do not apply to --algo logistic"
+            " with --solver lbfgs: SciPy's L-BFGS-B keeps its state inside the library, so a"
+            " restart from the iterate alone would not give the same bits; pass --solver sgd"
+            " (its epochs are checkpointed), or train without --checkpoint-every"]
+    status, err = _run(capsys, "train", data, "--algo", "logistic", "--solver", "sgd",
+                       "--early-stopping", "-o", model, "--checkpoint-every", "1")
+    assert status == 1 and "do not apply with --early-stopping: a checkpoint holds" in err
 
 
 class _Killed(Exception):
@@ -362,6 +458,38 @@ def test_kernel_perceptron_resumes_its_expansion_in_the_order_it_sums(tmp_path):
         for epoch, arrays in resumed.items():
             for got, want in zip(arrays, whole[epoch], strict=True):
                 np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("classes, n_jobs", [(2, None), (3, 2)])
+def test_logistic_sgd_stopped_after_any_epoch_resumes_bit_for_bit(tmp_path, classes, n_jobs):
+    """LogisticRegression(solver="sgd") with example weights (zeros among them) and class
+    weights, stopped after each epoch k in turn and resumed from its checkpoint: the model
+    file of the uninterrupted fit, every entry."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    y = np.digitize(X[:, 0] + 0.8 * rng.normal(size=30), [-0.5, 0.5][: classes - 1])
+    w = rng.choice([0.0, 0.5, 1.0, 2.0], size=30)
+
+    def fit():
+        return LogisticRegression(solver="sgd", max_iter=5, random_state=7, n_jobs=n_jobs,
+                                  class_weight="balanced").fit(X, y, sample_weight=w)
+
+    save(fit(), tmp_path / "whole.model")
+    path = tmp_path / "lr.checkpoint"
+    for k in range(1, 5):
+        writer = Checkpointer(path, 1, source={})
+
+        def epoch_done(est, epochs, rng, position=None, writer=writer, k=k):
+            Checkpointer.epoch_done(writer, est, epochs, rng, position)
+            if epochs == k:
+                raise _Killed
+
+        writer.epoch_done = epoch_done
+        with checkpointing(writer), pytest.raises(_Killed):
+            fit()
+        with checkpointing(Checkpointer(path, 1, source={}, resume=True)):
+            save(fit(), tmp_path / f"{k}.model")
+        assert _entries(tmp_path / f"{k}.model") == _entries(tmp_path / "whole.model"), k
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -3,10 +3,11 @@
 A fit loop that supports checkpoints (the batch perceptron's passes of ``Perceptron``,
 ``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
 :func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
-``record_objective``, in memory, and its cyclic passes over a stream) calls two hooks
-and the epochs of ``KernelPerceptron.fit`` (the perceptron's loop) and ``KernelPegasosSVC.fit``
-with the same restrictions as ``PegasosSVC``'s; a kernel learner saves its dual expansion, not
-its Gram matrix, which is a function of the data and is computed again on resume) calls two
+``record_objective``, in memory, and its cyclic passes over a stream; the epochs of
+``KernelPerceptron.fit`` (the perceptron's loop) and ``KernelPegasosSVC.fit`` with the same
+restrictions as ``PegasosSVC``'s: a kernel learner saves its dual expansion, not its Gram
+matrix, which is a function of the data and is computed again on resume; the epochs of
+``LogisticRegression.fit`` with ``solver="sgd"`` without ``early_stopping``) calls two
 hooks:
 
 ``resume_point(est, rng) -> int``
@@ -289,7 +290,8 @@ def refuse_unsaved(est, reason: str, fix: str) -> None:
 
 
 def solver_state_error(problem: str) -> CheckpointError:
-    """The error for the active checkpoint, whose solver state the solver refused."""
+    """The error for the active checkpoint, whose solver state the solver (or whose state
+    the fit) refused."""
     return CheckpointError(_ACTIVE.get().path, f"{problem}: the checkpoint is damaged; run"
                            " without --resume to start the training afresh")
 

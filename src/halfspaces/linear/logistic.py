@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit
 
 from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
+from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import hold_out
 from .._labels import check_classes, decode_scores, encode_pm
 from .._online import OnlineClassifier
@@ -456,7 +457,8 @@ class LogisticRegression(OnlineClassifier):
 
     def _fit_sgd(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
         """``fit`` with ``solver="sgd"``: SGD epochs, each row (of positive weight) once per
-        epoch, its steps scaled by its weight."""
+        epoch, its steps scaled by its weight. The state after an epoch is the estimator's
+        attributes and ``rng``'s: a checkpoint (:mod:`halfspaces._checkpoint`) holds it."""
         X, y_pm = self._prepare_fit(X, y)
         check_row_norms("LogisticRegression", X)  # the scores would overflow
         s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0],
@@ -481,7 +483,12 @@ class LogisticRegression(OnlineClassifier):
             scores = np.empty(n, dtype=np.float64)
             return sum(self._sgd_pass(k, X, problems[k], order, scores, lam, s) for k in group)
 
-        for _ in range(self.max_iter):
+        # 0, or the epochs of a checkpoint: then coef_, intercept_, t_, the counters and the
+        # state of rng (the orders of the epochs to come) are the checkpoint's
+        classes, done = self.classes_, resume_point(self, rng)
+        if done:
+            self._check_resumed(classes, X.shape[1], done)
+        for made in range(done + 1, self.max_iter + 1):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             mistakes = sum(map_groups(lambda group, order=order: epoch(group, order),
                                       len(problems), self.n_jobs))
@@ -491,6 +498,8 @@ class LogisticRegression(OnlineClassifier):
             self.n_iter_ += 1
             if held_out is not None and held_out.stop(self):
                 break
+            if made < self.max_iter:
+                epoch_done(self, made, rng)  # a checkpoint when one is due
         rows, fit_b = product_rows(X), bool(self.fit_intercept)
         objectives = [_objective_and_grad(np.concatenate([self.coef_[k], [self.intercept_[k]]]
                                                          if fit_b else [self.coef_[k]]),
@@ -498,6 +507,21 @@ class LogisticRegression(OnlineClassifier):
                       for k, y_k in enumerate(self._y_rows(y_pm))]
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         return self
+
+    def _check_resumed(self, classes: NDArray, n_features: int, epochs: int) -> None:
+        """Refuse a checkpoint (resumed after ``epochs``) whose state is not of this fit's
+        ``classes`` and ``n_features``, before a compiled pass reads it."""
+        from .._checkpoint import solver_state_error
+
+        problem = (
+            f"it holds {epochs} epochs, and max_iter={self.max_iter}"
+            if epochs >= self.max_iter else
+            f"its classes {self.classes_.tolist()} are not the data's {classes.tolist()}"
+            if not np.array_equal(self.classes_, classes) else
+            f"its coef_ has {self.coef_.shape[1]} features, and the data {n_features}"
+            if self.coef_.shape != (self._n_models, n_features) else None)
+        if problem:
+            raise solver_state_error(problem)
 
     # -- probabilities -----------------------------------------------------------------------
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
