@@ -347,8 +347,9 @@ def test_logistic_resume_refuses_a_checkpoint_not_of_its_fit(tmp_path, data, cap
     other_classes.classes_ = np.array([-1.0, 2.0])
     done = json.loads(metadata["checkpoint"])
     for crafted, meta, message in (
-            (fewer, metadata, "its coef_ has 3 features, and the data 4"),
-            (other_classes, metadata, "its classes [-1.0, 2.0] are not the data's [-1.0, 1.0]"),
+            (fewer, metadata, "its features (n_features_in_ 3) are not the data's (4)"),
+            (other_classes, metadata, "its classes (classes_ [-1.0, 2.0]) are not the data's"
+                                      " ([-1.0, 1.0])"),
             (est, {"checkpoint": json.dumps({**done, "epochs": 4})},
              "it holds 4 epochs, and max_iter=4")):
         save(crafted, path, metadata=meta)
@@ -546,3 +547,31 @@ def test_svm_refuses_checkpoints_where_auto_picks_the_qp(tmp_path, capsys):
     status, err = _run(capsys, "train", data, "--algo", "svm", "--solver", "dcd", "-o", model,
                        "--checkpoint-every", "1", "--quiet")
     assert status == 0, err
+
+
+def test_a_checkpoint_crafted_for_other_columns_or_classes_is_refused_before_a_pass(tmp_path,
+                                                                                    data):
+    """A checkpoint whose arrays agree with each other (the schema holds) but not with the
+    data: refused by name. Before, the perceptron's pass read past its 2-column coef_ with
+    4-column rows and the process died of heap corruption (a subprocess here for that)."""
+    model = tmp_path / "m.model"
+    argv = [data, "--algo", "perceptron", "--max-iter", "6", "--random-state", "2", "-o",
+            model, "--checkpoint-every", "1"]
+    assert _train(*argv, kill_after=2).returncode == -signal.SIGKILL
+    path = f"{model}.checkpoint"
+    est, metadata = load(path, with_metadata=True)
+    fewer = load(path)
+    fewer.coef_, fewer.n_features_in_ = np.ascontiguousarray(fewer.coef_[:, :2]), 2
+    other_classes = load(path)
+    other_classes.classes_ = np.array([-1.0, 2.0])
+    for crafted, message in (
+            (fewer, "its features (n_features_in_ 2) are not the data's (4)"),
+            (other_classes, "its classes (classes_ [-1.0, 2.0]) are not the data's"
+                            " ([-1.0, 1.0])")):
+        save(crafted, path, metadata=metadata)
+        run = _train(*argv, "--resume")
+        assert run.returncode == 1 and run.stderr.splitlines() == [
+            f"halfspaces: error: {path}: {message}: the checkpoint is damaged; run without"
+            " --resume to start the training afresh"], run.stderr
+    save(est, path, metadata=metadata)  # the checkpoint as written resumes
+    assert _train(*argv, "--resume").returncode == 0

@@ -150,6 +150,7 @@ class Checkpointer:
             return 0
         self.resuming = False
         model, state = self._read()
+        _check_same_data(est, model)
         # in place, keeping those a model leaves out (rebuilt by the fit, e.g.
         # PegasosSVC._pass_params), in the order the attributes had when the checkpoint was
         # written (a saved model numbers its arrays in that order: the file is then the
@@ -194,6 +195,21 @@ class Checkpointer:
         """The fit ended and its model is saved: the checkpoint is of no more use."""
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
+
+
+def _check_same_data(est, model) -> None:
+    """Refuse a checkpoint whose columns or classes are not those the fit found in its data
+    (the model file's schema ties every array's shape to them and requires them of a fitted
+    model; a crafted file could still disagree with the data, and a compiled pass would then
+    read past an array's end). A solver's checkpoint is an unfitted estimator: its arrays are
+    the solver's to check."""
+    for name, what in (("n_features_in_", "features"), ("classes_", "classes")):
+        if not hasattr(est, name) or not hasattr(model, name):
+            continue
+        mine, theirs = getattr(est, name), getattr(model, name)
+        if np.shape(mine) != np.shape(theirs) or not np.array_equal(mine, theirs):
+            raise solver_state_error(f"its {what} ({name} {np.asarray(theirs).tolist()}) are"
+                                     f" not the data's ({np.asarray(mine).tolist()})")
 
 
 def _described(source) -> str:

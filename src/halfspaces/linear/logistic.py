@@ -485,9 +485,11 @@ class LogisticRegression(OnlineClassifier):
 
         # 0, or the epochs of a checkpoint: then coef_, intercept_, t_, the counters and the
         # state of rng (the orders of the epochs to come) are the checkpoint's
-        classes, done = self.classes_, resume_point(self, rng)
-        if done:
-            self._check_resumed(classes, X.shape[1], done)
+        done = resume_point(self, rng)  # its columns and classes checked against the data
+        if done >= self.max_iter:
+            from .._checkpoint import solver_state_error
+
+            raise solver_state_error(f"it holds {done} epochs, and max_iter={self.max_iter}")
         for made in range(done + 1, self.max_iter + 1):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             mistakes = sum(map_groups(lambda group, order=order: epoch(group, order),
@@ -507,21 +509,6 @@ class LogisticRegression(OnlineClassifier):
                       for k, y_k in enumerate(self._y_rows(y_pm))]
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         return self
-
-    def _check_resumed(self, classes: NDArray, n_features: int, epochs: int) -> None:
-        """Refuse a checkpoint (resumed after ``epochs``) whose state is not of this fit's
-        ``classes`` and ``n_features``, before a compiled pass reads it."""
-        from .._checkpoint import solver_state_error
-
-        problem = (
-            f"it holds {epochs} epochs, and max_iter={self.max_iter}"
-            if epochs >= self.max_iter else
-            f"its classes {self.classes_.tolist()} are not the data's {classes.tolist()}"
-            if not np.array_equal(self.classes_, classes) else
-            f"its coef_ has {self.coef_.shape[1]} features, and the data {n_features}"
-            if self.coef_.shape != (self._n_models, n_features) else None)
-        if problem:
-            raise solver_state_error(problem)
 
     # -- probabilities -----------------------------------------------------------------------
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
