@@ -65,9 +65,9 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         ``"raise"`` is the strict form of ERM in the realizable case: it raises
         :class:`~halfspaces.NotSeparableError` carrying the certificate instead.
     class_weight : None, "balanced" or dict, default=None
-        As scikit-learn's: class ``c``'s examples weigh its weight (``"balanced"``:
-        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``); it
-        multiplies ``sample_weight`` (see Notes for what a weight does).
+        As scikit-learn's: an example's weight is its class's weight (``"balanced"``:
+        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``) times
+        its ``sample_weight`` (see Notes for what a weight does).
     n_jobs : int or None, default=None
         Threads for the one-vs-rest problems of more than two classes (scikit-learn's
         meaning: None or 1 is one, -1 every core): the LPs of ``min(n_jobs, n_classes)``
