@@ -1,6 +1,6 @@
 """The CLI and the readers carry example weights (issue 12): a VW file's importance weights
 and a CSV's ``--weight-column`` reach ``fit(X, y, sample_weight=w)`` in memory, each streamed
-block's ``partial_fit`` and the binary cache; a learner that takes no weights is refused;
+block's ``partial_fit`` and the binary cache (every ``--algo`` takes them);
 ``evaluate`` adds the weighted figures. The references are the Python estimators fitted
 with the weights written into the file, and NumPy means written from the definitions."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from halfspaces import SVC, AveragedPerceptron, PegasosSVC, Perceptron, cli
+from halfspaces import SVC, AveragedPerceptron, LPSeparator, PegasosSVC, Perceptron, cli
 from halfspaces.cli import _models
 from halfspaces.datasets import load, load_csv, load_vw
 from halfspaces.persistence import load as load_model
@@ -181,25 +181,19 @@ def test_pegasos_trains_in_memory_when_the_file_has_weights(tmp_path, capsys):
     assert "--ignore-weights" in err
 
 
-@pytest.mark.parametrize(("algo", "name", "extra"), [
-    ("lp", "LPSeparator", []),  # the one learner whose fit takes no sample_weight
-])
-def test_a_learner_without_weights_is_refused_and_ignore_weights_trains_it(
-        tmp_path, capsys, algo, name, extra):
-    path, _ = _vw(tmp_path / "w.vw")
-    code, _, err = _run(capsys, "train", path, "--algo", algo, *extra, "-o", tmp_path / "m")
-    assert code == 1
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"halfspaces: error: {path} gives example weights (its VW"
-                               f" importance weights), and --algo {algo} ({name}) takes none;"
-                               " pass --ignore-weights to train without them"), err
-    assert "use an --algo that takes them: perceptron, averaged" in err
-    assert not (tmp_path / "m").exists()
-    code, out, err = _run(capsys, "train", path, "--algo", algo, *extra, "--ignore-weights",
-                          "-o", tmp_path / "m")
+@pytest.mark.filterwarnings("ignore::halfspaces.NotSeparableWarning")  # noisy labels
+def test_lp_trains_with_the_file_weights_and_ignore_weights_trains_without(tmp_path, capsys):
+    path, w = _vw(tmp_path / "w.vw")
+    code, out, err = _run(capsys, "train", path, "--algo", "lp", "-o", tmp_path / "m")
+    assert code == 0, err
+    assert "weighted by its VW importance weights" in out
+    X, y = load_vw(path)
+    _same(load_model(tmp_path / "m"), LPSeparator().fit(X, y, sample_weight=w))
+    code, out, err = _run(capsys, "train", path, "--algo", "lp", "--ignore-weights",
+                          "-o", tmp_path / "m2")
     assert code == 0, err
     assert "its example weights ignored (--ignore-weights)" in out
+    _same(load_model(tmp_path / "m2"), LPSeparator().fit(X, y))
 
 
 def _csv(path, weights, header=False):

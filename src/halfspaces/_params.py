@@ -64,7 +64,8 @@ LOGISTIC_REGRESSION = {
     "n_jobs": N_JOBS}
 
 LP_SEPARATOR = {"fit_intercept": Bool(),
-                "on_infeasible": Choice("least_violation", "raise"), "n_jobs": N_JOBS}
+                "on_infeasible": Choice("least_violation", "raise"),
+                "class_weight": CLASS_WEIGHT, "n_jobs": N_JOBS}
 
 SVC = {
     "C": Float(low=0, low_open=True, allow_inf=True).about(

@@ -87,37 +87,9 @@ def wrap_for_text(estimator, args: argparse.Namespace):
     return make_text_pipeline(estimator, vectorizer=args.vectorizer, **params)
 
 
-# Where a file's example weights come from, by its format.
-_WEIGHT_SOURCES = {"vw": "its VW importance weights", "csv": "its --weight-column"}
-
-
-def takes_weights(estimator) -> bool:
-    """Whether ``estimator`` (or its class) takes ``sample_weight`` in ``fit``, read from
-    its signature, so that a learner that gains weights is used with them."""
-    import inspect
-
-    try:
-        return "sample_weight" in inspect.signature(estimator.fit).parameters
-    except (AttributeError, TypeError, ValueError):
-        return False
-
-
-def weights_refusal(args: argparse.Namespace, estimator, path: str, fmt: str) -> str:
-    """The one line refusing to train ``estimator``, which takes no example weights, on the
-    weighted file ``path``."""
-    weighted = [a for a in ALGOS if takes_weights(estimator_class(a))]
-    return (f"{path} gives example weights ({_WEIGHT_SOURCES.get(fmt, fmt)}), and --algo"
-            f" {args.algo} ({type(estimator).__name__}) takes none; pass --ignore-weights"
-            f" to train without them, or use an --algo that takes them:"
-            f" {', '.join(weighted)}")
-
-
-def fit_weights(args: argparse.Namespace, estimator, data) -> dict:
-    """``{"sample_weight": w}`` for ``estimator.fit`` when ``data`` gives example weights
-    (``{}`` when it gives none, or with --ignore-weights); a CLIError when the estimator
-    takes none."""
+def fit_weights(args: argparse.Namespace, data) -> dict:
+    """``{"sample_weight": w}`` for the estimator's ``fit`` (every ``--algo`` takes it) when
+    ``data`` gives example weights; ``{}`` when it gives none, or with --ignore-weights."""
     if data.sample_weight is None or getattr(args, "ignore_weights", False):
         return {}
-    if not takes_weights(estimator):
-        raise CLIError(weights_refusal(args, estimator, data.path, data.format))
     return {"sample_weight": data.sample_weight}

@@ -141,7 +141,7 @@ def _train(args: argparse.Namespace) -> int:
                         _weights_used(args, "vw", streamed.weighted))
     data = read_args_data(args)
     estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
-    weights = _estimators.fit_weights(args, estimator, data)
+    weights = _estimators.fit_weights(args, data)
     _stream.note_in_memory(args, data, estimator)
     model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
     start = time.perf_counter()

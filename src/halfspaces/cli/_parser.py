@@ -221,7 +221,7 @@ def _add_train(sub) -> None:
                       indexing_help=_DETECT_INDEXING + "; the model records it for predict"
                                                        " and evaluate",
                       weights="train without the example weights of the file (VW importance"
-                              " weights, --weight-column), e.g. for an --algo that takes none")
+                              " weights, --weight-column): every example counts once")
     p.add_argument("--cache", action="store_true",
                    help="svmlight, streaming learners: parse the file once into a binary cache"
                         " beside it (FILE.hscache), read by later passes and later runs")

@@ -10,8 +10,7 @@ on stderr says how much memory the features take.
 A VW file's importance weights go to each block's ``partial_fit`` (``fit_file(...,
 sample_weight=True)``), through the cache too, so the model is ``fit(X, y, sample_weight=w)``
 on the whole file. A learner whose stream takes no weights (Pegasos) trains in memory
-instead when the file's weights are not all 1; one that takes none at all is refused
-(``--ignore-weights`` trains without them).
+instead when the file's weights are not all 1 (``--ignore-weights`` trains without them).
 """
 
 from __future__ import annotations
@@ -110,9 +109,6 @@ def train(args: argparse.Namespace) -> Streamed | None:
         try:
             return _fit(args, fmt, cache, estimator)
         except WeightsRefused:  # raised before the learner learnt anything
-            if not _estimators.takes_weights(estimator):
-                raise CLIError(_estimators.weights_refusal(args, estimator, args.data,
-                                                           fmt)) from None
             if cache:
                 flag = "--cache-dir" if args.cache_dir else "--cache"
                 raise CLIError(f"{flag}: {args.data} gives example weights (its VW importance"

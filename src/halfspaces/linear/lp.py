@@ -3,8 +3,14 @@
     Separating LP  min ||w||_1  s.t.  y_i (<w, x_i> + b) >= 1 for all i   (b: fit_intercept)
     Farkas         exactly one holds: such (w, b) exists, or some alpha >= 0, alpha != 0 has
                    sum_i alpha_i y_i x_i = 0  (and sum_i alpha_i y_i = 0 with an offset)
-    Relaxation     min sum_i xi_i  s.t.  y_i (<w, x_i> + b) >= 1 - xi_i, xi_i >= 0
+    Relaxation     min sum_i s_i xi_i  s.t.  y_i (<w, x_i> + b) >= 1 - xi_i, xi_i >= 0
                    (on_infeasible="least_violation", the default; the certificate is kept)
+
+Example weights s_i >= 0 (sample_weight times class_weight; s_i = 1 without): a row of
+weight 0 is left out of every LP, so it is exactly the row removed (the certificate never
+puts weight on it). Positive weights do not change the separating LP or the Farkas LP:
+whether a separator exists does not depend on them. They weigh the relaxation's hinge
+losses, where an integer weight k is the row repeated k times (the same optimal value).
 
 Any strictly separating (w, b) can be rescaled to meet the margin-1 constraints, so the LP is
 feasible exactly when the data is separable, and then its solution has zero training error
@@ -26,11 +32,13 @@ from .._labels import check_classes, decode_scores, encode_pm
 from .._parallel import map_problems
 from .._params import LP_SEPARATOR
 from .._validation import check_row_norms, validate_X, validate_X_y
-from ..exceptions import NotSeparableWarning
+from .._weights import example_weights
+from ..exceptions import NotSeparableError, NotSeparableWarning
 from ..solvers.lp import (
     describe_rows,
     farkas_certificate,
     least_violation_hyperplane,
+    not_separable_error,
     separate_or_certify,
     separating_hyperplane,
 )
@@ -56,6 +64,10 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         :class:`~halfspaces.exceptions.NotSeparableWarning` names its rows.
         ``"raise"`` is the strict form of ERM in the realizable case: it raises
         :class:`~halfspaces.NotSeparableError` carrying the certificate instead.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: an example's weight is its class's weight (``"balanced"``:
+        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``) times
+        its ``sample_weight`` (see Notes for what a weight does).
     n_jobs : int or None, default=None
         Threads for the one-vs-rest problems of more than two classes (scikit-learn's
         meaning: None or 1 is one, -1 every core): the LPs of ``min(n_jobs, n_classes)``
@@ -108,6 +120,22 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
     problem must be separable (the error names the class). Sparse ``X`` (CSR) gives a sparse
     LP.
 
+    Example weights :math:`s_i \\ge 0` (``sample_weight`` times ``class_weight``, the same
+    for every one-vs-rest problem): a row of weight 0 is left out of every LP, exactly as
+    if it were removed from ``X`` (``certificates_`` keeps a column for it, always 0).
+    Positive weights do not change the separating LP or the Farkas LP, since whether a
+    separator exists does not depend on them: on separable data the weights change nothing.
+    They weigh the relaxation,
+
+    .. math::
+
+        \\min_{w, b, \\xi} \\; \\sum_i s_i \\xi_i \\quad\\text{s.t.}\\quad
+        y_i(\\langle w, x_i\\rangle + b) \\ge 1 - \\xi_i,\\; \\xi_i \\ge 0,
+
+    so that an integer weight :math:`k` is the row repeated :math:`k` times (the same
+    optimal value; the LP's optimal vertex need not be unique, so not always the same
+    ``coef_``).
+
     References
     ----------
     Farkas (1902); Shalev-Shwartz and Ben-David (2014), *Understanding Machine Learning*,
@@ -137,13 +165,18 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
     _parameter_constraints = LP_SEPARATOR
 
     def __init__(self, *, fit_intercept: bool = True,
-                 on_infeasible: str = "least_violation", n_jobs: int | None = None):
+                 on_infeasible: str = "least_violation", class_weight=None,
+                 n_jobs: int | None = None):
         self.fit_intercept = fit_intercept
         self.on_infeasible = on_infeasible
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
 
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Solve the separating LP of each binary problem (one-vs-rest for more classes).
+
+        ``sample_weight``: one number ``s_i >= 0`` per example; 0 leaves the example out, a
+        positive weight weighs its hinge loss in the least-violation LP (see Notes).
 
         Raises
         ------
@@ -161,8 +194,14 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         X, y = validate_X_y(self, X, y, reset=True)
         check_row_norms("LPSeparator", X)  # HiGHS fails on features of 1e154 or more
         self.classes_ = check_classes("LPSeparator", y, None)
+        s = example_weights("LPSeparator.fit", sample_weight, X.shape[0], y,
+                            self.class_weight, self.classes_)
         y_pm = encode_pm(y, self.classes_)
         X = X.astype(np.float64, copy=False)
+        n = X.shape[0]
+        kept = np.arange(n) if s is None else np.flatnonzero(s)
+        if kept.size < n:  # a row of weight 0 is the row removed
+            X, y_pm, s = X[kept], y_pm[..., kept], s[kept]
         fit_b = bool(self.fit_intercept)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
 
@@ -170,13 +209,19 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
             """(w, b, the Farkas certificate or None, whether separable) of problem k."""
             y_k, problem = problems[k], self._problem_name(k, len(problems))
             if self.on_infeasible == "raise":
-                return (*separate_or_certify(X, y_k, fit_b, owner="LPSeparator",
-                                             problem=problem, hint=_HINT), None, True)
+                try:
+                    return (*separate_or_certify(X, y_k, fit_b, owner="LPSeparator",
+                                                 problem=problem, hint=_HINT), None, True)
+                except NotSeparableError as err:  # its rows as given, weight-0 ones too
+                    raise not_separable_error(
+                        _over_rows(err.certificate, kept, n), fit_b, owner="LPSeparator",
+                        problem=problem, hint=_HINT, residual=err.residual) from None
             sep = separating_hyperplane(X, y_k, fit_b)
             if sep is not None:
                 return (*sep, None, True)
-            return (*least_violation_hyperplane(X, y_k, fit_b)[:2],
-                    farkas_certificate(X, y_k, fit_b), False)
+            alpha = farkas_certificate(X, y_k, fit_b)
+            return (*least_violation_hyperplane(X, y_k, fit_b, s)[:2],
+                    None if alpha is None else _over_rows(alpha, kept, n), False)
 
         coef = np.zeros((len(problems), X.shape[1]))
         intercept = np.zeros(len(problems))
@@ -192,7 +237,7 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
                                                 alpha, fit_b))
         self.coef_, self.intercept_, self.separable_ = coef, intercept, separable
         self.certificates_ = sp.vstack(
-            [sp.csr_matrix(alphas[k] if k in alphas else (1, X.shape[0]))
+            [sp.csr_matrix(alphas[k] if k in alphas else (1, n))
              for k in range(len(problems))], format="csr")
         if unseparated:
             warnings.warn(NotSeparableWarning(
@@ -226,6 +271,14 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _over_rows(alpha: NDArray[np.float64], kept: NDArray[np.intp], n: int
+               ) -> NDArray[np.float64]:
+    """The certificate ``alpha`` over the ``kept`` rows as a vector over all ``n`` rows."""
+    full = np.zeros(n)
+    full[kept] = alpha
+    return full
 
 
 def _unseparated(problem: str, k: int, alpha, fit_intercept: bool) -> str:

@@ -11,13 +11,16 @@ Farkas alternative (exactly one of the two systems has a solution)::
 
     find alpha >= 0,  sum_i alpha_i = 1,  sum_i alpha_i y_i x_i = 0  [, sum_i alpha_i y_i = 0]
 
-Least violation (the LP relaxation of ERM: the sum of hinge losses, no regulariser)::
+Least violation (the LP relaxation of ERM: the sum of hinge losses, no regulariser; with
+example weights ``s_i > 0`` the weighted sum, ``s_i = 1`` without)::
 
-    min  sum_i xi_i    s.t.  y_i (<w, x_i> + b) >= 1 - xi_i,  xi_i >= 0
+    min  sum_i s_i xi_i    s.t.  y_i (<w, x_i> + b) >= 1 - xi_i,  xi_i >= 0
 
-The bracketed offset parts are present when ``fit_intercept`` is true. Certificates come
-from solving the alternative LP explicitly (never from solver-internal rays), are polished
-on their support and verified numerically before anyone sees them.
+The bracketed offset parts are present when ``fit_intercept`` is true. Only the relaxation
+takes weights: whether a separator or a certificate exists does not depend on them (a caller
+leaves the rows of weight 0 out of every LP, as :class:`~halfspaces.LPSeparator` does).
+Certificates come from solving the alternative LP explicitly (never from solver-internal
+rays), are polished on their support and verified numerically before anyone sees them.
 """
 
 from __future__ import annotations
@@ -199,18 +202,21 @@ def _polish(M, alpha, X, y, fit_intercept):
     return alpha
 
 
-def least_violation_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = True):
+def least_violation_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = True,
+                               sample_weight: NDArray[np.float64] | None = None):
     """Solve the least-violation LP; return ``(w, b, xi)``.
 
-    Minimises the total slack ``sum_i xi_i`` (the sum of hinge losses
-    ``max(0, 1 - y_i(<w,x_i>+b))``, unregularised): zero exactly when the data is separable.
+    Minimises the total slack ``sum_i s_i xi_i`` (the sum of hinge losses
+    ``max(0, 1 - y_i(<w,x_i>+b))`` weighted by ``sample_weight``, ``s_i > 0``, all 1 when
+    None; unregularised): zero exactly when the data is separable.
     """
     n, d = X.shape
     YX = _signed_rows(X, y)
     eye = sp.identity(n, format="csr")
     off = [sp.csr_matrix(-y[:, None])] if fit_intercept else []
     A_ub = sp.hstack([sp.csr_matrix(-YX), sp.csr_matrix(YX)] + off + [-eye], format="csc")
-    c = np.concatenate([np.zeros(2 * d + int(fit_intercept)), np.ones(n)])
+    s = np.ones(n) if sample_weight is None else sample_weight
+    c = np.concatenate([np.zeros(2 * d + int(fit_intercept)), s])
     bounds = ([(0.0, None)] * (2 * d) + [(None, None)] * int(fit_intercept)
               + [(0.0, None)] * n)
     sol = _linprog("least-violation LP", c, A_ub=A_ub, b_ub=-np.ones(n), bounds=bounds)
