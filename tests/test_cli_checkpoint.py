@@ -105,6 +105,9 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "svm-dcd": (["--algo", "svm", "--solver", "dcd", "--random-state", "3"], [1, 3, 5]),
     "svm-dcd-every-2": (["--algo", "svm", "--C", "10", "--random-state", "3",
                          "--checkpoint-every", "2"], [1, 2]),
+    # the Crammer-Singer solver: its dual variables, W, the order and the generator
+    "svm-crammer-singer-3-classes": (["--algo", "svm", "--set", "multi_class=crammer_singer",
+                                      "--no-fit-intercept", "--random-state", "3"], [1, 3, 5]),
     # the kernel learners: their dual expansions saved, the Gram matrix computed again
     "kernel-perceptron": (["--algo", "kernel-perceptron", "--kernel", "rbf", "--random-state",
                            "3"], [1, 3, 5]),
@@ -205,17 +208,19 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
             " --no-shuffle, rows too), kernel-perceptron (epochs), pegasos, also with" \
             " --kernel" in err
         assert "and svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
-               " --n-jobs 1). Not --algo logistic, lp, nor svm's QP: Clarabel's QP, SciPy's" \
-               " L-BFGS-B and HiGHS's LP keep their state inside the library, so a restart" \
-               " from the iterate alone would not give the same bits" in err
+               " also with --n-jobs, or --set multi_class=crammer_singer). Not --algo" \
+               " logistic, lp, nor svm's QP: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP" \
+               " keep their state inside the library, so a restart from the iterate alone" \
+               " would not give the same bits" in err
         assert len(err.splitlines()) == 1
-    for option in (["--kernel", "rbf"], ["--solver", "qp"],
-                   ["--set", "multi_class=crammer_singer"], ["--n-jobs", "2"]):
+    for option in (["--kernel", "rbf"], ["--solver", "qp"]):
         status, err = _run(capsys, "train", data, "--algo", "svm", *option, "-o", model,
                            "--checkpoint-every", "1")
         assert status == 1 and "do not apply to --algo svm with" \
             f" {' '.join(option)}: svm checkpoints the epochs of" \
-            " dual coordinate descent" in err and len(err.splitlines()) == 1
+            " dual coordinate descent (the linear kernel, --solver dcd or auto; one-vs-rest" \
+            " or Crammer-Singer); the QP keeps no checkpoints" in err \
+            and len(err.splitlines()) == 1
     status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
                        "--checkpoint-every", "1")
     assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
@@ -268,12 +273,17 @@ def test_svm_resume_refuses_a_damaged_solver_state(tmp_path, data, capsys):
     path = f"{model}.checkpoint"
     est, metadata, arrays = load(path, with_metadata=True, with_arrays=True)
     for name, bad, message in (
-            ("alpha", lambda a: -a - 1.0, "'alpha' is outside [0, C_i]"),
+            ("alpha", lambda a: -a - 1.0, "'alpha' is outside [0, C_i] (problem 0)"),
             ("active", lambda a: np.zeros_like(a), "'active' is not a permutation of the rows"),
-            ("w", lambda a: a[:-1], "'w' is float64 of shape (3,), not float64 of shape (4,)"),
+            ("w", lambda a: a[:, :-1],
+             "'w' is float64 of shape (1, 3), not float64 of shape (1, 4)"),
             ("scalars", lambda a: np.full_like(a, np.nan), "'scalars' is not finite"),
             ("done_n_iter", lambda a: np.ones(3, dtype=np.int64),
-             "it has finished 3 of the 1 problems")):
+             "'done_n_iter' is int64 of shape (3,), not int64 of shape (0,)"),
+            ("running", lambda a: a + 1, "'running' is not increasing indices of the 1"
+                                         " problems"),
+            ("done_problem", lambda a: np.zeros(1, dtype=np.int64),
+             "'running' names a finished problem")):
         save(est, path, metadata=metadata, arrays={**arrays, name: bad(arrays[name])})
         status, err = _run(capsys, *argv, "--resume")
         assert status == 1 and f"{path}: " in err and message in err, (name, err)
