@@ -55,10 +55,9 @@ from contextvars import ContextVar
 
 import numpy as np
 
-__all__ = ["Checkpointer", "CheckpointError", "check_solver_arrays", "checkpointing", "epoch_done",
-           "file_identity",
-           "resume_point", "resume_position", "rows_done", "rows_every", "solver_resume",
-           "solver_state_error", "solver_writer"]
+__all__ = ["Checkpointer", "CheckpointError", "check_solver_arrays", "checkpointing",
+           "epoch_done", "file_identity", "resume_point", "resume_position", "rows_done",
+           "rows_every", "solver_resume", "solver_state_error", "solver_writer"]
 
 _ACTIVE: ContextVar[Checkpointer | None] = ContextVar("halfspaces_checkpointer", default=None)
 
