@@ -129,6 +129,9 @@ CASES = {  # the options, and the checkpoints after which a run is killed
     "svm-dcd": (["--algo", "svm", "--solver", "dcd", "--random-state", "3"], [1, 3, 5]),
     "svm-dcd-every-2": (["--algo", "svm", "--C", "10", "--random-state", "3",
                          "--checkpoint-every", "2"], [1, 2]),
+    # the Crammer-Singer solver: its dual variables, W, the order and the generator
+    "svm-crammer-singer-3-classes": (["--algo", "svm", "--set", "multi_class=crammer_singer",
+                                      "--no-fit-intercept", "--random-state", "3"], [1, 3, 5]),
     # the kernel learners: their dual expansions saved, the Gram matrix computed again
     "kernel-perceptron": (["--algo", "kernel-perceptron", "--kernel", "rbf", "--random-state",
                            "3"], [1, 3, 5]),
@@ -209,6 +212,107 @@ def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path):
     assert finished == {0, 1, 2}  # kill points inside each of the three problems
 
 
+# train --n-jobs 2, killed by SIGKILL right after the first checkpoint whose solver state
+# holds at least argv[1] finished problems and argv[2] problems stopped inside; the first two
+# problems meet after their first epoch (a barrier), so that both are in flight when they write
+_KILLED_IN_FLIGHT = """
+import os, signal, sys, threading
+from halfspaces import _checkpoint
+from halfspaces.linear import svm
+done, running = int(sys.argv[1]), int(sys.argv[2])
+write, solve, barrier, started = (_checkpoint.Checkpointer.epoch_done, svm.dcd_svm,
+                                  threading.Barrier(2, timeout=60), [])
+
+def epoch_done(self, est, epochs, rng, position=None):
+    write(self, est, epochs, rng, position)
+    if len(self.arrays["done_problem"]) >= done and len(self.arrays["running"]) >= running:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+def dcd_svm(*args, checkpoint, **kwargs):
+    started.append(None)
+    if len(started) > 2:
+        return solve(*args, checkpoint=checkpoint, **kwargs)
+    met = []
+
+    def synced(epochs, state):
+        if not met:
+            met.append(barrier.wait())
+        checkpoint(epochs, state)
+
+    return solve(*args, checkpoint=synced, **kwargs)
+
+_checkpoint.Checkpointer.epoch_done, svm.dcd_svm = epoch_done, dcd_svm
+from halfspaces.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+def test_svm_n_jobs_2_resumes_the_problems_in_flight(tmp_path, data3):
+    """3 classes, one-vs-rest in two threads: killed with the first two problems in flight,
+    and with one finished and the third in flight (started when a thread was free); resumed
+    (each unfinished problem from its own state): the uninterrupted model, bit for bit,
+    which is also --n-jobs 1's."""
+    options = ["--algo", "svm", "--solver", "dcd", "--max-iter", "4", "--random-state", "5",
+               "--checkpoint-every", "1", "--quiet"]
+    whole, one = tmp_path / "whole.model", tmp_path / "one.model"
+    assert _train(data3, *options, "--n-jobs", "2", "-o", whole).returncode == 0
+    assert _train(data3, *options, "-o", one).returncode == 0
+    for w in ("coef_", "intercept_", "dual_coef_", "support_", "n_iter_"):
+        assert np.array_equal(getattr(load(whole), w), getattr(load(one), w))
+    for done, running in ((0, 2), (1, 1)):
+        model = tmp_path / f"killed-{done}-{running}.model"
+        killed = subprocess.run([sys.executable, "-c", _KILLED_IN_FLIGHT, str(done),
+                                 str(running), "train", str(data3), *options, "--n-jobs", "2",
+                                 "-o", str(model)], capture_output=True, text=True)
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        _, arrays = load(f"{model}.checkpoint", with_arrays=True)
+        assert len(arrays["done_problem"]) >= done and len(arrays["running"]) >= running
+        assert done == 0 or 2 in arrays["running"]
+        resumed = _train(data3, *options, "--n-jobs", "2", "--resume", "-o", model)
+        assert resumed.returncode == 0, resumed.stderr
+        assert _entries(model) == _entries(whole), f"killed at {done} done, {running} running"
+
+
+def test_svm_crammer_singer_checkpoints_dense_rows_that_auto_would_give_the_qp(tmp_path,
+                                                                              capsys):
+    """--solver auto gives the QP dense data of at most 2000 rows, but Crammer-Singer has its
+    own solver (dual coordinate descent) whatever the size: it checkpoints, and resumes to
+    the uninterrupted model; a damaged state is refused, naming the array."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 3))
+    y = np.argmax(X + 0.7 * rng.normal(size=(40, 3)), axis=1)
+    data = tmp_path / "d.csv"
+    data.write_text("".join(f"{c}," + ",".join(map(repr, x.tolist())) + "\n"
+                            for c, x in zip(y, X, strict=True)))
+    options = ["--algo", "svm", "--set", "multi_class=crammer_singer", "--no-fit-intercept",
+               "--max-iter", "5", "--random-state", "1", "--checkpoint-every", "1"]
+    whole, model = tmp_path / "whole.model", tmp_path / "m.model"
+    assert _train(data, *options, "-o", whole).returncode == 0
+    assert _train(data, *options, "-o", model, kill_after=2).returncode == -signal.SIGKILL
+    path = f"{model}.checkpoint"
+    est, metadata, arrays = load(path, with_metadata=True, with_arrays=True)
+    assert arrays["n_iter"].tolist() == [2]
+    for name, bad, message in (
+            ("alpha", lambda a: a + 1.0, "'alpha' is outside alpha_i^m <= C_i^m (C_i for the"
+                                         " class of example i, 0 for the others)"),
+            ("W", lambda a: a[:2], "'W' is float64 of shape (2, 3), not float64 of shape"
+                                   " (3, 3)"),
+            ("order", lambda a: np.zeros_like(a), "'order' is not a permutation of the rows"),
+            ("n_iter", lambda a: a + 10, "'n_iter' is not a number of passes from 1 to"
+                                         " max_iter - 1 = 4"),
+            ("tol", lambda a: -a, "'tol' is not a finite tol' > 0"),
+            ("rng", lambda a: a.astype(np.int64), "'rng' is int64 of shape (1,), not uint64")):
+        save(est, path, metadata=metadata, arrays={**arrays, name: bad(arrays[name])})
+        status, err = _run(capsys, "train", data, *options, "-o", model, "--resume",
+                           "--quiet")
+        assert status == 1 and err.startswith(f"halfspaces: error: {path}: the solver state")
+        assert message in err and "the checkpoint is damaged; run without --resume" in err, \
+            (name, err)
+    save(est, path, metadata=metadata, arrays=arrays)  # as written: it resumes
+    assert _train(data, *options, "-o", model, "--resume").returncode == 0
+    assert _entries(model) == _entries(whole)
+
+
 def _run(capsys, *argv):
     status = main([str(a) for a in argv])
     return status, capsys.readouterr().err
@@ -244,18 +348,20 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
             " --no-shuffle, rows too), kernel-perceptron (epochs), pegasos, also with" \
             " --kernel" in err
         assert "svm (epochs of dual coordinate descent: the linear kernel, one-vs-rest," \
-               " --n-jobs 1) and logistic --solver sgd (epochs). Not --algo lp, logistic's" \
-               " L-BFGS-B, nor svm's QP: Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP keep" \
-               " their state inside the library, so a restart from the iterate alone would" \
-               " not give the same bits" in err
+               " also with --n-jobs, or --set multi_class=crammer_singer) and logistic" \
+               " --solver sgd (epochs). Not --algo lp, logistic's L-BFGS-B, nor svm's QP:" \
+               " Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP keep their state inside the" \
+               " library, so a restart from the iterate alone would not give the same bits" \
+               in err
         assert len(err.splitlines()) == 1
-    for option in (["--kernel", "rbf"], ["--solver", "qp"],
-                   ["--set", "multi_class=crammer_singer"], ["--n-jobs", "2"]):
+    for option in (["--kernel", "rbf"], ["--solver", "qp"]):
         status, err = _run(capsys, "train", data, "--algo", "svm", *option, "-o", model,
                            "--checkpoint-every", "1")
         assert status == 1 and "do not apply to --algo svm with" \
             f" {' '.join(option)}: svm checkpoints the epochs of" \
-            " dual coordinate descent" in err and len(err.splitlines()) == 1
+            " dual coordinate descent (the linear kernel, --solver dcd or auto; one-vs-rest" \
+            " or Crammer-Singer); the QP keeps no checkpoints" in err \
+            and len(err.splitlines()) == 1
     status, err = _run(capsys, "train", data, "--algo", "pegasos", "--tol", "0.1", "-o", model,
                        "--checkpoint-every", "1")
     assert status == 1 and "apply to --algo pegasos without --tol: Pegasos checkpoints" in err
@@ -308,12 +414,17 @@ def test_svm_resume_refuses_a_damaged_solver_state(tmp_path, data, capsys):
     path = f"{model}.checkpoint"
     est, metadata, arrays = load(path, with_metadata=True, with_arrays=True)
     for name, bad, message in (
-            ("alpha", lambda a: -a - 1.0, "'alpha' is outside [0, C_i]"),
+            ("alpha", lambda a: -a - 1.0, "'alpha' is outside [0, C_i] (problem 0)"),
             ("active", lambda a: np.zeros_like(a), "'active' is not a permutation of the rows"),
-            ("w", lambda a: a[:-1], "'w' is float64 of shape (3,), not float64 of shape (4,)"),
+            ("w", lambda a: a[:, :-1],
+             "'w' is float64 of shape (1, 3), not float64 of shape (1, 4)"),
             ("scalars", lambda a: np.full_like(a, np.nan), "'scalars' is not finite"),
             ("done_n_iter", lambda a: np.ones(3, dtype=np.int64),
-             "it has finished 3 of the 1 problems")):
+             "'done_n_iter' is int64 of shape (3,), not int64 of shape (0,)"),
+            ("running", lambda a: a + 1, "'running' is not increasing indices of the 1"
+                                         " problems"),
+            ("done_problem", lambda a: np.zeros(1, dtype=np.int64),
+             "'running' names a finished problem")):
         save(est, path, metadata=metadata, arrays={**arrays, name: bad(arrays[name])})
         status, err = _run(capsys, *argv, "--resume")
         assert status == 1 and f"{path}: " in err and message in err, (name, err)

@@ -36,9 +36,10 @@ time), so that a checkpoint of another training is refused rather than continued
 random order of the next pass is drawn from the restored generator, so a fit killed and
 resumed makes the passes of an uninterrupted one: the same model, bit for bit.
 
-A fit whose state lives in a solver's arrays (``SVC`` with dual coordinate descent, one
-problem after another) calls :func:`solver_resume` instead of :func:`resume_point`, and
-:func:`solver_done` with its arrays: the checkpoint is then the unfitted estimator (its
+A fit whose state lives in a solver's arrays (``SVC`` with dual coordinate descent, its
+one-vs-rest problems one after another or in threads, and the Crammer-Singer solver) calls
+:func:`solver_resume` instead of :func:`resume_point`, and the writer of
+:func:`solver_writer` with its arrays: the checkpoint is then the unfitted estimator (its
 parameters) with those arrays beside it (``persistence.save``'s ``arrays``); the solver checks
 them when it resumes.
 
@@ -55,9 +56,9 @@ from contextvars import ContextVar
 
 import numpy as np
 
-__all__ = ["Checkpointer", "CheckpointError", "checkpointing", "epoch_done", "file_identity",
-           "resume_point", "resume_position", "rows_done", "rows_every", "solver_done",
-           "solver_resume", "solver_state_error"]
+__all__ = ["Checkpointer", "CheckpointError", "check_solver_arrays", "checkpointing",
+           "epoch_done", "file_identity", "resume_point", "resume_position", "rows_done",
+           "rows_every", "solver_resume", "solver_state_error", "solver_writer"]
 
 _ACTIVE: ContextVar[Checkpointer | None] = ContextVar("halfspaces_checkpointer", default=None)
 
@@ -282,7 +283,7 @@ def resume_position(est) -> dict | None:
 
 
 def solver_resume(est) -> dict | None:
-    """For a fit whose state is a solver's arrays (see :func:`solver_done`): None when no
+    """For a fit whose state is a solver's arrays (see :func:`solver_writer`): None when no
     checkpointer follows it; else the arrays of the checkpoint to resume from (unchecked:
     the solver checks them, :func:`solver_state_error`), empty when there is none."""
     active = _ACTIVE.get()
@@ -305,6 +306,17 @@ def refuse_unsaved(est, reason: str, fix: str) -> None:
                               " train without --checkpoint-every")
 
 
+def check_solver_arrays(arrays: dict, wanted: dict) -> None:
+    """Refuse (ValueError, naming the array) a solver state whose arrays ``wanted`` (name:
+    ``(dtype, shape)``) are missing or of another dtype or shape."""
+    for name, (dtype, shape) in wanted.items():
+        x = arrays.get(name)
+        if x is None or x.dtype != np.dtype(dtype) or x.shape != shape:
+            found = "missing" if x is None else f"{x.dtype} of shape {x.shape}"
+            raise ValueError(f"the solver state {name!r} is {found}, not {np.dtype(dtype)} of"
+                             f" shape {shape}")
+
+
 def solver_state_error(problem: str) -> CheckpointError:
     """The error for the active checkpoint, whose solver state the solver (or whose state
     the fit) refused."""
@@ -312,12 +324,20 @@ def solver_state_error(problem: str) -> CheckpointError:
                            " without --resume to start the training afresh")
 
 
-def solver_done(est, epochs: int, arrays: dict) -> None:
-    """After epoch ``epochs`` of ``est``'s fit, whose state is ``arrays`` (numeric, by name):
-    when one is due, a checkpoint of ``est``'s parameters (not its attributes: the fit sets
-    them again) and ``arrays``."""
+def solver_writer(est):
+    """For a fit whose state is a solver's arrays: None when no checkpointer follows it; else
+    ``write(epochs, arrays)``, which after epoch ``epochs``, when a checkpoint is due, writes
+    one of ``est``'s parameters (not its attributes: the fit sets them again) and
+    ``arrays()`` (numeric arrays by name, called only then). ``write`` is bound to the
+    checkpointer active now, so the threads of one-vs-rest problems, which do not see it,
+    can call it (one at a time)."""
     active = _ACTIVE.get()
-    if active is not None and active.est is est and active.every and \
-            not epochs % active.every:
-        active.arrays = arrays
-        active.epoch_done(type(est)(**est.get_params(deep=False)), epochs, None)
+    if active is None or active.est is not est:
+        return None
+
+    def write(epochs: int, arrays) -> None:
+        if active.every and not epochs % active.every:
+            active.arrays = arrays()
+            active.epoch_done(type(est)(**est.get_params(deep=False)), epochs, None)
+
+    return write

@@ -43,9 +43,10 @@ CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; stream
                 " --no-shuffle, rows too), kernel-perceptron (epochs), pegasos, also with"
                 " --kernel (epochs in memory, without --tol or --set record_objective; streamed"
                 " with --set sampling=cyclic, epochs or rows), svm (epochs of dual"
-                " coordinate descent: the linear kernel, one-vs-rest, --n-jobs 1) and logistic"
-                " --solver sgd (epochs). Not --algo lp, logistic's L-BFGS-B, nor svm's QP:"
-                " Clarabel's QP, SciPy's L-BFGS-B and HiGHS's LP"
+                " coordinate descent: the linear kernel, one-vs-rest, also with --n-jobs, or"
+                " --set multi_class=crammer_singer) and logistic --solver sgd (epochs). Not"
+                " --algo lp, logistic's L-BFGS-B, nor svm's QP: Clarabel's QP, SciPy's"
+                " L-BFGS-B and HiGHS's LP"
                 " keep their state inside the library, so a restart from the iterate alone"
                 " would not give the same bits; nor the one-pass halving and weighted-majority.")
 
@@ -115,19 +116,17 @@ def _check_pegasos_checkpoints(est) -> None:
 
 
 def _check_svm_checkpoints(est) -> None:
-    """SVC checkpoints dual coordinate descent's problems, solved one after another."""
+    """SVC checkpoints dual coordinate descent (one-vs-rest or Crammer-Singer), not the
+    QP."""
     from ._io import CLIError
 
     problem = ("--kernel " + str(est.kernel) if est.kernel != "linear" else
-               "--solver qp" if est.solver == "qp" else
-               "--set multi_class=crammer_singer" if est.multi_class != "ovr" else
-               f"--n-jobs {est.n_jobs}" if est.n_jobs not in (None, 1) else None)
+               "--solver qp" if est.solver == "qp" else None)
     if problem:
         raise CLIError(f"--checkpoint-every and --resume do not apply to --algo svm with"
                        f" {problem}: svm checkpoints the epochs of dual coordinate descent"
-                       " (the linear kernel, --solver dcd or auto), its one-vs-rest problems"
-                       " solved one after another (--n-jobs 1); the QP and the Crammer-Singer"
-                       " solver keep no checkpoints")
+                       " (the linear kernel, --solver dcd or auto; one-vs-rest or"
+                       " Crammer-Singer); the QP keeps no checkpoints")
 
 
 def _train(args: argparse.Namespace) -> int:

@@ -23,6 +23,7 @@ with the same unregularized offset.
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -46,8 +47,9 @@ from .._weights import example_weights
 from ..calibration import ProbabilityMixin, fit_probability
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
+from ..solvers.crammer_singer import check_state as check_cs_state
 from ..solvers.crammer_singer import crammer_singer
-from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
+from ..solvers.dcd import check_state, dcd_svm, feasible_dual, primal_dual, state_shapes
 from ..solvers.lp import separate_or_certify
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
 
@@ -59,6 +61,28 @@ _AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this 
 # (1M) 10 s and +220 MB, 5000 x 500 dense (2.75M) 69 s and +400 MB.
 _QP_MAX_ENTRIES = 5_000_000
 _SV_RELATIVE_THRESHOLD = 1e-6  # interior-point alphas below this fraction of max are zero
+
+
+def _done_shapes(n: int, d: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The dtype and shape of a finished DCD problem's ``(theta, theta_0, alpha, n_iter)`` in a
+    checkpoint (``n`` rows, ``d`` features), in that order."""
+    return {"done_theta": ("f8", (d,)), "done_theta_0": ("f8", ()),
+            "done_alpha": ("f8", (n,)), "done_n_iter": ("i8", ())}
+
+
+def _checkpoint_arrays(done: dict, running: dict, n: int, d: int) -> dict:
+    """A one-vs-rest DCD checkpoint's arrays (see ``SVC._checkpointed``): ``done``, the
+    finished problems' solutions, and ``running``, the others' states, by problem."""
+    finished, stopped = sorted(done), sorted(running)
+    arrays = {"done_problem": np.array(finished, dtype=np.int64),
+              "running": np.array(stopped, dtype=np.int64)}
+    for j, (name, (dtype, shape)) in enumerate(_done_shapes(n, d).items()):
+        arrays[name] = np.array([done[k][j] for k in finished],
+                                dtype=dtype).reshape(len(finished), *shape)
+    for name, (dtype, shape) in state_shapes(n, d).items():
+        arrays[name] = np.array([running[k][name] for k in stopped],
+                                dtype=dtype).reshape(len(stopped), *shape)
+    return arrays
 
 
 def _qp_fits(X) -> bool:
@@ -360,7 +384,9 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             raise param_error("SVC", "lam", f"large enough that C = 1/(lam n) is finite (n = {n})",
                               self.lam, "Use C=np.inf for the hard margin, or a lam of 1e-12"
                               " or more.")
-        self.solver_ = self._pick_solver(X)
+        # more than two classes by Crammer-Singer: its own solver, dual coordinate descent
+        joint = self.multi_class == "crammer_singer" and len(self.classes_) > 2
+        self.solver_ = "dcd" if joint else self._pick_solver(X)
         if self.solver_ != "dcd":
             self._refuse_checkpoints_in_the_qp(X)
             # dcd_svm checks them as it computes its curvatures
@@ -373,7 +399,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                 delattr(self, stale)
         y_pm = encode_pm(y, self.classes_)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
-        if self.multi_class == "crammer_singer" and len(problems) > 1:
+        if joint:
             self._fit_crammer_singer(X, y, s)
         elif self._is_linear():
             if not self._fit_linear(X, problems, s, warm):
@@ -393,11 +419,23 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return fit_probability(self, X, y_pm, weights)
 
     def _fit_crammer_singer(self, X, y: NDArray, s: NDArray | None) -> None:
-        self.solver_ = "dcd"
+        """The Crammer-Singer solver, with checkpoints of its passes when a checkpointer
+        follows this fit (:mod:`halfspaces._checkpoint`; the solver's state, checked on
+        resume)."""
+        from .._checkpoint import solver_resume, solver_state_error, solver_writer
+
         seed = check_random_state(self.random_state).randint(0, 2**31 - 1)
-        res = crammer_singer(X, np.searchsorted(self.classes_, y), len(self.classes_),
-                             self.C_, tol=self.tol, max_iter=self.max_iter, seed=seed,
-                             sample_weight=s, owner="SVC")
+        codes, k = np.searchsorted(self.classes_, y), len(self.classes_)
+        resume = solver_resume(self) or None  # the state of a checkpoint to go on from
+        if resume is not None:
+            try:
+                check_cs_state(resume, codes, k, X.shape[1],
+                               self.C_ if s is None else self.C_ * s, self.max_iter)
+            except ValueError as exc:
+                raise solver_state_error(str(exc)) from None
+        res = crammer_singer(X, codes, k, self.C_, tol=self.tol, max_iter=self.max_iter,
+                             seed=seed, sample_weight=s, owner="SVC",
+                             checkpoint=solver_writer(self), resume=resume)
         if not res.converged:
             warnings.warn(
                 f"SVC: the Crammer-Singer solver did not reach tol={self.tol:g} in"
@@ -525,67 +563,89 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return True
 
     def _checkpointed(self, X, problems: list[NDArray], seeds, s: NDArray | None, warm):
-        """The solutions of DCD's problems, one after another, with checkpoints (None when no
-        checkpointer follows this fit: :mod:`halfspaces._checkpoint`). A checkpoint holds the
-        finished problems' results (``done_*``) and the state of the problem being solved
-        (``dcd.state_arrays``); a resumed fit checks them, skips the finished problems and
-        continues the current one where it was."""
-        from .._checkpoint import solver_done, solver_resume
+        """The solutions of DCD's problems, in ``n_jobs`` threads as without checkpoints,
+        with checkpoints (None when no checkpointer follows this fit:
+        :mod:`halfspaces._checkpoint`). A checkpoint holds the finished problems' results
+        (``done_*``, ``done_problem`` their indices) and the latest state of each problem
+        stopped inside (the arrays of ``dcd.state_arrays``, a row per problem; ``running``
+        their indices), written by a problem after its checkpoint epochs, one thread at a
+        time. A resumed fit checks it, keeps the finished problems and continues each
+        other one from its state, or from the start: each problem makes the steps of the
+        uninterrupted run, so the model is that run's, bit for bit."""
+        from .._checkpoint import solver_resume, solver_writer
 
         resumed = solver_resume(self)  # None: no checkpoints; {}: none to resume from
         if resumed is None:
             return None
         n, d = X.shape
-        done = {"done_theta": np.zeros((0, d)), "done_theta_0": np.zeros(0),
-                "done_alpha": np.zeros((0, n)), "done_n_iter": np.zeros(0, dtype=np.int64)}
-        if resumed:
-            U = self.C_ if s is None else self.C_ * s
-            done = self._resumed_problems(resumed, done, n, d, len(problems),
-                                          U if self.loss == "hinge" else np.inf)
-        solutions = [(theta, theta_0, alpha, int(n_iter)) for theta, theta_0, alpha, n_iter
-                     in zip(*done.values(), strict=True)]
+        U = (self.C_ if s is None else self.C_ * s) if self.loss == "hinge" else np.inf
+        done, running = self._resumed_problems(resumed, n, d, len(problems), U) \
+            if resumed else ({}, {})
+        write, lock = solver_writer(self), threading.Lock()
 
-        def checkpoint(epochs, state):  # the problems finished so far, and the current one's
-            solver_done(self, epochs, {**done, **state()})
+        def solve(k: int):
+            def checkpoint(epochs, state):
+                def arrays():  # this problem's state now, with the others' latest
+                    running[k] = state()
+                    return _checkpoint_arrays(done, running, n, d)
 
-        first = len(solutions)
-        for k in range(first, len(problems)):
+                with lock:
+                    write(epochs, arrays)
+
+            with lock:
+                start = running.get(k)
             solution = self._solve_linear(X, problems[k], k, seeds[k], s, warm, checkpoint,
-                                          (resumed or None) if k == first else None)
-            if solution is None:
-                return [None]
-            solutions.append(solution)
-            theta, theta_0, alpha, n_iter = solution
-            done = {"done_theta": np.vstack([done["done_theta"], theta]),
-                    "done_theta_0": np.append(done["done_theta_0"], theta_0),
-                    "done_alpha": np.vstack([done["done_alpha"], alpha]),
-                    "done_n_iter": np.append(done["done_n_iter"], np.int64(n_iter))}
-        return solutions
+                                          start)
+            with lock:
+                running.pop(k, None)
+                if solution is not None:
+                    done[k] = solution
 
-    def _resumed_problems(self, resumed: dict, done: dict, n: int, d: int, n_models: int,
-                          U) -> dict:
-        """The finished problems of a checkpoint (``done``'s arrays), checked with the state
-        of the problem it was solving; a CheckpointError names what is wrong."""
-        from .._checkpoint import solver_state_error
-        from ..solvers.dcd import check_state
+        todo = [k for k in range(len(problems)) if k not in done]
+        map_problems(lambda j: solve(todo[j]), len(todo), self.n_jobs)
+        return [done.get(k) for k in range(len(problems))]
+
+    def _resumed_problems(self, resumed: dict, n: int, d: int, n_models: int,
+                          U) -> tuple[dict, dict]:
+        """The finished problems' solutions and the other problems' states in a checkpoint
+        (dicts by problem), checked; a CheckpointError names what is wrong."""
+        from .._checkpoint import check_solver_arrays, solver_state_error
 
         try:
-            k = resumed.get("done_n_iter", np.zeros(0)).shape[0]
-            if k >= n_models:
-                raise ValueError(f"it has finished {k} of the {n_models} problems")
-            for name, empty in done.items():
+            index = {}
+            for name in ("done_problem", "running"):
                 x = resumed.get(name)
-                shape = (k, *empty.shape[1:])
-                if x is None or x.dtype != empty.dtype or x.shape != shape:
-                    raise ValueError(f"the solver state {name!r} is not {empty.dtype} of"
-                                     f" shape {shape}")
+                if x is None or x.dtype != np.int64 or x.ndim != 1:
+                    found = "missing" if x is None else f"{x.dtype} of shape {x.shape}"
+                    raise ValueError(f"the solver state {name!r} is {found}, not int64 of one"
+                                     " dimension")
+                if not ((np.diff(x) > 0).all() and ((x >= 0) & (x < n_models)).all()):
+                    raise ValueError(f"the solver state {name!r} is not increasing indices of"
+                                     f" the {n_models} problems")
+                index[name] = x.tolist()
+            if set(index["done_problem"]) & set(index["running"]):
+                raise ValueError("the solver state 'running' names a finished problem")
+            for shapes, count in ((_done_shapes(n, d), len(index["done_problem"])),
+                                  (state_shapes(n, d), len(index["running"]))):
+                check_solver_arrays(resumed, {name: (dtype, (count, *shape))
+                                              for name, (dtype, shape) in shapes.items()})
+            for name in _done_shapes(n, d):
+                x = resumed[name]
                 if not np.isfinite(x).all() or (name in ("done_alpha", "done_n_iter")
                                                 and (x < 0).any()):
                     raise ValueError(f"the solver state {name!r} is out of range")
-            check_state(resumed, n, d, U)
+            running = {k: {name: resumed[name][j] for name in state_shapes(n, d)}
+                       for j, k in enumerate(index["running"])}
+            for k, state in running.items():
+                try:
+                    check_state(state, n, d, U)
+                except ValueError as exc:
+                    raise ValueError(f"{exc} (problem {k})") from None
         except ValueError as exc:
             raise solver_state_error(str(exc)) from None
-        return {name: resumed[name] for name in done}
+        done = {k: tuple(resumed[name][j] for name in _done_shapes(n, d))
+                for j, k in enumerate(index["done_problem"])}
+        return done, running
 
     def _fit_kernel(self, X, problems: list[NDArray], s: NDArray | None) -> None:
         self.gamma_ = resolve_gamma(self.gamma, X, s)

@@ -24,6 +24,11 @@ the unsaturated set is the first ``r`` of them and ``beta = (D^1 + ... + D^r - A
 a random order repeats until the largest violation of a pass is at most ``tol'``; then the
 duality gap is checked, as in :mod:`halfspaces.solvers.dcd`: converged when it is at most
 ``0.01 tol`` times the primal, else ``tol' <- tol' / 10`` and the passes go on.
+
+Between two passes the run's state is ``W``, ``alpha``, the order of the last pass (the next
+one shuffles it in place), the generator, the passes made and ``tol'``: a run given those
+(:func:`state_arrays`, checked by :func:`check_state`) makes the passes of the run that
+wrote them, bit for bit (checkpoints, :mod:`halfspaces._checkpoint`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from .._checkpoint import check_solver_arrays
 from .._primitives import (
     CSR,
     matvec,
@@ -46,7 +52,7 @@ from .._primitives import (
 from .._validation import check_row_norms
 from ..exceptions import NumericalError
 
-__all__ = ["CSResult", "crammer_singer", "cs_objectives"]
+__all__ = ["CSResult", "check_state", "crammer_singer", "cs_objectives", "state_arrays"]
 
 _GAP_PER_TOL = 0.01  # converged when P - D <= _GAP_PER_TOL * tol * P
 
@@ -129,11 +135,17 @@ def cs_objectives(X, y: NDArray, W: NDArray, alpha: NDArray, C: NDArray) -> tupl
 
 def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4,
                    max_iter: int = 1000, seed: int = 0, sample_weight: NDArray | None = None,
-                   owner: str = "crammer_singer") -> CSResult:
+                   owner: str = "crammer_singer", checkpoint=None,
+                   resume: dict | None = None) -> CSResult:
     """Solve the Crammer-Singer SVM on dense (C-contiguous) or CSR ``X``, ``y`` in
     ``0 .. n_classes - 1``, ``C_i = C s_i``; ``max_iter`` passes at most, each over the rows
     in a random order (``seed``); converged when the duality gap is at most ``0.01 tol``
-    times the primal (see the module docstring)."""
+    times the primal (see the module docstring).
+
+    Checkpoints: ``checkpoint(passes, state)`` is called after every pass that more passes
+    follow; ``state()`` gives the run's state as arrays (:func:`state_arrays`). A run given
+    those as ``resume`` (checked by :func:`check_state`) goes on from there with the passes,
+    and the result, of the run that wrote them."""
     n, d = X.shape
     check_row_norms(owner, X)  # names a row whose ||x_i||^2 overflows
     rows = product_rows(X)
@@ -144,6 +156,10 @@ def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4
     W, alpha = np.zeros((n_classes, d)), np.zeros((n, n_classes))
     order, rng_state = np.arange(n, dtype=np.int64), np.array([seed], dtype=np.uint64)
     converged, n_iter, tol_pass = False, 0, tol
+    if resume is not None:
+        for name, into in (("W", W), ("alpha", alpha), ("order", order), ("rng", rng_state)):
+            into[:] = resume[name]
+        n_iter, tol_pass = int(resume["n_iter"][0]), float(resume["tol"][0])
     primal = dual = float("nan")
     while n_iter < max_iter and not converged:
         shuffle(order, rng_state)
@@ -155,4 +171,44 @@ def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4
             primal, dual = cs_objectives(rows, y, W, alpha, Ci)
             converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
             tol_pass *= 0.1  # the violations met tol' but the gap did not: go on
+        if checkpoint is not None and n_iter < max_iter and not converged:
+            checkpoint(n_iter, lambda n_iter=n_iter, tol_pass=tol_pass: state_arrays(
+                W, alpha, order, rng_state, n_iter, tol_pass))
     return CSResult(W, alpha, n_iter, converged, primal, dual)
+
+
+def state_arrays(W: NDArray, alpha: NDArray, order: NDArray, rng_state: NDArray,
+                 n_iter: int, tol_pass: float) -> dict:
+    """The state of a run between two passes, as copies of arrays by name: ``W``, ``alpha``,
+    ``order`` (the last pass's), ``rng`` (the generator), ``n_iter`` (int64, the passes
+    made) and ``tol`` (float64, ``tol'``)."""
+    return {"W": W.copy(), "alpha": alpha.copy(), "order": order.copy(),
+            "rng": rng_state.copy(), "n_iter": np.array([n_iter], dtype=np.int64),
+            "tol": np.array([tol_pass])}
+
+
+def check_state(arrays: dict, y: NDArray, n_classes: int, d: int, C, max_iter: int) -> None:
+    """Refuse (ValueError, naming the array) a run's state (:func:`state_arrays`) that this
+    problem (labels ``y`` in ``0 .. n_classes - 1``, ``d`` features, ``C_i`` the constants,
+    ``max_iter`` passes) cannot go on from."""
+    n = len(y)
+    wanted = {"W": ("f8", (n_classes, d)), "alpha": ("f8", (n, n_classes)),
+              "order": ("i8", (n,)), "rng": ("u8", (1,)), "n_iter": ("i8", (1,)),
+              "tol": ("f8", (1,))}
+    check_solver_arrays(arrays, wanted)
+    alpha = arrays["alpha"]
+    # alpha_i^m <= C_i^m: C_i for the example's class, 0 for the others
+    box = np.where(np.arange(n_classes) == np.asarray(y)[:, None],
+                   np.broadcast_to(np.asarray(C, dtype=np.float64), (n,))[:, None], 0.0)
+    problems = (
+        ("W", not np.isfinite(arrays["W"]).all(), "not finite"),
+        ("alpha", not (np.isfinite(alpha).all() and (alpha <= box).all()),
+         "outside alpha_i^m <= C_i^m (C_i for the class of example i, 0 for the others)"),
+        ("order", not np.array_equal(np.sort(arrays["order"]), np.arange(n)),
+         "not a permutation of the rows"),
+        ("n_iter", not 0 < arrays["n_iter"][0] < max_iter,
+         f"not a number of passes from 1 to max_iter - 1 = {max_iter - 1}"),
+        ("tol", not 0.0 < arrays["tol"][0] < np.inf, "not a finite tol' > 0"))
+    for name, bad, what in problems:
+        if bad:
+            raise ValueError(f"the solver state {name!r} is {what}")

@@ -160,6 +160,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from .._checkpoint import check_solver_arrays
 from .._primitives import (
     CSR,
     FINITE,
@@ -184,7 +185,7 @@ from .._progress import Callback, Progress
 from .._validation import check_row_norms
 
 __all__ = ["DCDParams", "DCDResult", "DCDState", "check_state", "dcd_svm", "feasible_dual",
-           "primal_dual", "state_arrays"]
+           "primal_dual", "state_arrays", "state_shapes"]
 
 _GAP_PER_TOL = 0.01  # converged also needs P - D <= _GAP_PER_TOL * tol * P
 _FIRST_CHECK, _CHECK_GROWTH = 10, 1.5  # the gap is also checked at epochs 10, 15, 22, ...
@@ -613,18 +614,18 @@ def state_arrays(a: DCDArrays, p: DCDParams, st: DCDState, check_at: float) -> d
             "rng": a.rng_state.copy(), "counters": counters, "scalars": scalars}
 
 
+def state_shapes(n: int, d: int) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The dtype and shape of each array of :func:`state_arrays` (``n`` rows, ``d``
+    features)."""
+    return {"alpha": ("f8", (n,)), "w": ("f8", (d,)), "active": ("i8", (n,)),
+            "rng": ("u8", (1,)), "counters": ("i8", (len(_COUNTERS),)),
+            "scalars": ("f8", (len(_SCALARS) + 2,))}
+
+
 def check_state(arrays: dict, n: int, d: int, U: NDArray | float) -> None:
     """Refuse (ValueError, naming the array) a run's state (:func:`state_arrays`) that this
     problem (``n`` rows, ``d`` features, ``alpha_i`` at most ``U``) cannot continue from."""
-    wanted = {"alpha": ("f8", (n,)), "w": ("f8", (d,)), "active": ("i8", (n,)),
-              "rng": ("u8", (1,)), "counters": ("i8", (len(_COUNTERS),)),
-              "scalars": ("f8", (len(_SCALARS) + 2,))}
-    for name, (dtype, shape) in wanted.items():
-        x = arrays.get(name)
-        if x is None or x.dtype != np.dtype(dtype) or x.shape != shape:
-            found = "missing" if x is None else f"{x.dtype} of shape {x.shape}"
-            raise ValueError(f"the solver state {name!r} is {found}, not {np.dtype(dtype)} of"
-                             f" shape {shape}")
+    check_solver_arrays(arrays, state_shapes(n, d))
     alpha, scalars = arrays["alpha"], arrays["scalars"]
     n_active, n_outer, visits, status = arrays["counters"].tolist()
     problems = (
