@@ -377,12 +377,14 @@ def _fit_command(path: Path, n_features: int | None, cache_dir: str | None) -> l
                    f"{given}{cache})\n")
 
 
-def _cli_command(path: Path, model: Path) -> list[str]:
-    """``halfspaces train`` streaming one pass (file order; a survey pass finds the columns
-    and classes, a last pass counts the training accuracy)."""
+def _cli_command(path: Path, model: Path, n_features: int | None = None) -> list[str]:
+    """``halfspaces train`` streaming one pass (file order; it reports the pass's progressive
+    accuracy). Without ``n_features`` a survey pass first finds the columns and classes;
+    with it (and the indexing) the file is read once."""
+    given = ["--n-features", str(n_features), "--one-based"] if n_features else []
     return [sys.executable, "-W", "ignore", "-m", "halfspaces", "train", str(path), "--algo",
             "perceptron", "--max-iter", "1", "--no-shuffle", "--no-fit-intercept", "--quiet",
-            "-o", str(model)]
+            *given, "-o", str(model)]
 
 
 def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
@@ -405,6 +407,8 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
             "fit_file, text (n_features found)": _fit_command(svm, None, None),
             "fit_file, cache=True (cache built)": _fit_command(svm, None, d),
             "CLI train, text (streamed)": _cli_command(svm, Path(d) / "model.json"),
+            "CLI train, text, --n-features given": _cli_command(svm, Path(d) / "model.json",
+                                                                n_features),
             "VW, text": vw_base + ["-d", str(vw)],
             "VW, its cache (built)": vw_base + ["--cache_file", str(vw_cache)],
         }
@@ -428,6 +432,8 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
                 f"{by['fit_file, text (n_features found)'] / by['VW, text']:.2f}x;"
                 " CLI train text / VW text "
                 f"{by['CLI train, text (streamed)'] / by['VW, text']:.2f}x;"
+                " CLI train text, --n-features given / VW text "
+                f"{by['CLI train, text, --n-features given'] / by['VW, text']:.2f}x;"
                 " fit_file cache / VW cache "
                 f"{by['fit_file, cache=True (cache built)'] / by['VW, its cache (built)']:.2f}x;"
                 " fit_file text (found) / in memory "

@@ -12,7 +12,7 @@ import pytest
 
 from halfspaces import AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron, cli
 from halfspaces._labels import format_label
-from halfspaces.cli import _models
+from halfspaces.cli import _models, _stream
 from halfspaces.datasets import load_svmlight, small_svmlight
 from halfspaces.persistence import load
 
@@ -42,6 +42,24 @@ def _in_memory_forbidden(monkeypatch):
         raise AssertionError("read the whole file")
 
     monkeypatch.setattr(_models, "read_args_data", refuse)
+
+
+def _progressive(X, y, epochs, fit_intercept=True):
+    """NumPy reference of the perceptron's progressive accuracy: in each pass, every row is
+    predicted (right when y <w, x> + b > 0: a tie is wrong, as the update rule counts it),
+    then learnt; passes stop after one without a mistake. The last pass's share right."""
+    X = X.toarray()
+    w, b = np.zeros(X.shape[1]), 0.0
+    for _ in range(epochs):
+        right = 0
+        for x, label in zip(X, np.where(y == y.max(), 1.0, -1.0), strict=True):
+            if label * (x @ w + b) > 0:
+                right += 1
+            else:
+                w, b = w + label * x, b + label * fit_intercept
+        if right == len(y):
+            break
+    return right / len(y)
 
 
 def _same_model(a, b):
@@ -78,7 +96,46 @@ def test_online_learners_stream_to_the_model_of_fit(tmp_path, capsys, monkeypatc
     _same_model(model, expected)
     assert metadata == {"format": "svmlight", "zero_based": False, "n_features": X.shape[1]}
     report = json.loads(out)
-    assert report["n_samples"] == 90 and report["train_accuracy"] == expected.score(X, y)
+    assert report["n_samples"] == 90 and report["train_accuracy"] is None
+    if algo == "pegasos":  # its last pass's mistakes, in memory
+        progressive = 1 - expected.mistakes_per_epoch_[-1] / 90
+    else:  # the running perceptron's
+        progressive = _progressive(X, y, expected.max_iter, expected.fit_intercept)
+    assert report["progressive_accuracy"] == pytest.approx(progressive, abs=1e-12)
+
+
+def test_the_report_words_the_progressive_accuracy(tmp_path, capsys):
+    data = _write(tmp_path / "d.svm")
+    code, out, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                          "--max-iter", "2", "-o", tmp_path / "m")
+    assert code == 0, err
+    X, y = load_svmlight(data)
+    assert (f"progressive accuracy of the last pass {_progressive(X, y, 2):.4f} (each row"
+            " predicted before it was learnt, a score of 0 counted wrong; 'halfspaces"
+            " evaluate MODEL FILE' gives the model's accuracy)") in out
+
+
+def test_one_vs_rest_streamed_reports_the_models_training_accuracy(tmp_path, capsys,
+                                                                   monkeypatch):
+    """More than two classes: the passes count each class's mistakes, not a row's, so the
+    report gives model.score's accuracy, from one more pass."""
+    X, y = load_svmlight(_write(tmp_path / "d.svm"))
+    y = np.where(np.arange(90) % 3 == 0, 3, y)
+    data = tmp_path / "m.svm"
+    from halfspaces.datasets import dump_svmlight
+
+    dump_svmlight(X, y, data)
+    _in_memory_forbidden(monkeypatch)
+    code, out, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                          "--max-iter", "2", "-o", tmp_path / "m", "--json")
+    assert code == 0, err
+    X, y = load_svmlight(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = Perceptron(max_iter=2, shuffle=False).fit(X, y)
+    report = json.loads(out)
+    assert report["train_accuracy"] == expected.score(X, y)
+    assert report["progressive_accuracy"] is None
 
 
 def test_cache_beside_the_file_then_reused(tmp_path, capsys, monkeypatch):
@@ -255,4 +312,88 @@ def test_train_streams_a_vw_file_to_the_model_of_fit(tmp_path, capsys, monkeypat
     model, metadata = load(tmp_path / "m", with_metadata=True)
     _same_model(model, expected)
     assert metadata == {"format": "vw", "zero_based": None, "n_features": 64}
-    assert json.loads(out)["train_accuracy"] == expected.score(X, y)
+    assert json.loads(out)["progressive_accuracy"] == pytest.approx(_progressive(X, y, 3),
+                                                                    abs=1e-12)
+
+
+def _count_reads(monkeypatch):
+    """The reads of a svmlight file (each pass over it opens and reads it once)."""
+    from halfspaces.datasets import _svmlight_blocks
+
+    reads = []
+    read_blocks = _svmlight_blocks.read_blocks
+
+    def counted(path, block_bytes):
+        reads.append(path)
+        return read_blocks(path, block_bytes)
+
+    monkeypatch.setattr(_svmlight_blocks, "read_blocks", counted)
+    return reads
+
+
+@pytest.mark.parametrize("algo", ["perceptron", "averaged", "voted"])
+def test_one_pass_with_the_columns_given_reads_the_file_once(tmp_path, capsys, monkeypatch,
+                                                             algo):
+    """--n-features and the indexing given, labels -1 and +1: no survey, no accuracy pass;
+    the model is fit's, bit for bit."""
+    data = _write(tmp_path / "d.svm")
+    reads = _count_reads(monkeypatch)
+    code, out, err = _run(capsys, "train", data, "--algo", algo, "--no-shuffle", "--max-iter",
+                          "1", "--n-features", "9", "--one-based", "-o", tmp_path / "m",
+                          "--json")
+    assert code == 0, err
+    assert reads == [str(data)]
+    X, y = load_svmlight(data, n_features=9)
+    make = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
+            "voted": VotedPerceptron}[algo]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = make(max_iter=1, shuffle=False).fit(X, y)
+    _same_model(load(tmp_path / "m"), expected)
+    report = json.loads(out)
+    assert report["n_samples"] == 90
+    assert report["progressive_accuracy"] == pytest.approx(_progressive(X, y, 1), abs=1e-12)
+
+
+@pytest.mark.parametrize(("labels", "reads_made"), [((0, 1), 3), ((1, 2, 3), 4)])
+def test_other_labels_than_plus_minus_one_are_surveyed(tmp_path, capsys, monkeypatch, labels,
+                                                       reads_made):
+    """Labels other than -1 and +1: the read that assumed them stops at the first block with
+    another, and the training starts afresh after the survey (one-vs-rest also counts the
+    accuracy): the model is still fit's."""
+    from halfspaces.datasets import dump_svmlight
+
+    X, _ = load_svmlight(_write(tmp_path / "d.svm", n=3000))
+    y = np.asarray(labels)[np.arange(3000) % len(labels)]
+    data = tmp_path / "l.svm"
+    dump_svmlight(X, y, data)
+    reads = _count_reads(monkeypatch)
+    monkeypatch.setattr("halfspaces.datasets.stream.BLOCK_BYTES", 4096)  # several blocks
+    code, out, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                          "--max-iter", "1", "--n-features", "7", "--one-based", "-o",
+                          tmp_path / "m")
+    assert code == 0, err
+    assert len(reads) == reads_made
+    X, y = load_svmlight(data, n_features=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = Perceptron(max_iter=1, shuffle=False).fit(X, y)
+    _same_model(load(tmp_path / "m"), expected)
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("1 1:1\n1 2:1\n", "needs"),  # one class: the survey's error
+    ("", "no examples in the file"),
+    ("1 1:1\n-1 2:1\n-1 9:1\n", ":3:4: the index in '9:1' is beyond the 7 features"),
+    ("1 1:1\n-1 2:x\n", ":2:4: expected"),
+])
+def test_one_read_gives_the_errors_of_the_survey(tmp_path, capsys, monkeypatch, text, error):
+    data = tmp_path / "bad.svm"
+    data.write_text(text)
+    argv = ["train", data, "--algo", "perceptron", "--no-shuffle", "--max-iter", "1",
+            "--n-features", "7", "--one-based", "-o", tmp_path / "m"]
+    code, _, err = _run(capsys, *argv)
+    assert code == 1 and error in err
+    assert not (tmp_path / "m").exists()
+    monkeypatch.setattr(_stream, "_fit_once", lambda *args: None)  # the survey's route
+    assert _run(capsys, *argv) == (1, "", err)

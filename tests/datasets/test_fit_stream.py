@@ -315,3 +315,23 @@ def test_a_pipe_is_trained_on_in_one_pass_or_refused(svm_file, tmp_path):
                                          " only once, but training reads it more than once"):
         fit_file(Perceptron(shuffle=False, max_iter=5), fifo, classes=[-1, 1], n_features=30,
                  zero_based=False)
+
+
+def test_a_perceptron_stream_imports_no_other_learner(tmp_path):
+    """Streaming a perceptron imports neither logistic regression (with SciPy's special
+    functions), Pegasos nor the experts: start-up time of ``halfspaces train``."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    code = ("import sys, warnings\n"
+            "warnings.simplefilter('ignore')\n"
+            "from halfspaces.linear.perceptron import Perceptron\n"
+            "from halfspaces.datasets.stream import fit_file\n"
+            f"fit_file(Perceptron(shuffle=False, max_iter=1), {str(path)!r})\n"
+            "print(sorted(m for m in ('halfspaces.linear.logistic', 'halfspaces.linear.pegasos',"
+            " 'halfspaces.experts._hypotheses', 'scipy.special') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -137,7 +137,7 @@ def _train(args: argparse.Namespace) -> int:
     if streamed is not None:
         return _trained(args, streamed.model, streamed, streamed.accuracy,
                         time.perf_counter() - start,
-                        _weights_used(args, "vw", streamed.weighted))
+                        _weights_used(args, "vw", streamed.weighted), streamed.progressive)
     data = read_args_data(args)
     estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
     weights = _estimators.fit_weights(args, data)
@@ -166,16 +166,18 @@ _WEIGHTS_WORDS = {"importance": "weighted by its VW importance weights",
                   "ignored": "its example weights ignored (--ignore-weights)"}
 
 
-def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
-             seconds: float, weights: str | None) -> int:
+def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
+             seconds: float, weights: str | None, progressive: float | None = None) -> int:
     """Report the model ``train`` saved (``data``: what was read, or the streamed file;
-    ``weights``: see :func:`_weights_used`)."""
+    ``weights``: see :func:`_weights_used`): its training accuracy (``model.score``), or a
+    stream's progressive accuracy (``progressive``, the other being None)."""
     fit = fit_summary(estimator, data, weights in ("importance", "column"))
     if args.json:
         print_json({"model": args.output, "algo": args.algo,
                     "estimator": type(estimator).__name__,
                     "params": _estimators.given_params(args), "n_samples": data.n_samples,
-                    "sample_weight": weights, "train_accuracy": accuracy, "time_s": seconds,
+                    "sample_weight": weights, "train_accuracy": accuracy,
+                    "progressive_accuracy": progressive, "time_s": seconds,
                     **fit})
     else:
         done = [f"{seconds:.3g} s"] + ([_WEIGHTS_WORDS[weights]] if weights else [])
@@ -197,8 +199,12 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float,
         if fit["held_out_loss"]:
             losses = fit["held_out_loss"]
             done.append(f"held-out zero-one loss by epoch {' '.join(f'{x:.4g}' for x in losses)}")
+        score = f"training accuracy {accuracy:.4f}" if progressive is None else (
+            f"progressive accuracy of the last pass {progressive:.4f} (each row predicted"
+            " before it was learnt, a score of 0 counted wrong; 'halfspaces evaluate MODEL"
+            " FILE' gives the model's accuracy)")
         print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}"
-              f" ({', '.join(done)}): training accuracy {accuracy:.4f}; saved to {args.output}")
+              f" ({', '.join(done)}): {score}; saved to {args.output}")
     return 0
 
 

@@ -237,7 +237,10 @@ def _add_train(sub) -> None:
                         " command that was stopped; the model is the one the run would have"
                         " saved, bit for bit")
     _add_estimator_options(p, default_algo=None)
-    _add_common(p)
+    _add_common(p, json_help="print one JSON object; train_accuracy is the model's accuracy on"
+                             " DATA, or null where the training streamed two classes:"
+                             " progressive_accuracy is then the last pass's, each row"
+                             " predicted before it was learnt (evaluate gives the model's)")
     p.set_defaults(func=_models.cmd_train, checkpoint_unit="epochs")
 
 

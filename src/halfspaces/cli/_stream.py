@@ -21,6 +21,8 @@ import os
 import sys
 from typing import NamedTuple
 
+import numpy as np
+
 from ..datasets._io import check_readable
 from . import _estimators
 from ._io import (
@@ -45,12 +47,15 @@ NOTE_MEGABYTES = 10.0
 
 
 class Streamed(NamedTuple):
-    """What ``train`` reports of a streamed fit."""
+    """What ``train`` reports of a streamed fit: the progressive accuracy of its last pass
+    (:func:`progressive_accuracy`), or, for more than two classes, where the passes do not
+    give it, ``model.score``'s accuracy from one more pass (the other one is None)."""
 
     model: object
     path: str
     n_samples: int
-    accuracy: float
+    accuracy: float | None
+    progressive: float | None
     weighted: bool  # whether the file gives example weights other than 1
 
 
@@ -133,9 +138,6 @@ def _in_cli_terms(hints: dict | None = None):
 
 
 def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed:
-    from ..datasets import iter_blocks
-    from ..datasets.stream import fit_stream
-
     n_features, zero_based = args.n_features, args.zero_based
     # VW: the importance weights, as sample_weight (a svmlight file has none)
     weights = fmt == "vw" and not args.ignore_weights
@@ -143,24 +145,25 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         n_features = n_features or 2**18
     if cache:
         from ..datasets.cache import open_cached
+        from ..datasets.stream import fit_stream
 
         source = open_cached(args.data, args.cache_dir, format=fmt, n_features=n_features,
                              zero_based="auto" if zero_based is None else zero_based)
         with fit_progress(args, estimator):
             fit_stream(estimator, source, classes=source.classes, sample_weight=weights)
         n_features, zero_based = source.n_features, source.zero_based
-        blocks = source.blocks(weights=fmt == "vw")
+        n, weighted = source.n_rows, bool(fmt == "vw" and source.weighted)
+        blocks = lambda: source.blocks(weights=fmt == "vw")  # noqa: E731
     else:
-        n_features, zero_based = _fit_file(args, fmt, estimator, n_features, zero_based,
-                                           weights)
-        blocks = iter_blocks(args.data, fmt, n_features=n_features, zero_based=zero_based,
-                             return_weights=fmt == "vw")
-    right = n = 0
-    weighted = False
-    for X, y, *w in blocks:  # the training accuracy, as model.score(X, y) counts it
-        right += int((estimator.predict(X) == y).sum())
-        n += X.shape[0]
-        weighted = weighted or bool(w and (w[0] != 1.0).any())
+        blocks = _fit_file(args, fmt, estimator, n_features, zero_based, weights)
+        n_features, zero_based = blocks.n_features, blocks.zero_based
+        n, weighted = blocks.rows, blocks.weights_seen
+    accuracy = progressive = None
+    if len(estimator.classes_) == 2:
+        progressive = progressive_accuracy(estimator, n)
+    else:  # one-vs-rest passes count each class's mistakes, not the rows predicted wrong
+        right = sum(int((estimator.predict(X) == y).sum()) for X, y, *_ in blocks())
+        accuracy = right / n
     from ..persistence import save
 
     # what save_model records of a file read whole, for predict and evaluate
@@ -168,30 +171,111 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         save(estimator, args.output, metadata={
             "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
             "n_features": int(n_features)})
-    return Streamed(estimator, args.data, n, right / n, weighted)
+    return Streamed(estimator, args.data, n, accuracy, progressive, weighted)
+
+
+def progressive_accuracy(estimator, n_rows: int) -> float:
+    """The share of the rows of the last pass that the learner (two classes: one binary
+    problem) predicted right before it learnt them, Vowpal Wabbit's progressive validation,
+    from the mistakes the pass counted: a score of 0 counts as a mistake, as in the update
+    rule. A row of weight 0 is not learnt and counts neither way: the perceptrons' ``t_``
+    counts the rows learnt, the same in each pass (Pegasos streams only unit weights, and
+    its ``t_`` counts steps, and ``n_iter`` steps may end inside a pass)."""
+    if type(estimator).__name__ != "PegasosSVC":
+        learnt = estimator.t_ // estimator.n_iter_
+    else:  # n_iter steps of one row: the last pass may stop short of the end
+        learnt = n_rows if estimator.n_iter is None else (estimator.n_iter - 1) % n_rows + 1
+    return 1.0 - estimator.mistakes_per_epoch_[-1] / learnt
+
+
+class _NotAssumed(Exception):
+    """A label outside the classes a one-read training assumed (see :func:`_fit_file`)."""
+
+
+class _Counted:
+    """The blocks of each pass over a text file (a VW file's with its weights), counting the
+    rows (of the longest pass: a pass may stop short) and whether a weight is not 1; with
+    ``assumed`` classes, a block with another label raises _NotAssumed before it is
+    yielded, and so does the end of a pass that did not see them all."""
+
+    def __init__(self, path, fmt: str, n_features: int, zero_based, assumed=None):
+        self.path, self.fmt = path, fmt
+        self.n_features, self.zero_based = n_features, zero_based
+        self.rows, self.weights_seen = 0, False  # not 'weighted': a cache's header
+        self.assumed, self.seen = assumed, set()
+
+    def __call__(self):
+        from ..datasets import iter_blocks
+
+        rows = 0
+        for block in iter_blocks(self.path, self.fmt, n_features=self.n_features,
+                                 zero_based=self.zero_based, return_weights=self.fmt == "vw"):
+            if self.assumed is not None:
+                labels = np.unique(block[1])
+                if not np.isin(labels, self.assumed).all():
+                    raise _NotAssumed
+                self.seen.update(labels.tolist())
+            rows += block[0].shape[0]
+            self.rows = max(self.rows, rows)
+            self.weights_seen = self.weights_seen or bool(len(block) > 2
+                                                          and (block[2] != 1.0).any())
+            yield block
+        if self.assumed is not None and len(self.seen) < len(self.assumed):
+            raise _NotAssumed  # before the learner ends its pass
 
 
 def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_based,
-              weights: bool):
-    """Fit ``estimator`` on the text file ``args.data``; ``(n_features, zero_based)`` it was
-    read with. VW is hashed into ``n_features`` buckets; for svmlight one pass decides the
-    columns, the indexing and the classes, as load_svmlight does."""
-    from ..datasets.stream import fit_file
+              weights: bool) -> _Counted:
+    """Fit ``estimator`` on the text file ``args.data``, read as the blocks returned (their
+    columns, indexing and rows). VW is hashed into ``n_features`` buckets; for svmlight one
+    pass decides the columns, the indexing and the classes, as load_svmlight does, unless
+    the training can read the file once (:func:`_fit_once`)."""
+    from ..datasets._adapters import Summary
+    from ..datasets.stream import fit_stream
 
     zero_based = "auto" if zero_based is None else zero_based
-    classes = None
+    classes = summary = None
     if fmt == "svmlight":
+        blocks = _fit_once(args, estimator, n_features, zero_based)
+        if blocks is not None:
+            return blocks
         from ..datasets import svmlight
         from ..datasets._io import check_n_threads
         from ..datasets.stream import BLOCK_BYTES
 
-        n_features, zero_based, classes, _ = svmlight._survey(
+        n_features, zero_based, classes, n_rows = svmlight._survey(
             args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
             check_n_threads("train", None))
+        summary = Summary(n_rows, n_features, None, classes)
+    blocks = _Counted(args.data, fmt, n_features, zero_based)
     with fit_progress(args, estimator):
-        fit_file(estimator, args.data, fmt, classes=classes, n_features=n_features,
-                 zero_based=zero_based, sample_weight=weights)
-    return n_features, zero_based
+        fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights)
+    return blocks
+
+
+# The labels of a binary svmlight file, as its survey finds them.
+_PLUS_MINUS = np.array([-1.0, 1.0])
+
+
+def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _Counted | None:
+    """A perceptron's training on a svmlight file whose columns and indexing are given
+    (--n-features, --zero-based or --one-based), in one read without the survey: the
+    classes are assumed to be the labels -1 and +1, and the blocks checked. None when a
+    label is another, when one of the two never comes, or with checkpoints or a warm start:
+    then the caller trains afresh after the survey, which raises what is wrong. The file's
+    errors are the survey's: both read the lines with the same columns and indexing."""
+    if (n_features is None or zero_based == "auto" or args.algo not in PERCEPTRON_ALGOS
+            or args.checkpoint_every or args.resume or getattr(estimator, "warm_start", False)):
+        return None
+    from ..datasets.stream import fit_stream
+
+    blocks = _Counted(args.data, "svmlight", n_features, zero_based, assumed=_PLUS_MINUS)
+    try:
+        with fit_progress(args, estimator):
+            fit_stream(estimator, blocks, classes=_PLUS_MINUS)
+    except _NotAssumed:
+        return None
+    return blocks
 
 
 def note_in_memory(args: argparse.Namespace, data, estimator) -> None:

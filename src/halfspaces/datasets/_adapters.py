@@ -24,6 +24,7 @@ of ``tests/datasets/test_fit_stream.py`` check the result against the in-memory 
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -362,18 +363,23 @@ class LogisticAdapter(_Adapter):
         return None
 
 
+def _is_a(est, module: str, name: str) -> bool:
+    """``isinstance(est, halfspaces.<module>.<name>)``, without importing a module that is
+    not yet (then ``est`` cannot be one): a perceptron's training skips importing
+    logistic regression (and SciPy's special functions) and the others."""
+    loaded = sys.modules.get(f"halfspaces.{module}")
+    return loaded is not None and isinstance(est, getattr(loaded, name))
+
+
 def adapter_for(est, epochs: int | None):
     """The adapter of ``est``, or a ValueError naming what to do instead."""
-    from ..experts._hypotheses import ExpertsClassifier
-    from ..linear.logistic import LogisticRegression
-    from ..linear.pegasos import PegasosSVC
     from ..linear.perceptron import Perceptron
 
-    if isinstance(est, PegasosSVC):
+    if _is_a(est, "linear.pegasos", "PegasosSVC"):
         return PegasosAdapter(est)
-    if isinstance(est, LogisticRegression):
+    if _is_a(est, "linear.logistic", "LogisticRegression"):
         return LogisticAdapter(est, 1 if epochs is None else epochs)
-    if isinstance(est, ExpertsClassifier):
+    if _is_a(est, "experts._hypotheses", "ExpertsClassifier"):
         return PerceptronAdapter(est, one_pass=True)
     if isinstance(est, Perceptron) and type(est)._batch_fit is Perceptron._batch_fit:
         return PerceptronAdapter(est, one_pass=False)
