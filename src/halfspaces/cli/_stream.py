@@ -153,7 +153,9 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             fit_stream(estimator, source, classes=source.classes, sample_weight=weights)
         n_features, zero_based = source.n_features, source.zero_based
         n, weighted = source.n_rows, bool(fmt == "vw" and source.weighted)
-        blocks = lambda: source.blocks(weights=fmt == "vw")  # noqa: E731
+
+        def blocks():
+            return source.blocks(weights=fmt == "vw")
     else:
         blocks = _fit_file(args, fmt, estimator, n_features, zero_based, weights)
         n_features, zero_based = blocks.n_features, blocks.zero_based
