@@ -195,3 +195,29 @@ def test_weights_summing_past_float64_are_refused_before_the_pass(make):
         with pytest.raises(ValueError, match=r"\.fit: the example weights \(sample_weight\)"
                                              r" sum past the largest float64"):
             make().fit(X, y, sample_weight=np.full(6, 1e308))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])  # poly of degree 1: the Gram route
+def test_the_hard_margin_certificate_names_the_rows_as_given_when_some_weigh_zero(kernel):
+    """C = inf on data that no halfspace separates, with rows of weight 0 (left out): the
+    certificate is over the rows as given and names them, never a weight-0 row; it proves
+    the rows it names non-separable (sum_i alpha_i y_i x_i = 0, sum_i alpha_i y_i = 0)."""
+    from halfspaces import NotSeparableError
+
+    # XOR-like: no line separates rows 2..5; rows 0 and 1 weigh 0
+    X = np.array([[9.0, 9.0], [-9.0, 7.0], [1.0, 1.0], [-1.0, -1.0], [1.0, -1.0],
+                  [-1.0, 1.0]])
+    y = np.array([1, 1, 1, 1, -1, -1])
+    s = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    with pytest.raises(NotSeparableError) as caught:
+        SVC(C=np.inf, kernel=kernel, degree=1, coef0=0.0, gamma=1.0).fit(X, y,
+                                                                          sample_weight=s)
+    err = caught.value
+    assert err.certificate.shape == (6,) and (err.certificate[:2] == 0).all()
+    assert err.rows.min() >= 2
+    rows = ", ".join(str(i) for i in err.rows)
+    assert f"puts weight on rows [{rows}]" in str(err)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    a = err.certificate * y_pm
+    np.testing.assert_allclose(a @ X, 0.0, atol=1e-8)
+    assert abs(a.sum()) < 1e-8

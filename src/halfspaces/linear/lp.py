@@ -36,9 +36,10 @@ from .._weights import example_weights
 from ..exceptions import NotSeparableError, NotSeparableWarning
 from ..solvers.lp import (
     describe_rows,
+    error_over_rows,
     farkas_certificate,
     least_violation_hyperplane,
-    not_separable_error,
+    over_rows,
     separate_or_certify,
     separating_hyperplane,
 )
@@ -213,15 +214,13 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
                     return (*separate_or_certify(X, y_k, fit_b, owner="LPSeparator",
                                                  problem=problem, hint=_HINT), None, True)
                 except NotSeparableError as err:  # its rows as given, weight-0 ones too
-                    raise not_separable_error(
-                        _over_rows(err.certificate, kept, n), fit_b, owner="LPSeparator",
-                        problem=problem, hint=_HINT, residual=err.residual) from None
+                    raise error_over_rows(err, kept, n) from None
             sep = separating_hyperplane(X, y_k, fit_b)
             if sep is not None:
                 return (*sep, None, True)
             alpha = farkas_certificate(X, y_k, fit_b)
             return (*least_violation_hyperplane(X, y_k, fit_b, s)[:2],
-                    None if alpha is None else _over_rows(alpha, kept, n), False)
+                    None if alpha is None else over_rows(alpha, kept, n), False)
 
         coef = np.zeros((len(problems), X.shape[1]))
         intercept = np.zeros(len(problems))
@@ -271,14 +270,6 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-
-def _over_rows(alpha: NDArray[np.float64], kept: NDArray[np.intp], n: int
-               ) -> NDArray[np.float64]:
-    """The certificate ``alpha`` over the ``kept`` rows as a vector over all ``n`` rows."""
-    full = np.zeros(n)
-    full[kept] = alpha
-    return full
 
 
 def _unseparated(problem: str, k: int, alpha, fit_intercept: bool) -> str:

@@ -45,12 +45,13 @@ from .._progress import listener
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import example_weights
 from ..calibration import ProbabilityMixin, fit_probability
+from ..exceptions import NotSeparableError
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.crammer_singer import check_state as check_cs_state
 from ..solvers.crammer_singer import crammer_singer
 from ..solvers.dcd import check_state, dcd_svm, feasible_dual, primal_dual, state_shapes
-from ..solvers.lp import separate_or_certify
+from ..solvers.lp import error_over_rows, separate_or_certify
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
 
 __all__ = ["SVC"]
@@ -368,7 +369,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self.classes_ = check_classes("SVC", y, None)
         s = example_weights("SVC.fit", sample_weight, X.shape[0], y, self.class_weight,
                             self.classes_)
-        kept = None
+        kept, n_given = None, X.shape[0]
         if s is not None and not s.all():  # a weight of 0 is the example left out
             kept = np.flatnonzero(s)
             X, y, s = X[kept], y[kept], s[kept]
@@ -399,18 +400,10 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                 delattr(self, stale)
         y_pm = encode_pm(y, self.classes_)
         problems = [y_pm] if y_pm.ndim == 1 else list(y_pm)
-        if joint:
-            self._fit_crammer_singer(X, y, s)
-        elif self._is_linear():
-            if not self._fit_linear(X, problems, s, warm):
-                # solver="auto": DCD did not reach tol on a problem the QP can hold
-                if self.verbose:
-                    print(f"SVC: dcd did not reach tol={self.tol:g} in max_iter={self.max_iter}"
-                          " epochs; solving the QP instead (solver_='qp')")
-                self.solver_ = "qp"
-                self._fit_linear(X, problems, s, warm)
-        else:
-            self._fit_kernel(X, problems, s)
+        try:
+            self._solve(X, y, problems, s, warm, joint)
+        except NotSeparableError as err:  # the hard margin: its rows as given
+            raise err if kept is None else error_over_rows(err, kept, n_given) from None
         if kept is not None:  # support_ indexes the rows given
             self.support_ = kept[self.support_]
         weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -495,6 +488,22 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                             sample_weight=s, callback=listener())
         self._check_qp(res, X, y, k)
         return res.theta, res.theta_0, res.alpha, res.n_iter
+
+    def _solve(self, X, y: NDArray, problems: list[NDArray], s: NDArray | None, warm,
+               joint: bool) -> None:
+        """Fit the binary ``problems`` (one-vs-rest) or, when ``joint``, Crammer-Singer's."""
+        if joint:
+            self._fit_crammer_singer(X, y, s)
+        elif self._is_linear():
+            if not self._fit_linear(X, problems, s, warm):
+                # solver="auto": DCD did not reach tol on a problem the QP can hold
+                if self.verbose:
+                    print(f"SVC: dcd did not reach tol={self.tol:g} in max_iter={self.max_iter}"
+                          " epochs; solving the QP instead (solver_='qp')")
+                self.solver_ = "qp"
+                self._fit_linear(X, problems, s, warm)
+        else:
+            self._fit_kernel(X, problems, s)
 
     def _check_qp(self, res, Z, y: NDArray, k: int) -> None:
         """Raise or warn when the QP of problem ``k`` was not solved.

@@ -260,6 +260,24 @@ def separate_or_certify(X, y: NDArray[np.float64], fit_intercept: bool = True, *
                               features=features)
 
 
+def over_rows(alpha: NDArray[np.float64], kept: NDArray[np.intp], n: int
+              ) -> NDArray[np.float64]:
+    """A certificate ``alpha`` over the ``kept`` rows of ``n`` (those of positive weight) as a
+    vector over all ``n`` rows."""
+    full = np.zeros(n)
+    full[kept] = alpha
+    return full
+
+
+def error_over_rows(err: NotSeparableError, kept: NDArray[np.intp], n: int
+                    ) -> NotSeparableError:
+    """``err``, raised on the ``kept`` rows of ``n``, with its certificate and the rows its
+    message names over all ``n`` rows (the data as given)."""
+    message = str(err).replace(describe_rows(err.rows), describe_rows(kept[err.rows]), 1)
+    return NotSeparableError(message, over_rows(err.certificate, kept, n),
+                             residual=err.residual)
+
+
 def not_separable_error(alpha: NDArray[np.float64], fit_intercept: bool, *, owner: str,
                         problem: str, hint: str = "", residual: float | None = None,
                         features: str = "x_i") -> NotSeparableError:
