@@ -533,13 +533,13 @@ def _dense_axpy(X, t, a, w):
 
 def _dense_axpy_pair(X, t, a, w, c, u):
     x = X[t]
-    largest = 0.0
+    finite = True
     for j in range(x.shape[0]):
         x_j = np.float64(x[j])  # float64 products also without the JIT (NumPy keeps float32)
         w[j] += a * x_j
         u[j] += c * x_j
-        largest = max(largest, abs(u[j]))
-    return math.isfinite(largest)
+        finite &= math.isfinite(u[j])  # LLVM vectorizes an and, not a running max of floats
+    return finite
 
 
 def _dense_axpy2(X, t, a, w, a2, w2):
@@ -692,7 +692,10 @@ def row_axpy(X, t, a, w):
     """w <- w + a x_t, in place."""
 
 
-@_resolved(array=_dense_axpy_pair, CSR=_csr_axpy_pair)
+# inlined: as a call inside the averaged perceptron's (inlined) update, with its error check
+# between them, numba's references to X, w and u stayed: three atomic reference-count pairs
+# per mistake (see _resolved)
+@_resolved(inline=True, array=_dense_axpy_pair, CSR=_csr_axpy_pair)
 def row_axpy_pair(X, t, a, w, c, u):
     """w <- w + a x_t and u <- u + c x_t, in place, in one sweep of the row; whether the
     entries of u it wrote are finite (for weights that no score checks)."""

@@ -71,12 +71,13 @@ def _averaged_epoch(X, y, s, fit_intercept, c, order, scores, sw):
     t. sw : the example weights or None (all 1): the update is scaled by sw[t], and a row of
     weight 0 is no round. Returns a PassResult.
     """
+    w, b = s.w, s.b  # read once: a read per row is an atomic reference-count pair
     mistakes = 0
     for i in range(order.shape[0]):
         if prefetch_wanted(order, i):  # shuffled rows: ask the cache for a row ahead
             row_prefetch(X, order[i + PREFETCH_ROWS])
         t = order[i]
-        score = row_dot(X, t, s.w) + s.b[0]
+        score = row_dot(X, t, w) + b[0]
         scores[t] = score
         if not math.isfinite(score):  # inf or nan
             return PassResult(mistakes, SCORE_NOT_FINITE, t)
@@ -96,14 +97,15 @@ def _averaged_play(X, y, s, fit_intercept, c, scores):
     """The online game in order: scores[t] is the *averaged* predictor's score before round
     t (what ``score_one`` returns), the update is the running perceptron's. Returns a
     PassResult as ``_averaged_epoch`` does; both scores are checked."""
+    w, u, b = s
     mistakes = 0
     for t in range(n_rows(X)):
-        score = row_dot(X, t, s.w) + s.b[0]
+        score = row_dot(X, t, w) + b[0]
         if c == 0.0:  # no round yet: the average is the starting point w_1 = 0
             scores[t] = score
         else:  # <w - u/c, x_t> + b - beta/c, the average as coef_ materialises it
             inv_c = 1.0 / c
-            scores[t] = row_dot(X, t, Difference(s.w, s.u, inv_c)) + (s.b[0] - s.b[1] * inv_c)
+            scores[t] = row_dot(X, t, Difference(w, u, inv_c)) + (b[0] - b[1] * inv_c)
         if not (math.isfinite(score) and math.isfinite(scores[t])):
             return PassResult(mistakes, SCORE_NOT_FINITE, t)
         if y[t] * score <= 0.0:
