@@ -223,3 +223,21 @@ def test_the_cli_passes_class_weight_with_set(algo, cls, tmp_path, capsys):
     ref = cls(class_weight="balanced", random_state=0).fit(X_file, y_file)
     np.testing.assert_array_equal(trained.coef_, ref.coef_)
     np.testing.assert_array_equal(trained.intercept_, ref.intercept_)
+
+
+def test_pegasos_passes_scikit_learns_class_weight_check_given_its_epochs():
+    # check_class_weight_classifiers, which PegasosSVC declares failing: it sets n_iter=100
+    # for 100 epochs, as scikit-learn's old SGD named them; here n_iter counts steps
+    from sklearn.datasets import make_blobs
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_blobs(centers=2, random_state=0, cluster_std=20)
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.5, random_state=0)
+    heavy = {0: 1000, 1: 0.0001}
+
+    def share_of_class_0(**params):
+        clf = PegasosSVC(class_weight=heavy, n_iter_no_change=20, random_state=0, **params)
+        return np.mean(clf.fit(X_train, y_train).predict(X_test) == 0)
+
+    assert share_of_class_0(max_iter=100) > 0.87  # what the check asks, in 100 epochs
+    assert share_of_class_0(max_iter=1000, n_iter=100) <= 0.87  # the check's 100 steps

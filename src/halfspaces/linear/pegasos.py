@@ -479,8 +479,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         # scikit-learn's old SGD named its epochs n_iter; ours is the number of steps T
         checks["check_class_weight_classifiers"] = (
             "the check sets n_iter=100, meaning 100 epochs, which is 100 steps here (two"
-            " epochs of its 50 rows); tests/linear/test_pegasos_weights.py runs its data with"
-            " 100 epochs")
+            " epochs of its 50 rows); tests/linear/test_online_class_weight.py runs its data"
+            " with 100 epochs")
         return checks
     _parameter_constraints = PEGASOS_SVC
     _parameter_rules = (_linear_only,)
