@@ -16,6 +16,8 @@ failed: :func:`labels_not_a_function_of_x` (no hypothesis of any class realizes 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -24,6 +26,10 @@ from halfspaces.experts import CoordinateStump, HalvingClassifier
 #: 20 coordinate stumps on the first and the last feature (the class used in the tests).
 STUMPS = [CoordinateStump(f, t, s) for f in (0, -1) for t in (-1.0, -0.5, 0.0, 0.5, 1.0)
           for s in (1, -1)]
+#: The two constant experts (no value reaches the threshold): with them Weighted Majority
+#: can follow a class_weight that makes one class's mistakes cost the most, as scikit-learn's
+#: check_class_weight_classifiers asks (no stump predicts one class on 87% of its rows).
+CONSTANTS = [CoordinateStump(0, math.inf, s) for s in (1, -1)]
 
 #: ``row bytes -> label in {-1, +1}``: module state, so that clone, get_params and
 #: joblib.hash (which the checks apply to the parameters) see an unchanged hypothesis.

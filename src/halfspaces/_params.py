@@ -23,7 +23,8 @@ EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 PERCEPTRON = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
               "random_state": Seed(), "warm_start": Bool(),
-              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS}
+              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS,
+              "class_weight": CLASS_WEIGHT}
 
 #: The parameters PegasosSVC and KernelPegasosSVC share.
 PEGASOS_PARAMS = {
@@ -47,7 +48,7 @@ PEGASOS_PARAMS = {
 
 PEGASOS_SVC = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
                "warm_start": Bool(), "probability": PROBABILITY,
-               **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS}
+               **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS, "class_weight": CLASS_WEIGHT}
 
 LOGISTIC_REGRESSION = {
     # C = inf is lam = 0: no minimizer at all on separable data

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from realizable import CONSTANTS
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from strategies import compiled_game, overflows
 
@@ -176,8 +177,10 @@ STUMPS = [CoordinateStump(f, t, s) for f in (0, -1) for t in (-1.0, -0.5, 0.0, 0
           for s in (1, -1)]
 
 
-# WeightedMajorityClassifier(STUMPS), the default, is checked in tests/test_common.py.
-@parametrize_with_checks([WeightedMajorityClassifier(STUMPS, randomized=True, random_state=0)])
+# WeightedMajorityClassifier(STUMPS + CONSTANTS), the default, is checked in
+# tests/test_common.py.
+@parametrize_with_checks([WeightedMajorityClassifier(STUMPS + CONSTANTS, randomized=True,
+                                                     random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -181,3 +181,55 @@ def test_weights_whose_counts_would_overflow_are_refused():
                                          r" counts would overflow float64 \(sample_weight sums"
                                          r" to inf\); scale sample_weight down"):
         WeightedMajorityClassifier("precomputed").fit(P, y, sample_weight=np.full(6, 1e308))
+
+
+# -- class_weight: a round of class c weighs class_weight[c] times its sample_weight ------------
+
+def _wm(**params):
+    return WeightedMajorityClassifier("precomputed", beta=0.6, randomized=True,
+                                      random_state=0, **params)
+
+
+def _same_experts(a, b):
+    np.testing.assert_array_equal(a.expert_mistakes_, b.expert_mistakes_)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    assert (a.n_mistakes_, a.t_, a.expected_mistakes_) == (b.n_mistakes_, b.t_,
+                                                           b.expected_mistakes_)
+
+
+@pytest.mark.parametrize("class_weight", [{1.0: 3.0}, {-1.0: 0.5, 1.0: 0.0}])
+def test_a_class_weight_is_that_weight_on_the_class_rows(class_weight):
+    P, y, s = _data(seed=5)
+    factors = np.array([class_weight.get(label, 1.0) for label in y])
+    for sample_weight in (None, s):
+        by_class = _wm(class_weight=class_weight).fit(P, y, sample_weight=sample_weight)
+        by_row = _wm().fit(P, y, sample_weight=factors if sample_weight is None
+                           else sample_weight * factors)
+        _same_experts(by_class, by_row)
+    # partial_fit: a dict applies to each block
+    by_class, by_row = _wm(class_weight=class_weight), _wm()
+    for block in (slice(0, 20), slice(20, None)):
+        by_class.partial_fit(P[block], y[block], classes=[-1.0, 1.0], sample_weight=s[block])
+        by_row.partial_fit(P[block], y[block], classes=[-1.0, 1.0],
+                           sample_weight=s[block] * factors[block])
+    _same_experts(by_class, by_row)
+
+
+def test_balanced_is_scikit_learns_compute_class_weight_and_refused_by_partial_fit():
+    from sklearn.utils.class_weight import compute_class_weight
+
+    P, y, _ = _data(seed=6, n=40)
+    y[:25] = 1.0  # unbalanced
+    classes = np.array([-1.0, 1.0])
+    weights = compute_class_weight("balanced", classes=classes, y=y)
+    _same_experts(_wm(class_weight="balanced").fit(P, y),
+                  _wm().fit(P, y, sample_weight=np.where(y > 0, weights[1], weights[0])))
+    with pytest.raises(ValueError, match=r"^WeightedMajorityClassifier\.partial_fit:"
+                                         r" 'class_weight' must be None or a dict .* got"
+                                         r" 'balanced'\. Compute them on a sample of the"
+                                         r" labels"):
+        _wm(class_weight="balanced").partial_fit(P, y, classes=classes)
+    with pytest.raises(ValueError, match=r"^WeightedMajorityClassifier\.fit: class_weight"
+                                         r" names the label 0, which is not among the"
+                                         r" classes \[-1\.0, 1\.0\]"):
+        _wm(class_weight={0: 1.0}).fit(P, y)

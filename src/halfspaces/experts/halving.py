@@ -103,7 +103,9 @@ class HalvingClassifier(ExpertsClassifier):
     ``sample_weight`` (``fit``, ``partial_fit``): a version space has no degrees, so a row of
     positive weight removes the hypotheses that disagree with it, whatever the weight, and a
     row of weight 0 is no round (not predicted, removes nothing, not in ``t_``): it is the
-    row left out.
+    row left out. For the same reason Halving takes no ``class_weight`` (which
+    :class:`~halfspaces.experts.WeightedMajorityClassifier` takes): a class's weight could
+    only leave its rows out (weight 0) or change nothing.
 
     If a round would leave no hypothesis, :class:`~halfspaces.exceptions.NotRealizableError`
     is raised naming the round ``t`` (1-based, counted over every round seen); the rounds

@@ -26,6 +26,7 @@ from .._base import check_random_state
 from .._online import keep_params
 from .._specs import NONE, POSITIVE, Bool, Float, OneOf, Seed
 from .._validation import param_error
+from .._weights import CLASS_WEIGHT
 from ._hypotheses import HYPOTHESES, HYPOTHESIS_OFFSETS, ExpertsClassifier
 
 # Powers beta^k are tabulated up to this k (or up to the first that underflows to 0).
@@ -114,6 +115,12 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         Seed of the randomized predictions (unused when ``randomized=False``).
     offsets : array of shape (N,) or None, default=None
         Offsets of halfspace experts.
+    class_weight : None, "balanced" or dict, default=None
+        The weight of each class, scikit-learn's meaning: a round of label ``c`` weighs
+        ``class_weight[c]`` times its ``sample_weight`` (see the Notes): a mistake on it
+        counts that many mistakes. ``"balanced"`` gives class ``c`` the weight
+        ``n / (2 n_c)`` over the rows of ``fit`` (``partial_fit`` refuses it: one block does
+        not show the class frequencies of the stream; pass a dict).
 
     Attributes
     ----------
@@ -158,7 +165,9 @@ class WeightedMajorityClassifier(ExpertsClassifier):
     weight (a weighted round is voted on once), and ``m*`` in :meth:`mistake_bound` is the
     best expert's weighted mistakes: both bounds keep holding when every positive weight is
     at least 1 (a wrong vote of weight ``s >= 1`` still removes at least the share of the
-    total weight that one mistake removes).
+    total weight that one mistake removes). ``class_weight`` multiplies these weights (the
+    round's weight is ``sample_weight`` times its class's weight): a cost-sensitive Weighted
+    Majority, whose experts pay more for mistakes on the classes that weigh more.
 
     References
     ----------
@@ -185,13 +194,13 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         "randomized": Bool(),
         "eta": OneOf(POSITIVE, NONE).about("Hedge learning rate, beta = exp(-eta)",
                                            "Try eta=0.5."),
-        "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS}
+        "random_state": Seed(), "offsets": HYPOTHESIS_OFFSETS, "class_weight": CLASS_WEIGHT}
     _parameter_rules = ExpertsClassifier._parameter_rules + (_beta_or_eta,)
 
     _takes_sample_weight = True
 
     def __init__(self, hypotheses, beta: float = 0.5, randomized: bool = False, eta=None,
-                 random_state=None, offsets=None):
+                 random_state=None, offsets=None, class_weight=None):
         keep_params(self, locals())
 
     # A cache recomputed on demand, not model state.

@@ -7,7 +7,8 @@
     computed in O(nnz) per pass with the counter trick (c = rounds before this one):
         on a mistake at round c+1:  u <- u + c y_t x_t,  beta <- beta + c y_t
         w_avg = w - u / c,  b_avg = b - beta / c       (c = T after T rounds)
-    Example weights s_t (``sample_weight``): the update is s_t y_t x_t (u gains c s_t y_t x_t);
+    Example weights s_t (``sample_weight`` times ``class_weight``): the update is s_t y_t x_t
+    (u gains c s_t y_t x_t);
     a row of weight 0 is no round (T counts the rows of positive weight), so with
     shuffle=False it is the row left out, exactly.
 """
@@ -135,9 +136,10 @@ class AveragedPerceptron(Perceptron):
         Seed of the shuffling.
     warm_start : bool, default=False
         Continue ``fit`` from the current state (the average keeps running over all rounds).
-    probability, early_stopping, validation_fraction, n_iter_no_change, n_jobs
+    probability, early_stopping, validation_fraction, n_iter_no_change, n_jobs, class_weight
         As for :class:`~halfspaces.linear.Perceptron` (``n_jobs``: the classes' passes in
-        threads, the same model for every value).
+        threads, the same model for every value; ``class_weight``: each row's update scaled
+        by its class's weight).
 
     Attributes
     ----------

@@ -228,7 +228,8 @@ class LogisticRegression(OnlineClassifier):
     class_weight : None, "balanced" or dict, default=None
         As scikit-learn's: the losses of class ``c`` weigh its weight (``"balanced"``:
         ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``),
-        times ``sample_weight``; used by ``fit``.
+        times ``sample_weight``; used by ``fit``, and a dict by ``partial_fit`` too (which
+        refuses ``"balanced"``: one block does not show the class frequencies of a stream).
     early_stopping : bool, default=False
         ``solver="sgd"`` only: hold out a stratified ``validation_fraction`` of the rows and
         stop ``fit`` once the held-out accuracy (``validation_scores_``) failed

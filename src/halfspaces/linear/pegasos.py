@@ -386,6 +386,13 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         ``min(n_jobs, n_classes)`` threads. Every class takes the same examples in the same
         order, drawn from ``random_state`` before the threads start, so the model is the
         same, bit for bit, for every ``n_jobs``. The online game uses one thread.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: the hinge term of a row of class ``c`` weighs ``class_weight[c]``
+        (classes not named: 1) times its ``sample_weight``, which scales its step (see
+        ``fit``; ``"balanced"``: ``S / (n_classes S_c)`` over the rows of ``fit``, ``S_c`` the
+        total ``sample_weight`` of class ``c``). ``partial_fit``, ``learn_one`` and the
+        online game (played round by round then) take a dict and refuse ``"balanced"``, as
+        scikit-learn's SGD does: one block does not show the class frequencies of a stream.
 
     Raises
     ------
@@ -467,8 +474,14 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         weighted rule takes one step ``k`` times longer, ``k`` copies take ``k`` steps (and
         more of them in an epoch); tests/linear/test_pegasos_weights.py tests the rule."""
         reason = "a weight k is one longer step; k copies are k steps"
-        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
-                              "check_sample_weight_equivalence_on_sparse_data"), reason)
+        checks = dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                                "check_sample_weight_equivalence_on_sparse_data"), reason)
+        # scikit-learn's old SGD named its epochs n_iter; ours is the number of steps T
+        checks["check_class_weight_classifiers"] = (
+            "the check sets n_iter=100, meaning 100 epochs, which is 100 steps here (two"
+            " epochs of its 50 rows); tests/linear/test_online_class_weight.py runs its data"
+            " with 100 epochs")
+        return checks
     _parameter_constraints = PEGASOS_SVC
     _parameter_rules = (_linear_only,)
 
@@ -480,7 +493,7 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
                  record_objective: bool = False, warm_start: bool = False,
                  probability: bool = False, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
-                 n_jobs: int | None = None):
+                 n_jobs: int | None = None, class_weight=None):
         self.lam = lam
         self.max_iter = max_iter
         self.n_iter = n_iter
@@ -503,6 +516,7 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     def _resolve_eta0(self, X, y: NDArray, rng, sq_norms: NDArray,
                       s: NDArray | None = None) -> float:
@@ -605,6 +619,10 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+        if self.class_weight is not None:  # round by round, on the whole game's schedule
+            kept = _positive(X, y_pm, self._example_weights("partial_fit", None, X, y_pm))
+            self._ensure_schedule(*kept[:2], row_stats(kept[0]), s=kept[2])
+            return self._play_rounds(X, y_pm)
         stats = row_stats(X)
         self._ensure_schedule(X, y_pm, stats)
         scores = np.empty(X.shape[0], dtype=np.float64)
@@ -626,9 +644,10 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run ``max_iter`` epochs (or ``n_iter`` steps) of Pegasos on ``(X, y)``.
 
-        ``sample_weight`` (``s_i >= 0``, default all 1) weighs example ``i``'s hinge term:
-        the objective is ``lam/2 ||w||^2 + 1/n sum_i s_i hinge_i`` over the ``n`` rows of
-        positive weight, and a violator's step is scaled by ``s_i``. A row of weight 0 is
+        ``sample_weight`` (``s_i >= 0``, default all 1; times ``class_weight``) weighs
+        example ``i``'s hinge term: the objective is
+        ``lam/2 ||w||^2 + 1/n sum_i s_i hinge_i`` over the ``n`` rows of positive weight,
+        and a violator's step is scaled by ``s_i``. A row of weight 0 is
         left out before the fit (no step, no ``t_``, not in ``eta0="auto"``): the fit is the
         one on the data without it. A weight ``k`` is one step ``k`` times longer, not ``k``
         copies of the row.
@@ -640,8 +659,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         if not (warm and np.array_equal(classes, self.classes_)
                 and self._v.shape[1] == X.shape[1]):
             self._start(X, classes)
-        s = self._example_weights("fit", sample_weight, X)
         y_pm = encode_pm(y, self.classes_)
+        s = self._example_weights("fit", sample_weight, X, y_pm)
         rng = check_random_state(self.random_state)
         X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         X, y_pm, s = _positive(X, y_pm, s)

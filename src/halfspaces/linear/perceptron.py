@@ -7,7 +7,7 @@
 The batch perceptron (``fit``, shared by the averaged, voted and kernel perceptrons) repeats
 passes until one makes no mistake: on separable data it ends with a separator (ERM).
 
-Example weights ``s_t >= 0`` (``sample_weight`` of Perceptron) scale the update:
+Example weights ``s_t >= 0`` (``sample_weight`` times ``class_weight``) scale the update:
 ``w += s_t y_t x_t``, ``b += s_t y_t``. A row of weight 0 is skipped (no mistake counted,
 ``t`` not advanced), so with ``shuffle=False`` it is the row left out, exactly. An integer
 weight ``k`` is ``k`` updates at once, which is not the row repeated ``k`` times: the copies
@@ -186,7 +186,7 @@ class BatchPerceptronMixin:
     def _batch_fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
         """``fit``, with example weights where the class takes them (see ``fit``)."""
         X, y_pm = self._prepare_fit(X, y)
-        s = self._example_weights("fit", sample_weight, X)
+        s = self._example_weights("fit", sample_weight, X, y_pm)
         rng = check_random_state(self.random_state)
         X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         n = X.shape[0]
@@ -284,6 +284,13 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
         ``min(n_jobs, n_classes)`` threads. Every class visits the rows in the same order,
         drawn from ``random_state`` before the threads start, so the model is the same, bit
         for bit, for every ``n_jobs``. ``learn_one`` and the online game use one thread.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: a row of class ``c`` weighs ``class_weight[c]`` (classes not
+        named: 1) times its ``sample_weight``, and that weight scales its update
+        (``"balanced"``: ``S / (n_classes S_c)`` over the rows of ``fit``, ``S_c`` the total
+        ``sample_weight`` of class ``c``). ``partial_fit``, ``learn_one`` and the online game
+        (played round by round then) take a dict and refuse ``"balanced"``, as
+        scikit-learn's SGD does: one block does not show the class frequencies of a stream.
 
     Attributes
     ----------
@@ -341,7 +348,7 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False, probability: bool = False,
                  early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, n_jobs: int | None = None):
+                 n_iter_no_change: int = 5, n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
 
     def _init_state(self, X, n_models: int) -> None:

@@ -6,10 +6,11 @@
         c_k = number of rounds after which v_k was the current vector (its survival count)
     Prediction by weighted vote:   yhat(x) = sign( sum_k c_k sign(<v_k, x> + b_k) )
 
-Example weights s_t >= 0 (``sample_weight``): the update is the weighted perceptron's,
-v_{k+1} = v_k + s_{m_k} y_{m_k} x_{m_k} (b alike), and a round adds s_t to the count of the
-vector current after it, c_k = the total weight of the rounds v_k survived (and of the
-mistake that made it). A row of weight 0 is skipped: no update, no count, no round.
+Example weights s_t >= 0 (``sample_weight`` times ``class_weight``): the update is the
+weighted perceptron's, v_{k+1} = v_k + s_{m_k} y_{m_k} x_{m_k} (b alike), and a round adds
+s_t to the count of the vector current after it, c_k = the total weight of the rounds v_k
+survived (and of the mistake that made it). A row of weight 0 is skipped: no update, no
+count, no round.
 
 Storage: not the vectors v_k (a dense d-vector per mistake would not fit when d is huge)
 but the mistake rows x_{m_k} themselves (CSR, O(nnz) per mistake) with their labels. The
@@ -204,8 +205,9 @@ class VotedPerceptron(Perceptron):
         Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
         pass in which the running perceptron makes no mistake (``converged_`` is then True).
     shuffle, random_state, warm_start, probability, early_stopping, validation_fraction, \
-n_iter_no_change, n_jobs
-        As for :class:`~halfspaces.linear.Perceptron` (``warm_start`` continues from the
+n_iter_no_change, n_jobs, class_weight
+        As for :class:`~halfspaces.linear.Perceptron` (``class_weight`` multiplies
+        ``sample_weight``, see the Notes; ``warm_start`` continues from the
         current vectors; with ``n_jobs``, the classes' perceptron passes run in threads and
         their new vectors are stored one class at a time).
     max_vectors : int >= 1 or None, default=None
@@ -255,8 +257,8 @@ n_iter_no_change, n_jobs
     round of the mistake that made it, so :math:`\\sum_k c_k = T` and the averaged
     perceptron is :math:`\\frac1T\\sum_k c_k v_k`.
 
-    ``sample_weight`` (``fit``, ``partial_fit``) weighs the rounds: a mistake on a row of
-    weight :math:`s_t` makes :math:`v_{k+1} = v_k + s_t y_t x_t` (as
+    ``sample_weight`` (``fit``, ``partial_fit``; times ``class_weight``) weighs the rounds:
+    a mistake on a row of weight :math:`s_t` makes :math:`v_{k+1} = v_k + s_t y_t x_t` (as
     :class:`~halfspaces.linear.Perceptron`'s weighted update), and every round adds
     :math:`s_t` instead of 1 to the count of the vector current after it, so
     :math:`\\sum_k c_k = \\sum_t s_t` and an integer weight :math:`k` counts as :math:`k`
@@ -318,7 +320,7 @@ n_iter_no_change, n_jobs
                  random_state=None, warm_start: bool = False, probability: bool = False,
                  early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, max_vectors: int | None = None,
-                 n_jobs: int | None = None):
+                 n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
 
     # fit does not compare the vote with the majority class: its training predictions cost
