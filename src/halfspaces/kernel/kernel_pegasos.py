@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, check_random_state
 from .._checkpoint import epoch_done, resume_point
 from .._labels import check_classes, decode_scores, encode_pm
+from .._parallel import N_JOBS, map_problems
 from .._primitives import (
     FINITE,
     SCORE_NOT_FINITE,
@@ -76,7 +77,7 @@ def _fold_dual(K, w, st):
     return PegasosState(st.t, 1.0, sq, st.b, 0.0, st.bsum, st.csum)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
@@ -146,6 +147,11 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     intercept_decay : float or "auto", default="auto"
         As PegasosSVC; "auto" is the density of ``X`` for the linear kernel and 1 for the
         others (their feature maps are dense).
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems (scikit-learn's meaning: None or 1 is one, -1
+        every core): the Gram matrix is computed once, then each pass of the classes runs
+        in ``min(n_jobs, n_classes)`` threads. Every class takes the same examples in the
+        same order, so the model is the same, bit for bit, for every ``n_jobs``.
 
     Raises
     ------
@@ -178,7 +184,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     True
     """
 
-    _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS}
+    _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS, "n_jobs": N_JOBS}
     _persist_exclude = ("_fit_state",)  # fit's state: a checkpoint saves _checkpoint_form
 
     def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
@@ -186,7 +192,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                  batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
                  t0="auto", projection: bool = True, fit_intercept: bool = True,
                  intercept_decay="auto", average="suffix", sampling: str = "permutation",
-                 random_state=None, tol: float | None = None, record_objective: bool = False):
+                 random_state=None, tol: float | None = None, record_objective: bool = False,
+                 n_jobs: int | None = None):
         self.lam = lam
         self.kernel = kernel
         self.gamma = gamma
@@ -206,6 +213,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         self.random_state = random_state
         self.tol = tol
         self.record_objective = record_objective
+        self.n_jobs = n_jobs
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """As PegasosSVC's: a weight ``k`` is one step ``k`` times longer, ``k`` copies are
@@ -306,13 +314,13 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             if made > done:  # the state after pass `made`: a checkpoint when one is due
                 epoch_done(self, made)
             order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
-            mistakes = 0
-            for k, y_k in enumerate(ys):
-                st, made = self._pass(K, y_k, order, p, problems[k], alpha[k], s)
+            # the problems in threads: each writes only its own vectors and counts
+            ends = map_problems(lambda k: self._pass(K, ys[k], order, p, problems[k], alpha[k],
+                                                     s), len(ys), self.n_jobs)
+            for k, (st, _) in enumerate(ends):
                 problems[k] = (problems[k][0], st)
-                mistakes += made
             self.t_ += -(-order.size // int(self.batch_size))
-            return mistakes
+            return sum(made for _, made in ends)
 
         def objectives():
             models = [predictor(w, st, self._averaging) for w, st in problems]
