@@ -37,7 +37,7 @@ from ._labels import check_classes, decode_scores, encode_pm
 from ._parallel import map_groups
 from ._params import EPOCHS  # noqa: F401 - where the learners import it from
 from ._primitives import as_rows, check_pass
-from ._validation import check_csr, validate_X, validate_X_y
+from ._validation import check_csr, param_error, validate_X, validate_X_y
 
 
 def keep_params(estimator, arguments: dict) -> None:
@@ -98,18 +98,34 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     #: weights ``s`` as a sixth argument).
     _takes_sample_weight = False
 
-    def _example_weights(self, method: str, sample_weight, X) -> NDArray | None:
-        """``sample_weight`` checked against validated ``X``, or None."""
-        if sample_weight is None:
+    def _example_weights(self, method: str, sample_weight, X, y_pm: NDArray,
+                         classes: NDArray | None = None) -> NDArray | None:
+        """``sample_weight`` checked against validated ``X``, times the class weight of each
+        row's label (``y_pm`` encoded over ``classes``, by default ``classes_``) where the
+        class has a ``class_weight``; None when neither is given (the unweighted path)."""
+        class_weight = getattr(self, "class_weight", None)
+        if sample_weight is None and class_weight is None:
             return None
         name = type(self).__name__
-        if not self._takes_sample_weight:
+        if sample_weight is not None and not self._takes_sample_weight:
             raise TypeError(f"{name}.{method}: sample_weight is not supported by"
                             f" {name}.{method} (its online steps are unweighted); {name}.fit"
                             " takes it.")
+        if isinstance(class_weight, str) and method != "fit":  # as SGDClassifier.partial_fit
+            raise param_error(
+                f"{name}.{method}", "class_weight", "None or a dict {label: weight} in"
+                f" {method} ('balanced' needs the class frequencies of the whole stream, which"
+                " one block does not give)", class_weight, "Compute them on a sample of the"
+                " labels, weights = sklearn.utils.class_weight.compute_class_weight("
+                "'balanced', classes=classes, y=y_sample), and pass"
+                " class_weight=dict(zip(classes, weights)).")
         from ._weights import example_weights
 
-        return example_weights(f"{name}.{method}", sample_weight, X.shape[0])
+        classes = self.classes_ if classes is None else classes
+        y = None if class_weight is None else decode_scores(
+            y_pm.T if y_pm.ndim == 2 else y_pm, classes)
+        return example_weights(f"{name}.{method}", sample_weight, X.shape[0], y, class_weight,
+                               classes)
 
     def _start(self, X, classes: NDArray) -> None:
         self.classes_ = classes
@@ -158,7 +174,8 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         ``n_mistakes_``. ``sample_weight`` (where the class takes it, as ``fit``) scales
         each row's update; a row of weight 0 is skipped.
         """
-        block = None if sample_weight is not None else self._fast_block(X, y, classes)
+        unweighted = sample_weight is None and getattr(self, "class_weight", None) is None
+        block = self._fast_block(X, y, classes) if unweighted else None
         if block is not None:
             X, y = block
             self.n_mistakes_ += self._run_pass(X, encode_pm(y, self.classes_),
@@ -174,9 +191,8 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
                     " call; pass every label that can appear, e.g. classes=np.unique(y_all)."
                 )
         X, y = validate_X_y(self, X, y, reset=first)
-        s = self._example_weights("partial_fit", sample_weight, X)
         if first:
-            self._start(X, check_classes(type(self).__name__, y, classes))
+            all_classes = check_classes(type(self).__name__, y, classes)
         else:
             check_classes(type(self).__name__, y, self.classes_ if classes is None else classes)
             if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -184,7 +200,11 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
                     f"{type(self).__name__}.partial_fit: classes={np.unique(classes).tolist()}"
                     f" differs from the first call's {self.classes_.tolist()}."
                 )
-        y_pm = encode_pm(y, self.classes_)
+            all_classes = self.classes_
+        y_pm = encode_pm(y, all_classes)
+        s = self._example_weights("partial_fit", sample_weight, X, y_pm, all_classes)
+        if first:  # once the weights are checked: bad ones leave the learner unstarted
+            self._start(X, all_classes)
         order = np.arange(X.shape[0])
         self.n_mistakes_ += (self._run_pass(X, y_pm, order) if s is None
                              else self._run_pass(X, y_pm, order, s))
@@ -286,7 +306,8 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
 
     def learn_one(self, x: ArrayLike, y, classes: ArrayLike | None = None):
         """Learn from one labelled example (``classes`` is required on the first call)."""
-        row = self._fast_row(x) if classes is None else None
+        fast = classes is None and getattr(self, "class_weight", None) is None
+        row = self._fast_row(x) if fast else None
         if row is None or not np.any(self.classes_ == y):
             return self.partial_fit(self._row(x), np.asarray([y]), classes=classes)
         y_pm = encode_pm(np.asarray([y]), self.classes_)
@@ -296,9 +317,24 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
 
     def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:
         """The whole game on a fixed binary sequence in one compiled pass; returns scores."""
+        if getattr(self, "class_weight", None) is not None:
+            return self._play_rounds(X, y_pm)
         scores = np.empty(X.shape[0], dtype=np.float64)
         self.n_mistakes_ += self._play_pass(X, y_pm, scores)
         self.t_ += X.shape[0]
+        return scores
+
+    def _play_rounds(self, X, y_pm: NDArray) -> NDArray[np.float64]:
+        """The game of a learner with a ``class_weight``, round by round: ``score_one``, then
+        ``learn_one`` (a ``partial_fit`` of one row, its class weight applied), as the
+        generic game plays any learner (the compiled game passes are unweighted)."""
+        scores = np.empty(X.shape[0], dtype=np.float64)
+        labels, n_iter = decode_scores(y_pm, self.classes_), self.n_iter_
+        for t in range(X.shape[0]):
+            row = X[t : t + 1]
+            scores[t] = self.score_one(row)
+            self.learn_one(row, labels[t])
+        self.n_iter_ = n_iter  # the game is no partial_fit call (as the compiled one)
         return scores
 
     def _play_pass(self, X, y_pm: NDArray, scores: NDArray) -> int:

@@ -263,7 +263,7 @@ class ExpertsClassifier(OnlineClassifier):
         is no round; what a positive weight means is in each class's Notes.
         """
         X, y_pm = self._prepare_fit(X, y)
-        s = self._example_weights("fit", sample_weight, X)
+        s = self._example_weights("fit", sample_weight, X, y_pm)
         self._fit_epoch(X, y_pm, np.arange(X.shape[0]), s)
         return self
 

@@ -31,6 +31,7 @@ from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._parallel import N_JOBS, map_groups
 from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass, example_weight
 from .._specs import Bool, Seed
+from .._weights import CLASS_WEIGHT
 from ..exceptions import NumericalError
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear.perceptron import BatchPerceptronMixin
@@ -144,6 +145,13 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         classes' passes over it run in ``min(n_jobs, n_classes)`` threads. Every class
         visits the rows in the same order, so the model is the same, bit for bit, for every
         ``n_jobs``. ``learn_one`` and the online game use one thread.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: a row of class ``c`` weighs ``class_weight[c]`` (classes not
+        named: 1) times its ``sample_weight``, and that weight scales its update (see the
+        Notes); ``"balanced"`` is ``S / (n_classes S_c)`` over the rows of ``fit``, ``S_c``
+        the total ``sample_weight`` of class ``c``. ``partial_fit``, ``learn_one`` and the
+        online game take a dict and refuse ``"balanced"``, as scikit-learn's SGD does: one
+        block does not show the class frequencies of a stream.
 
     Attributes
     ----------
@@ -172,10 +180,10 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     with ``kernel="linear"`` the mistakes are the same, round by round, as those of
     :class:`~halfspaces.Perceptron` with the same ``fit_intercept``, weighted or not.
 
-    ``sample_weight`` (``fit``, ``partial_fit``): an update on a row of weight ``s_t``
-    moves its coefficient and ``b`` by ``s_t y_t``, the dual form of the primal
-    ``w += s_t y_t x_t``; a row of weight 0 is skipped (no update, no mistake, not in
-    ``t_``), and with ``gamma="scale"`` the weights weigh the variance (as in SVC), so
+    ``sample_weight`` (``fit``, ``partial_fit``; times ``class_weight``): an update on a row
+    of weight ``s_t`` moves its coefficient and ``b`` by ``s_t y_t``, the dual form of the
+    primal ``w += s_t y_t x_t``; a row of weight 0 is skipped (no update, no mistake, not
+    in ``t_``), and with ``gamma="scale"`` the weights weigh the variance (as in SVC), so
     that it is the row left out.
 
     Memory. ``fit`` computes the ``n x n`` Gram matrix of the training rows once and runs
@@ -205,14 +213,15 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     """
 
     _parameter_constraints = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
-                              "shuffle": Bool(), "random_state": Seed(), "n_jobs": N_JOBS}
+                              "shuffle": Bool(), "random_state": Seed(), "n_jobs": N_JOBS,
+                              "class_weight": CLASS_WEIGHT}
 
     _takes_sample_weight = True
     _persist_exclude = ("_training",)  # fit's expansion: a checkpoint saves _checkpoint_form
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None, n_jobs: int | None = None):
+                 random_state=None, n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
@@ -224,8 +233,8 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """The batch perceptron's passes (:meth:`BatchPerceptronMixin.fit`) in the dual.
-        ``sample_weight`` (``s_t >= 0``) scales each update: the coefficient of ``x_t`` and
-        ``b`` move by ``s_t y_t``; a row of weight 0 is skipped."""
+        ``sample_weight`` (``s_t >= 0``, times ``class_weight``) scales each update: the
+        coefficient of ``x_t`` and ``b`` move by ``s_t y_t``; a row of weight 0 is skipped."""
         return self._batch_fit(X, y, sample_weight)
 
     # -- Gram blocks -------------------------------------------------------------------------

@@ -640,8 +640,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         if not (warm and np.array_equal(classes, self.classes_)
                 and self._v.shape[1] == X.shape[1]):
             self._start(X, classes)
-        s = self._example_weights("fit", sample_weight, X)
         y_pm = encode_pm(y, self.classes_)
+        s = self._example_weights("fit", sample_weight, X, y_pm)
         rng = check_random_state(self.random_state)
         X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         X, y_pm, s = _positive(X, y_pm, s)

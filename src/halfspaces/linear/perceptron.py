@@ -186,7 +186,7 @@ class BatchPerceptronMixin:
     def _batch_fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
         """``fit``, with example weights where the class takes them (see ``fit``)."""
         X, y_pm = self._prepare_fit(X, y)
-        s = self._example_weights("fit", sample_weight, X)
+        s = self._example_weights("fit", sample_weight, X, y_pm)
         rng = check_random_state(self.random_state)
         X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         n = X.shape[0]
