@@ -171,8 +171,10 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         """One online pass over ``X`` in the given order: each row is predicted, then learned.
 
         ``classes`` is required on the first call. Adds the pass's mistakes to
-        ``n_mistakes_``. ``sample_weight`` (where the class takes it, as ``fit``) scales
-        each row's update; a row of weight 0 is skipped.
+        ``n_mistakes_``. ``sample_weight`` (where the class takes it, as ``fit``; times the
+        row's class weight where the class has a ``class_weight``) scales each row's update;
+        a row of weight 0 is skipped. A ``class_weight`` must be a dict here: ``"balanced"``
+        needs the class frequencies of the whole stream.
         """
         unweighted = sample_weight is None and getattr(self, "class_weight", None) is None
         block = self._fast_block(X, y, classes) if unweighted else None
