@@ -10,8 +10,8 @@ averaged perceptron (``max_iter=10`` passes, each running the classes' compiled 
 threads), ``PegasosSVC`` (10 epochs, the same), ``LogisticRegression`` (one L-BFGS-B per
 class, ``max_iter=30``: only the compiled evaluations of ``J`` run in parallel, SciPy's
 L-BFGS-B update holds the GIL) and its ``solver="sgd"`` (10 epochs); the kernel learners
-(RBF kernel, ``gamma="scale"``) ``KernelPerceptron`` (``max_iter=5`` passes) and
-``KernelPegasosSVC`` (5 epochs) on the first ``--kernel-rows`` rows (their Gram matrix is
+(RBF kernel, ``gamma="scale"``) ``KernelPerceptron`` (``max_iter=10`` passes) and
+``KernelPegasosSVC`` (10 epochs) on the first ``--kernel-rows`` rows (their Gram matrix is
 computed once, in one thread, then the classes' passes over it run in threads).
 
 The data is a generated bag of words: each of ``--classes`` topics draws its ``--words``
@@ -59,9 +59,9 @@ LEARNERS = {
     "logistic": lambda args, jobs: LogisticRegression(C=args.C, max_iter=30, n_jobs=jobs),
     "logistic-sgd": lambda args, jobs: LogisticRegression(C=args.C, solver="sgd", max_iter=10,
                                                           random_state=0, n_jobs=jobs),
-    "kernel-perceptron": lambda args, jobs: KernelPerceptron(max_iter=5, random_state=0,
+    "kernel-perceptron": lambda args, jobs: KernelPerceptron(max_iter=10, random_state=0,
                                                              n_jobs=jobs),
-    "kernel-pegasos": lambda args, jobs: KernelPegasosSVC(max_iter=5, random_state=0,
+    "kernel-pegasos": lambda args, jobs: KernelPegasosSVC(max_iter=10, random_state=0,
                                                           n_jobs=jobs),
 }
 #: The learners that keep an n x n Gram matrix: fitted on the first --kernel-rows rows.
