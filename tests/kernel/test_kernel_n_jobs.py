@@ -137,17 +137,20 @@ def test_learn_one_stays_in_the_calling_thread(monkeypatch):
 
 
 @pytest.mark.parametrize("name", LEARNERS)
-def test_n_jobs_is_saved_and_a_file_without_it_loads(name, tmp_path):
+def test_n_jobs_is_saved_and_a_file_without_it_or_class_weight_loads(name, tmp_path):
     X, y, _ = _data()
     est = _fit(LEARNERS[name](2), X, y)
     est.save(tmp_path / "m.hs")
     back = load(tmp_path / "m.hs")
     assert back.get_params()["n_jobs"] == 2
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
-    # a file written before the kernel learners took n_jobs: its parameters lack it
-    old = craft(tmp_path / "old.hs", est, lambda tree, encoder: tree["params"].pop("n_jobs"))
-    back = load(old)
-    assert back.get_params()["n_jobs"] is None
+    # a file written before the kernel learners took n_jobs and class_weight: its
+    # parameters lack them
+    def edit(tree, encoder):
+        del tree["params"]["n_jobs"], tree["params"]["class_weight"]
+
+    back = load(craft(tmp_path / "old.hs", est, edit))
+    assert back.get_params()["n_jobs"] is None and back.get_params()["class_weight"] is None
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
 
 
