@@ -1,14 +1,18 @@
 """One-vs-rest in threads: each learner with ``n_jobs=k`` against ``n_jobs=1``.
 
 Run: ``python benchmarks/bench_ovr_threads.py [--rows 50000] [--vocabulary 20000]
-[--words 60] [--classes 10] [--jobs 2] [--repeats 3] [--C 0.1]
-[--models svc perceptron averaged pegasos logistic logistic-sgd]``.
+[--words 60] [--classes 10] [--jobs 2] [--repeats 3] [--C 0.1] [--kernel-rows 3000]
+[--models svc perceptron averaged pegasos logistic logistic-sgd kernel-perceptron
+kernel-pegasos]``.
 
 The learners: ``SVC(solver="dcd")`` (one DCD solve per class), the perceptron and the
 averaged perceptron (``max_iter=10`` passes, each running the classes' compiled passes in
 threads), ``PegasosSVC`` (10 epochs, the same), ``LogisticRegression`` (one L-BFGS-B per
 class, ``max_iter=30``: only the compiled evaluations of ``J`` run in parallel, SciPy's
-L-BFGS-B update holds the GIL) and its ``solver="sgd"`` (10 epochs).
+L-BFGS-B update holds the GIL) and its ``solver="sgd"`` (10 epochs); the kernel learners
+(RBF kernel, ``gamma="scale"``) ``KernelPerceptron`` (``max_iter=10`` passes) and
+``KernelPegasosSVC`` (10 epochs) on the first ``--kernel-rows`` rows (their Gram matrix is
+computed once, in one thread, then the classes' passes over it run in threads).
 
 The data is a generated bag of words: each of ``--classes`` topics draws its ``--words``
 words per document (Poisson counts, on average) half from its own block of the vocabulary and
@@ -39,6 +43,8 @@ from _common import load_average  # noqa: E402
 from halfspaces import (  # noqa: E402
     SVC,
     AveragedPerceptron,
+    KernelPegasosSVC,
+    KernelPerceptron,
     LogisticRegression,
     PegasosSVC,
     Perceptron,
@@ -53,7 +59,13 @@ LEARNERS = {
     "logistic": lambda args, jobs: LogisticRegression(C=args.C, max_iter=30, n_jobs=jobs),
     "logistic-sgd": lambda args, jobs: LogisticRegression(C=args.C, solver="sgd", max_iter=10,
                                                           random_state=0, n_jobs=jobs),
+    "kernel-perceptron": lambda args, jobs: KernelPerceptron(max_iter=10, random_state=0,
+                                                             n_jobs=jobs),
+    "kernel-pegasos": lambda args, jobs: KernelPegasosSVC(max_iter=10, random_state=0,
+                                                          n_jobs=jobs),
 }
+#: The learners that keep an n x n Gram matrix: fitted on the first --kernel-rows rows.
+KERNEL_LEARNERS = ("kernel-perceptron", "kernel-pegasos")
 
 
 def bag_of_words(n: int, d: int, words: int, n_classes: int, seed: int = 0):
@@ -80,13 +92,18 @@ def timed(fn) -> tuple[float, float]:
 
 def same_model(a, b) -> bool:
     """Whether every fitted array of ``a`` and ``b`` is the same, byte for byte."""
+    def raw(value) -> bytes:  # sparse support vectors as their dense rows
+        return (value.toarray() if sp.issparse(value) else value).tobytes()
+
     arrays = [name for name, value in vars(a).items()
-              if name.endswith("_") and isinstance(value, np.ndarray)]
-    return all(vars(a)[name].tobytes() == vars(b)[name].tobytes() for name in arrays)
+              if name.endswith("_") and (isinstance(value, np.ndarray) or sp.issparse(value))]
+    return all(raw(vars(a)[name]) == raw(vars(b)[name]) for name in arrays)
 
 
 def compare(name: str, args, X, y) -> bool:
     """Time ``n_jobs=1`` against ``n_jobs=args.jobs`` for one learner; print the lines."""
+    if name in KERNEL_LEARNERS:
+        X, y = X[: args.kernel_rows], y[: args.kernel_rows]
     models = {jobs: LEARNERS[name](args, jobs) for jobs in (1, args.jobs)}
     for model in models.values():
         model.fit(X[:200], y[:200])  # warm-up: numba compile
@@ -121,6 +138,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--C", type=float, default=0.1)
+    parser.add_argument("--kernel-rows", type=int, default=3000)
     parser.add_argument("--models", nargs="+", choices=list(LEARNERS), default=list(LEARNERS))
     args = parser.parse_args(argv)
     X, y = bag_of_words(args.rows, args.vocabulary, args.words, args.classes)

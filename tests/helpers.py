@@ -1,5 +1,6 @@
 """Shared by several test files: data written by hand, a margin solved by SciPy (independent
-of the library's solvers), the voted perceptron's vote written from its definition, and a
+of the library's solvers), the voted perceptron's vote written from its definition, two
+fitted models compared byte for byte, a barrier that shows threads running at once, and a
 reader for FIFO tests."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import minimize
 
 
@@ -58,6 +60,42 @@ def hard_margin_through_origin(X, y):
                    method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
     assert res.success
     return 1.0 / np.linalg.norm(res.x)
+
+
+def assert_same_fit(a, b) -> None:
+    """Every fitted attribute of ``a`` and ``b`` (public, ending in ``_``) is the same: arrays
+    byte for byte, with their dtype and shape (sparse ones as their dense form)."""
+    fa, fb = ({name: value for name, value in vars(est).items()
+               if name.endswith("_") and not name.startswith("_")} for est in (a, b))
+    assert fa.keys() == fb.keys()
+    for name, va in fa.items():
+        vb = fb[name]
+        if sp.issparse(va):
+            va, vb = va.toarray(), vb.toarray()
+        if isinstance(va, np.ndarray):
+            assert va.dtype == vb.dtype and va.shape == vb.shape, name
+            assert va.tobytes() == vb.tobytes(), name
+        else:
+            assert np.array_equal(np.asarray(va), np.asarray(vb)), name
+
+
+def thread_probe(expected: int):
+    """A wrapper that records each calling thread and makes the first call of each thread
+    wait until ``expected`` threads are there (a BrokenBarrierError if they never are):
+    ``wrap, seen = thread_probe(2)``, then monkeypatch a function with ``wrap(function)``."""
+    barrier, seen, lock = threading.Barrier(expected, timeout=30), set(), threading.Lock()
+
+    def wrap(fn):
+        def probed(*args, **kwargs):
+            with lock:
+                first = threading.get_ident() not in seen
+                seen.add(threading.get_ident())
+            if first:
+                barrier.wait()
+            return fn(*args, **kwargs)
+        return probed
+
+    return wrap, seen
 
 
 def read_fifo_in_background(fifo) -> tuple[threading.Thread, list[bytes]]:

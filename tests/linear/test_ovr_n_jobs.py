@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import assert_same_fit as _assert_same
+from helpers import thread_probe as _probe
 
 from halfspaces import (
     AveragedPerceptron,
@@ -51,25 +53,6 @@ def _data(n=60, d=8, n_classes=6, seed=0):
     X = rng.normal(size=(n, d))
     X[np.arange(n), y % d] += 2.0
     return X, y
-
-
-def _fitted(est) -> dict:
-    return {name: value for name, value in vars(est).items()
-            if name.endswith("_") and not name.startswith("_")}
-
-
-def _assert_same(a, b):
-    fa, fb = _fitted(a), _fitted(b)
-    assert fa.keys() == fb.keys()
-    for name, va in fa.items():
-        vb = fb[name]
-        if sp.issparse(va):
-            va, vb = va.toarray(), vb.toarray()
-        if isinstance(va, np.ndarray):
-            assert va.dtype == vb.dtype and va.shape == vb.shape, name
-            assert va.tobytes() == vb.tobytes(), name
-        else:
-            assert np.array_equal(np.asarray(va), np.asarray(vb)), name
 
 
 def _fit(make, X, y):
@@ -116,24 +99,6 @@ def test_each_class_in_threads_is_its_binary_problem(name):
 
 # (n_jobs, classes, threads that must run at once)
 THREADS = [(1, 5, 1), (2, 5, 2), (3, 5, 3), (8, 3, 3), (-1, 6, min(effective_n_jobs(-1), 6))]
-
-
-def _probe(expected: int):
-    """A wrapper that records each calling thread and makes the first call of each thread
-    wait until ``expected`` threads are there (a BrokenBarrierError if they never are)."""
-    barrier, seen, lock = threading.Barrier(expected, timeout=30), set(), threading.Lock()
-
-    def wrap(fn):
-        def probed(*args, **kwargs):
-            with lock:
-                first = threading.get_ident() not in seen
-                seen.add(threading.get_ident())
-            if first:
-                barrier.wait()
-            return fn(*args, **kwargs)
-        return probed
-
-    return wrap, seen
 
 
 @pytest.mark.parametrize("n_jobs, n_classes, expected", THREADS)
@@ -226,11 +191,11 @@ def test_cli_n_jobs_flag(algo, tmp_path, capsys):
     assert load(model).get_params()["n_jobs"] == 2
 
 
-def test_cli_n_jobs_refused_where_there_is_one_problem_solver(tmp_path, capsys):
+def test_cli_n_jobs_refused_where_there_is_no_one_vs_rest(tmp_path, capsys):
     X, y = _data(n_classes=3)
     data = tmp_path / "d.svm"
     dump_svmlight(X, y, data)
-    code = cli.main(["train", str(data), "--algo", "kernel-perceptron", "--n-jobs", "2",
+    code = cli.main(["train", str(data), "--algo", "halving", "--n-jobs", "2",
                      "-o", str(tmp_path / "m.hs")])
     assert code != 0
-    assert "--n-jobs does not apply to --algo kernel-perceptron" in capsys.readouterr().err
+    assert "--n-jobs does not apply to --algo halving" in capsys.readouterr().err

@@ -64,8 +64,8 @@ ESTIMATOR_OPTIONS = [
                         "help": "weight multiplier on a mistake (weighted-majority)"}),
     ("--n-jobs", "n_jobs", {"type": int, "metavar": "N",
                             "help": "threads for the one-vs-rest classes (svm, perceptron,"
-                                    " averaged, voted, pegasos, logistic, lp; -1: every"
-                                    " core)"}),
+                                    " averaged, voted, kernel-perceptron, pegasos, logistic,"
+                                    " lp; -1: every core)"}),
     ("--random-state", "random_state", {"type": int, "metavar": "SEED",
                                          "help": "seed of every random choice"}),
     ("--validation-fraction", "validation_fraction", {

@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, check_random_state
 from .._checkpoint import epoch_done, resume_point
 from .._labels import check_classes, decode_scores, encode_pm
+from .._parallel import N_JOBS, map_problems
 from .._primitives import (
     FINITE,
     SCORE_NOT_FINITE,
@@ -39,7 +40,7 @@ from .._primitives import (
     row_dot,
 )
 from .._validation import validate_X, validate_X_y
-from .._weights import example_weights
+from .._weights import CLASS_WEIGHT, example_weights
 from ..exceptions import NumericalError
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear._pegasos_base import (
@@ -76,7 +77,7 @@ def _fold_dual(K, w, st):
     return PegasosState(st.t, 1.0, sq, st.b, 0.0, st.bsum, st.csum)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
@@ -146,6 +147,15 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     intercept_decay : float or "auto", default="auto"
         As PegasosSVC; "auto" is the density of ``X`` for the linear kernel and 1 for the
         others (their feature maps are dense).
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems (scikit-learn's meaning: None or 1 is one, -1
+        every core): the Gram matrix is computed once, then each pass of the classes runs
+        in ``min(n_jobs, n_classes)`` threads. Every class takes the same examples in the
+        same order, so the model is the same, bit for bit, for every ``n_jobs``.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: example ``i`` of class ``c`` weighs ``class_weight[c]`` (classes
+        not named: 1) times its ``sample_weight`` (see :meth:`fit`); ``"balanced"`` is
+        ``S / (n_classes S_c)``, ``S_c`` the total ``sample_weight`` of class ``c``.
 
     Raises
     ------
@@ -178,7 +188,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     True
     """
 
-    _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS}
+    _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS, "n_jobs": N_JOBS,
+                              "class_weight": CLASS_WEIGHT}
     _persist_exclude = ("_fit_state",)  # fit's state: a checkpoint saves _checkpoint_form
 
     def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
@@ -186,7 +197,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                  batch_size: int = 1, learning_rate: str = "offset", eta0="auto",
                  t0="auto", projection: bool = True, fit_intercept: bool = True,
                  intercept_decay="auto", average="suffix", sampling: str = "permutation",
-                 random_state=None, tol: float | None = None, record_objective: bool = False):
+                 random_state=None, tol: float | None = None, record_objective: bool = False,
+                 n_jobs: int | None = None, class_weight=None):
         self.lam = lam
         self.kernel = kernel
         self.gamma = gamma
@@ -206,6 +218,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         self.random_state = random_state
         self.tol = tol
         self.record_objective = record_objective
+        self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """As PegasosSVC's: a weight ``k`` is one step ``k`` times longer, ``k`` copies are
@@ -262,15 +276,17 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run ``max_iter`` epochs (or ``n_iter`` steps) of kernelized Pegasos on ``(X, y)``.
 
-        ``sample_weight`` (``s_i >= 0``) weighs example ``i``'s hinge term, as in
-        :meth:`PegasosSVC.fit <halfspaces.PegasosSVC.fit>`: a violator's step is scaled by
-        ``s_i``, and a row of weight 0 is left out before the fit (no step, no ``t_``, not
-        in ``eta0="auto"``; ``gamma="scale"`` weighs the variance by ``s`` as SVC does).
+        ``sample_weight`` (``s_i >= 0``, times ``class_weight``) weighs example ``i``'s
+        hinge term, as in :meth:`PegasosSVC.fit <halfspaces.PegasosSVC.fit>`: a violator's
+        step is scaled by ``s_i``, and a row of weight 0 is left out before the fit (no
+        step, no ``t_``, not in ``eta0="auto"``; ``gamma="scale"`` weighs the variance by
+        ``s`` as SVC does).
         """
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         self.classes_ = check_classes("KernelPegasosSVC", y, None)
-        s = example_weights("KernelPegasosSVC.fit", sample_weight, X.shape[0])
+        s = example_weights("KernelPegasosSVC.fit", sample_weight, X.shape[0], y,
+                            self.class_weight, self.classes_)
         rows = None if s is None or (s > 0).all() else np.flatnonzero(s > 0)
         X_all, n_all = X, X.shape[0]
         if rows is not None:  # the fit is the one on the rows of positive weight
@@ -306,13 +322,13 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             if made > done:  # the state after pass `made`: a checkpoint when one is due
                 epoch_done(self, made)
             order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
-            mistakes = 0
-            for k, y_k in enumerate(ys):
-                st, made = self._pass(K, y_k, order, p, problems[k], alpha[k], s)
+            # the problems in threads: each writes only its own vectors and counts
+            ends = map_problems(lambda k: self._pass(K, ys[k], order, p, problems[k], alpha[k],
+                                                     s), len(ys), self.n_jobs)
+            for k, (st, _) in enumerate(ends):
                 problems[k] = (problems[k][0], st)
-                mistakes += made
             self.t_ += -(-order.size // int(self.batch_size))
-            return mistakes
+            return sum(made for _, made in ends)
 
         def objectives():
             models = [predictor(w, st, self._averaging) for w, st in problems]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,8 +28,10 @@ from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
 from .._online import EPOCHS, OnlineClassifier, keep_params
+from .._parallel import N_JOBS, map_groups
 from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass, example_weight
 from .._specs import Bool, Seed
+from .._weights import CLASS_WEIGHT
 from ..exceptions import NumericalError
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear.perceptron import BatchPerceptronMixin
@@ -47,7 +50,7 @@ class DualState(NamedTuple):
     b: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def _kernel_perceptron_pass(K, rows, slots, y, s, fit_intercept, scores, weights):
     """One pass over the points j = 0..len(rows)-1; updates the DualState s in place.
 
@@ -136,6 +139,19 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         :class:`~halfspaces.linear.Perceptron`). ``partial_fit`` and the game keep it always.
     random_state : int, RandomState or None, default=None
         Seed of the shuffling.
+    n_jobs : int or None, default=None
+        Threads for the one-vs-rest problems (scikit-learn's meaning: None or 1 is one, -1
+        every core): each Gram block is computed once, in the calling thread, then the
+        classes' passes over it run in ``min(n_jobs, n_classes)`` threads. Every class
+        visits the rows in the same order, so the model is the same, bit for bit, for every
+        ``n_jobs``. ``learn_one`` and the online game use one thread.
+    class_weight : None, "balanced" or dict, default=None
+        As scikit-learn's: a row of class ``c`` weighs ``class_weight[c]`` (classes not
+        named: 1) times its ``sample_weight``, and that weight scales its update (see the
+        Notes); ``"balanced"`` is ``S / (n_classes S_c)`` over the rows of ``fit``, ``S_c``
+        the total ``sample_weight`` of class ``c``. ``partial_fit``, ``learn_one`` and the
+        online game take a dict and refuse ``"balanced"``, as scikit-learn's SGD does: one
+        block does not show the class frequencies of a stream.
 
     Attributes
     ----------
@@ -164,10 +180,10 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     with ``kernel="linear"`` the mistakes are the same, round by round, as those of
     :class:`~halfspaces.Perceptron` with the same ``fit_intercept``, weighted or not.
 
-    ``sample_weight`` (``fit``, ``partial_fit``): an update on a row of weight ``s_t``
-    moves its coefficient and ``b`` by ``s_t y_t``, the dual form of the primal
-    ``w += s_t y_t x_t``; a row of weight 0 is skipped (no update, no mistake, not in
-    ``t_``), and with ``gamma="scale"`` the weights weigh the variance (as in SVC), so
+    ``sample_weight`` (``fit``, ``partial_fit``; times ``class_weight``): an update on a row
+    of weight ``s_t`` moves its coefficient and ``b`` by ``s_t y_t``, the dual form of the
+    primal ``w += s_t y_t x_t``; a row of weight 0 is skipped (no update, no mistake, not
+    in ``t_``), and with ``gamma="scale"`` the weights weigh the variance (as in SVC), so
     that it is the row left out.
 
     Memory. ``fit`` computes the ``n x n`` Gram matrix of the training rows once and runs
@@ -197,14 +213,15 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     """
 
     _parameter_constraints = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
-                              "shuffle": Bool(), "random_state": Seed()}
+                              "shuffle": Bool(), "random_state": Seed(), "n_jobs": N_JOBS,
+                              "class_weight": CLASS_WEIGHT}
 
     _takes_sample_weight = True
     _persist_exclude = ("_training",)  # fit's expansion: a checkpoint saves _checkpoint_form
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None):
+                 random_state=None, n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
@@ -216,8 +233,8 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """The batch perceptron's passes (:meth:`BatchPerceptronMixin.fit`) in the dual.
-        ``sample_weight`` (``s_t >= 0``) scales each update: the coefficient of ``x_t`` and
-        ``b`` move by ``s_t y_t``; a row of weight 0 is skipped."""
+        ``sample_weight`` (``s_t >= 0``, times ``class_weight``) scales each update: the
+        coefficient of ``x_t`` and ``b`` move by ``s_t y_t``; a row of weight 0 is skipped."""
         return self._batch_fit(X, y, sample_weight)
 
     # -- Gram blocks -------------------------------------------------------------------------
@@ -308,16 +325,17 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
               s: NDArray | None = None) -> int:
-        if hasattr(self, "_training"):
-            return self._fit_pass(k, X, y, order, scores, s)
-        return self._grow_pass(X, y[None, :], order, scores)  # the binary game
+        # the binary game's hook; fit and partial_fit run every problem in _run_pass
+        return self._grow_pass(X, y[None, :], order, scores, s)
 
     def _run_pass(self, X, y_pm: NDArray, order: NDArray, s: NDArray | None = None) -> int:
-        if hasattr(self, "_training"):
-            return super()._run_pass(X, y_pm, order, s)
-        # partial_fit: every problem in one pass, as they share the support vectors
+        # Every problem in one pass: they share the Gram blocks (fit) or the support
+        # vectors (partial_fit), which this thread computes before the problems' threads run.
         Y = y_pm[None, :] if y_pm.ndim == 1 else y_pm
-        mistakes = self._grow_pass(X, Y, order, np.empty(X.shape[0]), s)
+        if hasattr(self, "_training"):
+            mistakes = self._fit_pass(X, Y, order.astype(np.int64), s)
+        else:
+            mistakes = self._grow_pass(X, Y, order, np.empty(X.shape[0]), s)
         self.t_ += order.size if s is None else int(np.count_nonzero(s[order]))
         return mistakes
 
@@ -343,30 +361,43 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
             rows = order[start : start + step]
             yield self._gram(X[rows], X), np.arange(rows.size), rows
 
-    def _fit_pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
-                  s: NDArray | None = None) -> int:
-        """A pass of fit: the slots are the training rows (weights ``s``, or None)."""
+    def _fit_pass(self, X, Y: NDArray, order: NDArray, s: NDArray | None = None) -> int:
+        """A pass of fit over X[order] for each problem (row of ``Y``), whose slots are the
+        training rows (weights ``s``, or None): each Gram block once, then the problems'
+        passes over it in ``n_jobs`` threads."""
         self._ensure_gamma(X, s)
-        t = self._training
-        state = DualState(t.coef[k], t.support[k], t.n_support[k], self.intercept_[k : k + 1])
         mistakes = 0
-        for K, gram_rows, rows in self._fit_blocks(X, order.astype(np.int64)):
-            block_scores = np.empty(rows.size)
-            weights = None if s is None else s[rows]
-            result = _kernel_perceptron_pass(K, gram_rows, rows, y[rows], state,
-                                             bool(self.fit_intercept), block_scores, weights)
+        for block in self._fit_blocks(X, order):
+            solve = partial(self._fit_block, block=block, Y=Y, s=s)
+            mistakes += sum(map_groups(solve, Y.shape[0], self._n_jobs(block[2].size)))
+        return mistakes
+
+    def _fit_block(self, group: range, block: tuple, Y: NDArray, s: NDArray | None) -> int:
+        """The passes of the problems ``group`` (one thread, one buffer) over a Gram
+        ``block`` of fit (see :meth:`_fit_blocks`); each writes only its own state."""
+        K, gram_rows, rows = block
+        t, fit_b = self._training, bool(self.fit_intercept)
+        weights = None if s is None else s[rows]
+        scores = np.empty(rows.size)
+        mistakes = 0
+        for k in group:
+            y = Y[k, rows]
+            state = DualState(t.coef[k], t.support[k], t.n_support[k],
+                              self.intercept_[k : k + 1])
+            result = _kernel_perceptron_pass(K, gram_rows, rows, y, state, fit_b, scores,
+                                             weights)
             mistakes += self._checked(result, rows)
-            scores[rows] = block_scores
-            updated = y[rows] * block_scores <= 0.0  # the mistakes, each one update
+            updated = y * scores <= 0.0  # the mistakes, each one update
             t.alpha[k, rows] += updated if s is None else updated & (weights > 0.0)
         return mistakes
 
     def _grow_pass(self, X, Y: NDArray, order: NDArray, scores: NDArray,
                    s: NDArray | None = None) -> int:
         """A progressive pass of partial_fit: the rows that err (with a positive weight in
-        ``s``, if given) join the support set."""
+        ``s``, if given) join the support set. Block by block, the Gram values are computed
+        here, then the problems' passes over the block run in ``n_jobs`` threads."""
         self._ensure_gamma(X, s)
-        n, fit_b = order.size, bool(self.fit_intercept)
+        n = order.size
         mistakes = 0
         start = 0
         while start < n:
@@ -380,22 +411,12 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
             K = self._gram(Z, Z)
             if m:
                 K = np.ascontiguousarray(np.hstack([self._gram(Z, self.support_vectors_), K]))
-            slots = np.arange(m, m + step, dtype=np.int64)
             new_coef = np.zeros((Y.shape[0], step))
-            block_scores = np.empty(step)
-            for k in range(Y.shape[0]):
-                coef = np.concatenate([self.dual_coef_[k], np.zeros(step)])
-                support = np.zeros(m + step, dtype=np.int64)
-                old = np.flatnonzero(self.dual_coef_[k])
-                support[: old.size] = old
-                state = DualState(coef, support, np.array([old.size], dtype=np.int64),
-                                  self.intercept_[k : k + 1])
-                result = _kernel_perceptron_pass(
-                    K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
-                    state, fit_b, block_scores, None if s is None else s[rows])
-                mistakes += self._checked(result, rows)
-                new_coef[k] = coef[m:]
-            scores[rows] = block_scores
+            solve = partial(self._grow_block, K=K, Y=Y, rows=rows,
+                            weights=None if s is None else s[rows], new_coef=new_coef)
+            made = map_groups(solve, Y.shape[0], self._n_jobs(n))
+            mistakes += sum(count for count, _ in made)
+            scores[rows] = made[-1][1]  # the last problem's (the game has one)
             joined = np.flatnonzero(np.any(new_coef != 0.0, axis=0))
             if joined.size:
                 self.support_vectors_ = _append_rows(self.support_vectors_, Z[joined])
@@ -408,6 +429,30 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
             start += step
         self.n_rows_seen_ += n
         return mistakes
+
+    def _grow_block(self, group: range, K: NDArray, Y: NDArray, rows: NDArray,
+                    weights: NDArray | None, new_coef: NDArray) -> tuple[int, NDArray]:
+        """The passes of the problems ``group`` (one thread) over a block of new ``rows``,
+        whose Gram values follow those of the m support vectors in ``K``; problem k's
+        coefficients of the rows go to ``new_coef[k]``. Returns the mistakes and the scores
+        of the group's last problem."""
+        m, step = self.support_vectors_.shape[0], rows.size
+        slots = np.arange(m, m + step, dtype=np.int64)
+        scores = np.empty(step)
+        mistakes = 0
+        for k in group:
+            coef = np.concatenate([self.dual_coef_[k], np.zeros(step)])
+            support = np.zeros(m + step, dtype=np.int64)
+            old = np.flatnonzero(self.dual_coef_[k])
+            support[: old.size] = old
+            state = DualState(coef, support, np.array([old.size], dtype=np.int64),
+                              self.intercept_[k : k + 1])
+            result = _kernel_perceptron_pass(
+                K, np.arange(step, dtype=np.int64), slots, np.ascontiguousarray(Y[k, rows]),
+                state, bool(self.fit_intercept), scores, weights)
+            mistakes += self._checked(result, rows)
+            new_coef[k] = coef[m:]
+        return mistakes, scores
 
     def _decision(self, X) -> NDArray[np.float64]:
         n, m = X.shape[0], self.support_vectors_.shape[0]
