@@ -177,10 +177,17 @@ def test_bad_weights_are_refused(weights, match):
 @pytest.mark.filterwarnings("ignore:overflow encountered in reduce")  # _weights' sum check
 def test_weights_whose_counts_would_overflow_are_refused():
     P, y, _ = _data(n=6)
+    # in one call the weights' sum overflows first (every weighted learner refuses that)
+    with pytest.raises(ValueError, match=r"WeightedMajorityClassifier.fit: the example weights"
+                                         r" \(sample_weight\) sum past the largest float64"):
+        WeightedMajorityClassifier("precomputed").fit(P, y, sample_weight=np.full(6, 1e308))
+    # across partial_fit calls, each block's sum is finite and the counts overflow
+    wm = WeightedMajorityClassifier("precomputed")
+    wm.partial_fit(P[:3], y[:3], classes=[-1.0, 1.0], sample_weight=np.full(3, 5e307))
     with pytest.raises(ValueError, match=r"WeightedMajorityClassifier: the weighted mistake"
                                          r" counts would overflow float64 \(sample_weight sums"
-                                         r" to inf\); scale sample_weight down"):
-        WeightedMajorityClassifier("precomputed").fit(P, y, sample_weight=np.full(6, 1e308))
+                                         r" to 1.5e\+308\); scale sample_weight down"):
+        wm.partial_fit(P[3:], y[3:], sample_weight=np.full(3, 5e307))
 
 
 # -- class_weight: a round of class c weighs class_weight[c] times its sample_weight ------------
