@@ -6,6 +6,7 @@ reader for FIFO tests."""
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -158,3 +159,11 @@ def assert_same(X, y, X_ref, y_ref):
     np.testing.assert_array_equal(X.indices, X_ref.indices)
     assert X.data.tobytes() == X_ref.data.tobytes()
     assert np.asarray(y).tobytes() == np.asarray(y_ref).tobytes()
+
+
+def fit_quietly(est, X, y, **kw):
+    """``est.fit(X, y, **kw)`` with its warnings silenced (non-separable data: the same
+    warning on both sides of a comparison)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X, y, **kw)

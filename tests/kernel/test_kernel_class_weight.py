@@ -8,12 +8,11 @@ the weight ``k`` on the rows of class ``c``, bit for bit), scikit-learn's
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from helpers import assert_same_fit
+from helpers import fit_quietly as _fit
 from sklearn.utils.class_weight import compute_class_weight
 
 from halfspaces import KernelPegasosSVC, KernelPerceptron, load
@@ -36,10 +35,6 @@ def _data(n=36, d=3, n_classes=3, seed=0):
     return X, y, rng.choice([0.0, 0.5, 1.0, 2.5], size=n)
 
 
-def _fit(est, X, y, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # not separable: the same warning on both sides
-        return est.fit(X, y, **kw)
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])

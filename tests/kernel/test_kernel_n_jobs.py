@@ -9,12 +9,12 @@ threads really run the compiled passes at the same time.
 from __future__ import annotations
 
 import threading
-import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from helpers import assert_same_fit, thread_probe
+from helpers import fit_quietly as _fit
 from test_model_files import craft
 
 from halfspaces import KernelPegasosSVC, KernelPerceptron, cli, load
@@ -41,10 +41,6 @@ def _data(n=40, d=4, n_classes=4, seed=0):
     return X, y, rng.choice([0.0, 0.5, 1.0, 2.5], size=n)
 
 
-def _fit(est, X, y, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # not separable: the same warning for every n_jobs
-        return est.fit(X, y, **kw)
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])

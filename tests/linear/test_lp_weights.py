@@ -207,22 +207,6 @@ def test_sklearn_sample_weight_equivalence(estimator, check):
     check("LPSeparator", estimator)
 
 
-@pytest.mark.parametrize("weights, message", [
-    (-np.ones(6), r"'sample_weight' must be finite and >= 0; got -1.0 at example 0"),
-    (np.array([1, 1, np.nan, 1, 1, 1.0]), r"'sample_weight' must be finite and >= 0; got"
-                                          r" nan at example 2"),
-    (np.ones(5), r"'sample_weight' must have one entry per example of X \(6\); got"
-                 r" shape \(5,\)"),
-    (np.zeros(6), r"every example weight \(sample_weight\) is zero"),
-    ("heavy", r"'sample_weight' must be None or one number >= 0 per example \(6\)"),
-])
-def test_bad_weights_are_named(weights, message):
-    X = np.arange(12.0).reshape(6, 2)
-    y = np.array([0, 1, 0, 1, 0, 1])
-    with pytest.raises(ValueError, match=rf"LPSeparator\.fit: {message}"):
-        LPSeparator().fit(X, y, sample_weight=weights)
-
-
 @pytest.mark.parametrize("class_weight, message", [
     ({1: -1.0}, r"'class_weight' must be a dict \{label: weight >= 0\}; got \{1: -1.0\}"),
     ("bal", r"'class_weight' must be one of None, 'balanced' or a dict"),

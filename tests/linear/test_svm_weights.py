@@ -21,7 +21,14 @@ from sklearn.utils.estimator_checks import (
 )
 
 import halfspaces
-from halfspaces import SVC, AveragedPerceptron, LogisticRegression, PegasosSVC, Perceptron
+from halfspaces import (
+    SVC,
+    AveragedPerceptron,
+    LogisticRegression,
+    LPSeparator,
+    PegasosSVC,
+    Perceptron,
+)
 
 
 def _data(n=40, d=3, seed=0):
@@ -112,7 +119,7 @@ def test_logistic_weights_as_sklearn(sparse):
     np.testing.assert_allclose(lam.fit(Xs, y, sample_weight=s).coef_, ref.coef_, atol=1e-7)
 
 
-@pytest.mark.parametrize("cls", [SVC, LogisticRegression])
+@pytest.mark.parametrize("cls", [SVC, LogisticRegression, LPSeparator])
 @pytest.mark.parametrize("weights, message", [
     (-np.ones(6), r"'sample_weight' must be finite and >= 0; got -1.0 at example 0"),
     (np.array([1, 1, np.nan, 1, 1, 1.0]), r"'sample_weight' must be finite and >= 0; got"
