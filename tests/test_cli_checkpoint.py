@@ -213,8 +213,9 @@ def test_svm_one_vs_rest_resumes_inside_each_problem(tmp_path):
 
 
 # train --n-jobs 2, killed by SIGKILL right after the first checkpoint whose solver state
-# holds at least argv[1] finished problems and argv[2] problems stopped inside; the first two
-# problems meet after their first epoch (a barrier), so that both are in flight when they write
+# holds at least argv[1] finished problems and argv[2] problems stopped inside (with a finished
+# one, the third problem among them: it starts when a thread is free); the first two problems
+# meet after their first epoch (a barrier), so that both are in flight when they write
 _KILLED_IN_FLIGHT = """
 import os, signal, sys, threading
 from halfspaces import _checkpoint
@@ -225,7 +226,8 @@ write, solve, barrier, started = (_checkpoint.Checkpointer.epoch_done, svm.dcd_s
 
 def epoch_done(self, est, epochs, rng, position=None):
     write(self, est, epochs, rng, position)
-    if len(self.arrays["done_problem"]) >= done and len(self.arrays["running"]) >= running:
+    if len(self.arrays["done_problem"]) >= done and len(self.arrays["running"]) >= running \
+            and (done == 0 or 2 in self.arrays["running"]):
         os.kill(os.getpid(), signal.SIGKILL)
 
 def dcd_svm(*args, checkpoint, **kwargs):
