@@ -18,8 +18,9 @@ at a time. Two routes:
   ``$HALFSPACES_BENCH_CACHE``, else ``~/.cache/halfspaces-bench``; never the repository), then
   ``halfspaces train FILE --algo perceptron --no-shuffle --max-iter 1``, which streams the
   file in blocks (a pass that finds the columns and classes, then the training pass; a file
-  of more than two classes adds a pass that counts the training accuracy). A sampler reads the process's RSS, CPU time and position
-  in the file (``/proc/PID/fdinfo``) every --sample-seconds; the CPU time of each million
+  of more than two classes adds a pass that counts the training accuracy). A sampler reads
+  the process's RSS, CPU time and position in the file (``/proc/PID/fdinfo``) every
+  --sample-seconds; the CPU time of each million
   rows is that between the samples where the position crosses its first and last row's
   byte offsets (so a rate is exact to about a sample's share of a million's time).
 
