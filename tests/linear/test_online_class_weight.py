@@ -9,6 +9,8 @@ Oracles: the same learner given those products as ``sample_weight`` (whose rule 
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -241,3 +243,38 @@ def test_pegasos_passes_scikit_learns_class_weight_check_given_its_epochs():
 
     assert share_of_class_0(max_iter=100) > 0.87  # what the check asks, in 100 epochs
     assert share_of_class_0(max_iter=1000, n_iter=100) <= 0.87  # the check's 100 steps
+
+
+def test_a_cli_class_weight_dict_names_numeric_labels(tmp_path, capsys):
+    # JSON keys are strings; a svmlight file's labels are numbers: "1" names the label 1.0
+    # (before: "class_weight names the label '1', which is not among the classes [-1.0, 1.0]")
+    from sklearn.datasets import dump_svmlight_file
+
+    from halfspaces import cli
+    from halfspaces.datasets import load_svmlight
+
+    X, y, _ = weighted_rows(n=30, d=3, seed=2)
+    dump_svmlight_file(X, y, str(tmp_path / "d.svm"))
+    model = tmp_path / "m.hs"
+    assert cli.main(["train", str(tmp_path / "d.svm"), "--algo", "perceptron",
+                     "--random-state", "0", "--set", 'class_weight={"1": 3, "-1": 0.5}',
+                     "-o", str(model), "-q"]) == 0, capsys.readouterr().err
+    X_file, y_file = load_svmlight(tmp_path / "d.svm")
+    trained = halfspaces.load(model)
+    assert trained.class_weight == {1.0: 3.0, -1.0: 0.5}
+    ref = Perceptron(class_weight={1.0: 3.0, -1.0: 0.5}, random_state=0).fit(X_file, y_file)
+    np.testing.assert_array_equal(trained.coef_, ref.coef_)
+    np.testing.assert_array_equal(trained.intercept_, ref.intercept_)
+
+
+@pytest.mark.parametrize("data, given, expected", [
+    ("d.tsv", '{"1": 3}', {"1": 3}),  # label<TAB>text: labels are strings
+    ("d.svm", '{"1": 3}', {1.0: 3}),
+    ("d.csv", '{"1": 3}', {1.0: 3}),
+    ("d.svm", '{"spam": 3}', {"spam": 3}),  # not a number: as given (refused at fit)
+])
+def test_a_cli_class_weight_dict_keeps_text_labels_as_strings(data, given, expected):
+    from halfspaces.cli._estimators import given_params
+
+    args = argparse.Namespace(data=data, format=None, set=[f"class_weight={given}"])
+    assert given_params(args)["class_weight"] == expected

@@ -28,7 +28,29 @@ def given_params(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not name.strip():
             raise CLIError(f"--set expects NAME=VALUE, got {item!r}")
         params[name.strip().replace("-", "_")] = literal(value.strip())
+    if isinstance(params.get("class_weight"), dict):
+        params["class_weight"] = _class_weight_labels(params["class_weight"], args)
     return params
+
+
+def _class_weight_labels(class_weight: dict, args: argparse.Namespace) -> dict:
+    """``--set class_weight={"1": 3}`` with the labels as the data reads them: JSON keys are
+    strings, and svmlight, VW and CSV labels are numbers (a CSV's are strings only when one
+    is not a number), so a key that is a number names that number; a text file's labels
+    (``label<TAB>text``) stay strings."""
+    from ..datasets import detect_format
+
+    data = getattr(args, "data", None)
+    if data is None or detect_format(data, getattr(args, "format", None)) == "tsv":
+        return class_weight
+
+    def label(key):
+        try:
+            return float(key)
+        except ValueError:
+            return key
+
+    return {label(key): weight for key, weight in class_weight.items()}
 
 
 def make_estimator(args: argparse.Namespace, X=None):
