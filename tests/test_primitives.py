@@ -158,34 +158,29 @@ def test_as_rows_does_not_copy():
     assert as_rows(D) is D
 
 
-def _dense_order_reference(X, theta):
-    """``X @ theta`` for CSR ``X`` summed as ``dot_dense_scalar`` sums a dense row: column
-    ``j`` into partial sum ``j mod 8`` (the last ``d mod 8`` columns into sum 0), each sum
-    in stored order (``np.bincount`` adds its weights in input order), then
-    ``((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))``."""
-    n, d = X.shape
-    row = np.repeat(np.arange(n), np.diff(X.indptr))
-    lane = np.where(X.indices < d - d % 8, X.indices % 8, 0)
-    s = np.bincount(8 * row + lane, weights=theta[X.indices] * X.data,
-                    minlength=8 * n).reshape(n, 8)
-    return ((s[:, 0] + s[:, 1]) + (s[:, 2] + s[:, 3])) + ((s[:, 4] + s[:, 5])
-                                                          + (s[:, 6] + s[:, 7]))
+def _row_order_reference(X, theta):
+    """``X @ theta`` for CSR ``X``, each row summed in one chain in stored order
+    (``np.bincount`` adds its weights in input order)."""
+    row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    return np.bincount(row, weights=theta[X.indices] * X.data, minlength=X.shape[0])
 
 
+@pytest.mark.parametrize("n", [30, 31])  # rows two at a time, and the last alone
 @pytest.mark.parametrize("d", [5, 8, 21])
-def test_products_give_the_same_bits_for_dense_rows_and_their_csr_copy(d):
-    rng = np.random.default_rng(d)
-    D = rng.normal(size=(30, d)) * 10.0 ** rng.uniform(-4, 4, (30, d))  # sums that round
-    D[rng.random((30, d)) < 0.5] = 0.0
+def test_products_give_the_same_bits_for_dense_rows_and_their_csr_copy(d, n):
+    rng = np.random.default_rng(d + n)
+    D = rng.normal(size=(n, d)) * 10.0 ** rng.uniform(-4, 4, (n, d))  # sums that round
+    D[rng.random((n, d)) < rng.uniform(0.0, 1.0, (n, 1))] = 0.0  # rows of many lengths
     X = sp.csr_matrix(D)
     stored_zeros = X.copy()
     stored_zeros.data[::3] = 0.0  # explicit zeros add nothing either
     D_zeros = stored_zeros.toarray()
-    theta, v = rng.normal(size=d) * 100.0, rng.normal(size=30)
-    for dense, csr in ((D, X), (D_zeros, stored_zeros)):
-        want = _dense_order_reference(csr, theta)
-        for rows in (product_rows(dense), product_rows(csr)):
-            got, back = np.empty(30), np.zeros(d)
+    theta, v = rng.normal(size=d) * 100.0, rng.normal(size=n)
+    for dense, csr in ((D, X), (D_zeros, stored_zeros), (D.astype(np.float32),
+                                                       sp.csr_matrix(D.astype(np.float32)))):
+        want = _row_order_reference(csr, theta)
+        for rows in (dense, as_rows(csr), product_rows(dense), product_rows(csr)):
+            got, back = np.empty(n), np.zeros(d)
             matvec(rows, theta, got)
             assert got.tobytes() == want.tobytes()
             rmatvec(rows, v, back)  # the rows added in turn: SciPy's X.T @ v

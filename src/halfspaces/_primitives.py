@@ -1,6 +1,8 @@
 """Compiled primitives that every learning pass is built from: dot products, prefetch
-hints, a random generator and a shuffle, one row abstraction over dense and CSR input, and
-the one way a pass reports numerical trouble.
+hints, one row abstraction over dense and CSR input, products with all rows, and the one
+way a pass reports numerical trouble; also, from the two modules below it, the random
+generator and shuffle (:mod:`halfspaces._random`) and, used by the dots and the prefetch,
+the hand-written vector code (:mod:`halfspaces._simd`).
 
 Algorithm modules import downward from here and never from each other.
 
@@ -33,16 +35,18 @@ Summation order. The dot products keep several independent partial sums (8 for d
 one chain, without ``fastmath``: the result is the same on every run and every machine.
 The dense dot is written once as plain scalar code, :func:`dot_dense_scalar` (the
 definition), and once as a small LLVM intrinsic that holds the same 8 partial sums in two
-4-wide vectors: identical bits, faster (the comment above ``_dot_dense_simd`` says why no
-portable form replaces it). CSR column indices are read as ``np.uint64(indices[p])``, and
-the positions ``p`` in a row are unsigned too: Numba then skips its negative-index
-wraparound test on every gather and scatter (about 13% of a sparse pass for the indices,
-18% more for the positions on reuters).
+4-wide vectors: identical bits, faster (:mod:`halfspaces._simd` says why no portable form
+replaces it). CSR column indices are read as ``np.uint64(indices[p])``, and the positions
+``p`` in a row are unsigned too: Numba then skips its negative-index wraparound test on
+every gather and scatter (about 13% of a sparse pass for the indices, 18% more for the
+positions on reuters).
 
 Dense and CSR input make the same updates; their scores can differ in the last bits only
 because a dense row and a CSR row are summed in a different order. Where the two must give
-the same bits (DCD, Crammer-Singer, logistic regression), ``row_dot_dense_order`` sums a
-CSR row in the dense row's 8 sums by column (a vector intrinsic, ``_dot_csr_dense_order_simd``).
+the same bits, DCD and Crammer-Singer score rows by ``row_dot_dense_order``, which sums a
+CSR row in the dense row's 8 sums by column (:func:`dot_csr_dense_order`, computed by a
+vector intrinsic), and the products with all rows (``matvec``, ``rmatvec``: logistic
+regression's) sum each row in one chain in row order, for both layouts.
 
 Numerical trouble. A pass that meets an inf or nan stops at that row and returns a
 :class:`PassResult` saying what it found; the estimator hands it to :func:`check_pass`, which
@@ -52,20 +56,19 @@ reports trouble this one way.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 from typing import NamedTuple
 
-import llvmlite.binding
 import numpy as np
 import scipy.sparse as sp
-from llvmlite import ir
-from numba import carray, njit, types
 from numba import config as numba_config
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba import njit
 
+from ._dispatch import CSR as CSR  # re-exported: passes import from here
+from ._dispatch import Difference as Difference
+from ._dispatch import resolved
+from ._random import shuffle as shuffle  # re-exported: passes import from here
+from ._simd import dot_csr_dense_order_simd, dot_dense_simd, prefetch
 from .exceptions import NumericalError
 
 # -- numerical trouble ----------------------------------------------------------------------
@@ -98,71 +101,6 @@ def check_pass(owner: str, result: PassResult, what: str | None = None) -> int:
     return int(mistakes)
 
 
-# -- resolving a primitive for the types it gets -----------------------------------------
-
-class CSR(NamedTuple):
-    """The arrays of a canonical CSR matrix, as the compiled passes take it."""
-
-    data: np.ndarray
-    indices: np.ndarray
-    indptr: np.ndarray
-
-
-class Difference(NamedTuple):
-    """The weight vector ``w - a u``, read entry by entry and never materialised."""
-
-    w: np.ndarray
-    u: np.ndarray
-    a: float
-
-
-def _kind(x) -> str | None:
-    """'array', 'CSR', 'Difference' or 'none' for a value or for its numba type (else None)."""
-    cls = getattr(x, "instance_class", type(x))  # numba's type of a NamedTuple names it
-    if cls in (CSR, Difference):
-        return cls.__name__
-    if x is None or isinstance(x, types.NoneType):
-        return "none"
-    return "array" if isinstance(x, (np.ndarray, types.Array)) else None
-
-
-def _resolved(*, inline: bool = False, **impls):
-    """Turn a stub (the signature and docstring of a primitive) into the function that
-    runs ``impls[kind of its first argument]`` (keywords ``array``, ``CSR``,
-    ``Difference``, ``none``), chosen at compile time in compiled code (numba's ``@overload``), at
-    each call from Python.
-
-    The implementations are plain functions with the stub's parameters, never ``@njit``
-    ones (numba would cache an implementation compiled for ``@overload``, which has no
-    Python entry point, under the name of the ``@njit`` function, and a later call from
-    Python would load it); they may call ``@njit`` functions. ``inline=True`` inlines the
-    implementation where it is called (numba's ``inline="always"``): a row update called in
-    a large pass otherwise stays a call with its arguments on the stack (measured: 10% of
-    a mini-batch Pegasos pass on a9a). Check the pass's LLVM (``inspect_llvm``) both ways:
-    numba gives the inlined arguments their own references, and where its pruning misses
-    them each call costs an atomic ``NRT_incref``/``NRT_decref`` pair per array (plain
-    Pegasos' CSR pass paid two pairs per violator for an inlined ``row_axpy2``; left to
-    LLVM, that call is inlined without them).
-    """
-
-    def decorate(stub):
-        def dispatch(*args):
-            return impls[_kind(args[0])](*args)
-
-        functools.update_wrapper(dispatch, stub)  # name, docstring and signature
-        if not numba_config.DISABLE_JIT:
-
-            def typer(*args):
-                return impls.get(_kind(args[0]))
-
-            typer.__signature__ = inspect.signature(stub)
-            overload(dispatch, inline="always" if inline else "never",
-                     jit_options={"cache": True})(typer)
-        return dispatch
-
-    return decorate
-
-
 def _vector_entry(w, j):
     return w[j]
 
@@ -171,7 +109,7 @@ def _difference_entry(w, j):
     return w.w[j] - w.a * w.u[j]
 
 
-@_resolved(array=_vector_entry, Difference=_difference_entry)
+@resolved(array=_vector_entry, Difference=_difference_entry)
 def weight(w, j):
     """Entry j of the weights ``w`` (a vector or a Difference)."""
 
@@ -184,38 +122,16 @@ def _entry(s, i):
     return s[i]
 
 
-@_resolved(inline=True, array=_entry, none=_one)
+@resolved(inline=True, array=_entry, none=_one)
 def example_weight(s, i):
     """The weight ``s_i`` of example ``i``: ``s[i]``, or 1.0 when ``s`` is None (unweighted:
     the constant folds away, ``1.0 * x`` is ``x`` exactly, so that path runs as before)."""
 
 
 # -- prefetch --------------------------------------------------------------------------------
-# A portable prefetch does not exist in numba: reading a value of the row ahead (and keeping
-# it alive) is a real load that holds up the pipeline, 1.3x (rows in order) to 1.8x (rows
-# shuffled) the time of a dense epoch with the hint (200,000 x 100 float64, AMD EPYC Zen 4,
-# numba 0.68). So the hint is LLVM's prefetch intrinsic, the one place it is written.
+# The hint is LLVM's prefetch intrinsic (``_simd.prefetch``: why, there).
 
-_PREFETCH = "llvm.prefetch.p0" if llvmlite.binding.llvm_version_info[0] >= 15 else (
-    "llvm.prefetch.p0i8")
 PREFETCH_ROWS = 2  # how many rows ahead a pass asks the cache for
-
-
-@intrinsic
-def _prefetch(typingctx, arr, i):
-    """Hint the CPU to load ``arr[i]``'s cache line (no effect on results)."""
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, _PREFETCH)
-        ptr = builder.bitcast(builder.gep(ary.data, [args[1]]), i8p)
-        builder.call(fn, [ptr, i32(0), i32(3), i32(1)])  # read, keep in all levels, data
-        return context.get_dummy_value()
-
-    return types.void(arr, i), codegen
 
 
 if numba_config.DISABLE_JIT:  # interpreted passes (coverage runs): a hint has no meaning
@@ -233,15 +149,15 @@ else:
         """Prefetch every cache line of the C-contiguous row X[t]."""
         x = X[t]
         for j in range(0, x.shape[0], 8):
-            _prefetch(x, j)
+            prefetch(x, j)
 
     @njit(cache=True)
     def prefetch_csr_row(data, indices, start, end):
         """Prefetch the cache lines of the CSR row (data, indices)[start:end]."""
         for p in range(start, end, 8):
-            _prefetch(data, p)
+            prefetch(data, p)
         for p in range(start, end, 16):
-            _prefetch(indices, p)
+            prefetch(indices, p)
 
 
 # -- dot products ----------------------------------------------------------------------------
@@ -271,75 +187,14 @@ def dot_dense_scalar(w, x):
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
-# Why hand-written LLVM IR (and why ``numba`` is pinned below 0.70 in pyproject.toml): a
-# portable form must keep the 8 sums in their order, and none found comes within 5% of it.
-# Dense perceptron epoch, 200,000 x 100 float64 rows in order, fit_intercept, the same pass
-# with each form of the dot (all give the same scores and weights, bit for bit); median of
-# 41 alternating repeats on a shared 2-core AMD EPYC, numba 0.68.1 / llvmlite 0.50
-# (measured for issue 11): this intrinsic 11.6 ms (IQR 9.6-14.3); ``dot_dense_scalar``,
-# the 8 sums as plain scalar code, 18.6 ms = 1.60x; the products by a loop that LLVM's loop
-# vectorizer takes, into a scratch vector, then the 8 scalar sums, 22.3 ms = 1.92x; the 8
-# sums in a small array updated by an inner loop over the lanes, 20.3 ms = 1.74x. With
-# numba's process-wide NUMBA_SLP_VECTORIZE=1 (not a per-function option, so not one a
-# library can set) the scalar code is still 1.41x. ``fastmath={'reassoc'}`` would let LLVM
-# reorder the sum by the machine's vector width: scores, hence mistakes, would differ
-# between machines, and the project allows no fastmath.
-@intrinsic
-def _dot_dense_simd(typingctx, w, x):
-    """``dot_dense_scalar`` with partial sums s0..s3 and s4..s7 held in two 4-wide vectors.
-
-    Each lane does the scalar code's multiplies and adds in the scalar code's order (no
-    fused multiply-add, no reassociation), so the result is identical bit for bit; only
-    the loads and arithmetic are 4 at a time. Needs C-contiguous 1-D ``w`` (float64) and
-    ``x`` (float32 or float64).
-    """
-    if not (isinstance(w, types.Array) and isinstance(x, types.Array) and w.ndim == x.ndim == 1
-            and w.layout == x.layout == "C" and w.dtype == types.float64
-            and x.dtype in (types.float32, types.float64)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        wa = context.make_array(signature.args[0])(context, builder, args[0])
-        xa = context.make_array(signature.args[1])(context, builder, args[1])
-        n = builder.extract_value(xa.shape, 0)
-        i64, i32, f64 = n.type, ir.IntType(32), ir.DoubleType()
-        single = signature.args[1].dtype == types.float32
-        v4, xv4 = ir.VectorType(f64, 4), ir.VectorType(ir.FloatType() if single else f64, 4)
-
-        def load4(data, j, offset, vty):
-            ptr = builder.gep(data, [builder.add(j, i64(offset))])
-            vec = builder.load(builder.bitcast(ptr, vty.as_pointer()), align=4 if single else 8)
-            return builder.fpext(vec, v4) if vty is not v4 else vec
-
-        acc = [cgutils.alloca_once_value(builder, ir.Constant(v4, [0.0] * 4)) for _ in (0, 1)]
-        m = builder.and_(n, i64(-8))  # d - d % 8
-        with cgutils.for_range_slice(builder, i64(0), m, i64(8)) as (j, _):
-            for half in (0, 1):  # lanes s0..s3, then s4..s7
-                prod = builder.fmul(load4(wa.data, j, 4 * half, v4),
-                                    load4(xa.data, j, 4 * half, xv4))
-                builder.store(builder.fadd(builder.load(acc[half]), prod), acc[half])
-        s = [builder.extract_element(builder.load(acc[k // 4]), i32(k % 4)) for k in range(8)]
-        s0 = cgutils.alloca_once_value(builder, s[0])
-        with cgutils.for_range_slice(builder, m, n, i64(1)) as (j, _):  # the tail, into s0
-            xj = builder.load(builder.gep(xa.data, [j]))
-            prod = builder.fmul(builder.load(builder.gep(wa.data, [j])),
-                                builder.fpext(xj, f64) if single else xj)
-            builder.store(builder.fadd(builder.load(s0), prod), s0)
-        s[0] = builder.load(s0)
-        add = builder.fadd
-        return add(add(add(s[0], s[1]), add(s[2], s[3])), add(add(s[4], s[5]), add(s[6], s[7])))
-
-    return types.float64(w, x), codegen
-
-
 if numba_config.DISABLE_JIT:
     _dot_dense_vector = dot_dense_scalar
 else:
 
     @njit(cache=True)
     def _dot_dense_vector(w, x):
-        """``dot_dense_scalar`` for a vector w, computed by ``_dot_dense_simd``."""
-        return _dot_dense_simd(w, x)
+        """``dot_dense_scalar`` for a vector w, computed by ``_simd.dot_dense_simd``."""
+        return dot_dense_simd(w, x)
 
 
 def _vector_dot(w, x):
@@ -350,7 +205,7 @@ def _difference_dot(w, x):
     return dot_dense_scalar(w, x)
 
 
-@_resolved(array=_vector_dot, Difference=_difference_dot)
+@resolved(array=_vector_dot, Difference=_difference_dot)
 def dot_dense(w, x):
     """<w, x>: ``dot_dense_scalar``'s sums, bit for bit (in vector registers for a vector w)."""
 
@@ -376,34 +231,6 @@ def dot_csr(w, data, indices, start, end):
     return (s0 + s1) + (s2 + s3)
 
 
-if numba_config.DISABLE_JIT:
-
-    def _zeroed_lanes():
-        """8 float64 zeros, the partial sums of ``dot_csr_dense_order``."""
-        return np.zeros(8)
-
-else:
-
-    @intrinsic
-    def _stack_lanes(typingctx):
-        """A pointer to 8 float64 on the stack of the function it is lowered in."""
-
-        def codegen(context, builder, signature, args):
-            return cgutils.alloca_once(builder, ir.DoubleType(), size=8)
-
-        return types.CPointer(types.float64)(), codegen
-
-    # inlined by numba (inline="always"), so the stack slot is the caller's: no heap
-    # allocation per row (np.zeros(8) costs more than the dot of a short row)
-    @njit(inline="always")
-    def _zeroed_lanes():
-        """8 float64 zeros on the caller's stack, the partial sums of ``dot_csr_dense_order``."""
-        lanes = carray(_stack_lanes(), 8)
-        for k in range(8):
-            lanes[k] = 0.0
-        return lanes
-
-
 @njit(cache=True)
 def dot_csr_dense_order(w, data, indices, start, end):
     """<w, x> for the CSR row x = (data, indices)[start:end] of a canonical matrix (indices
@@ -417,7 +244,7 @@ def dot_csr_dense_order(w, data, indices, start, end):
     """
     d = np.uint64(w.shape[0])
     m = d - d % np.uint64(8)
-    lanes = _zeroed_lanes()
+    lanes = np.zeros(8)
     for p in range(np.uint64(start), np.uint64(end)):
         j = np.uint64(indices[p])
         lanes[j & np.uint64(7) if j < m else np.uint64(0)] += w[j] * data[p]
@@ -425,71 +252,15 @@ def dot_csr_dense_order(w, data, indices, start, end):
         (lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
 
 
-# Why an intrinsic again: ``dot_csr_dense_order`` keeps its 8 sums in memory (a sum picked
-# by the column cannot live in a register), and each stored value then waits for the
-# previous store to the same sum: DCD on a9a took twice the time of ``dot_csr``'s 4 sums by
-# position. Here the 8 sums are two 4-wide vectors in registers, and each stored value is
-# added to both, as the product in its sum's lane and +0.0 in the other 7. Adding +0.0
-# leaves a partial sum as it is (never -0.0, see above), so the sums are
-# ``dot_csr_dense_order``'s, bit for bit; the cost is one vector addition per stored value
-# in one dependency chain, which the row's other work hides on short rows.
-@intrinsic
-def _dot_csr_dense_order_simd(typingctx, w, data, indices, start, end):
-    """``dot_csr_dense_order`` with the 8 partial sums in two 4-wide vectors.
-
-    Needs C-contiguous 1-D ``w`` (float64), ``data`` (float32 or float64) and ``indices``
-    (any integer type, non-negative), and integer ``start``, ``end``.
-    """
-    arrays = (w, data, indices)
-    if not (all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" for a in arrays)
-            and w.dtype == types.float64 and data.dtype in (types.float32, types.float64)
-            and isinstance(indices.dtype, types.Integer)
-            and isinstance(start, types.Integer) and isinstance(end, types.Integer)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        wa, da, ia = (context.make_array(ty)(context, builder, arg)
-                      for ty, arg in zip(signature.args[:3], args[:3], strict=True))
-        i64, i32, f64 = ir.IntType(64), ir.IntType(32), ir.DoubleType()
-        first, stop = (context.cast(builder, args[k], signature.args[k], types.int64)
-                       for k in (3, 4))
-        m = builder.and_(builder.extract_value(wa.shape, 0), i64(-8))  # d - d % 8
-        v4, lanes4 = ir.VectorType(f64, 4), ir.VectorType(i64, 4)
-        zero, splat = ir.Constant(v4, [0.0] * 4), ir.Constant(ir.VectorType(i32, 4), [0] * 4)
-        lane_ids = [ir.Constant(lanes4, [4 * half + k for k in range(4)]) for half in (0, 1)]
-        acc = [cgutils.alloca_once_value(builder, zero) for _ in (0, 1)]
-
-        def broadcast(value, vty):
-            one = builder.insert_element(ir.Constant(vty, ir.Undefined), value, i32(0))
-            return builder.shuffle_vector(one, ir.Constant(vty, ir.Undefined), splat)
-
-        with cgutils.for_range_slice(builder, first, stop, i64(1)) as (p, _):
-            j = builder.load(builder.gep(ia.data, [p]))
-            j = builder.zext(j, i64) if j.type.width < 64 else j  # non-negative
-            lane = builder.select(builder.icmp_unsigned("<", j, m), builder.and_(j, i64(7)),
-                                  i64(0))  # the last d % 8 columns: sum 0
-            x = builder.load(builder.gep(da.data, [p]))
-            x = builder.fpext(x, f64) if x.type != f64 else x
-            prod = broadcast(builder.fmul(builder.load(builder.gep(wa.data, [j])), x), v4)
-            at = broadcast(lane, lanes4)
-            for half in (0, 1):  # sums 0..3, then 4..7
-                term = builder.select(builder.icmp_unsigned("==", at, lane_ids[half]), prod, zero)
-                builder.store(builder.fadd(builder.load(acc[half]), term), acc[half])
-        s = [builder.extract_element(builder.load(acc[k // 4]), i32(k % 4)) for k in range(8)]
-        add = builder.fadd
-        return add(add(add(s[0], s[1]), add(s[2], s[3])), add(add(s[4], s[5]), add(s[6], s[7])))
-
-    return types.float64(w, data, indices, start, end), codegen
-
-
 if numba_config.DISABLE_JIT:
     _dot_csr_dense_order_vector = dot_csr_dense_order
+
 else:
 
     @njit(cache=True)
     def _dot_csr_dense_order_vector(w, data, indices, start, end):
-        """``dot_csr_dense_order``, computed by ``_dot_csr_dense_order_simd``."""
-        return _dot_csr_dense_order_simd(w, data, indices, start, end)
+        """``dot_csr_dense_order``, computed by ``_simd.dot_csr_dense_order_simd``."""
+        return dot_csr_dense_order_simd(w, data, indices, start, end)
 
 
 # -- the row abstraction ---------------------------------------------------------------------
@@ -609,6 +380,7 @@ def _csr_dot_dense_order(X, t, w):
     return _dot_csr_dense_order_vector(w, X.data, X.indices, X.indptr[t], X.indptr[t + 1])
 
 
+
 def _csr_axpy(X, t, a, w):
     for p in _span(X, t):
         w[np.uint64(X.indices[p])] += a * X.data[p]
@@ -670,44 +442,44 @@ def _csr_prefetch(X, t):
     prefetch_csr_row(X.data, X.indices, X.indptr[t], X.indptr[t + 1])
 
 
-@_resolved(array=_dense_n_rows, CSR=_csr_n_rows)
+@resolved(array=_dense_n_rows, CSR=_csr_n_rows)
 def n_rows(X):
     """The number of rows of dense or CSR ``X``."""
 
 
-@_resolved(array=_dense_dot, CSR=_csr_dot)
+@resolved(array=_dense_dot, CSR=_csr_dot)
 def row_dot(X, t, w):
     """<w, x_t> for row ``t`` of dense or CSR ``X``."""
 
 
-@_resolved(array=_dense_dot, CSR=_csr_dot_dense_order)
+@resolved(array=_dense_dot, CSR=_csr_dot_dense_order)
 def row_dot_dense_order(X, t, w):
     """<w, x_t> for a float64 vector ``w``, summed in the dense row's order for both layouts
     (``dot_dense_scalar``'s; for CSR ``dot_csr_dense_order``), so that dense input and its
     CSR copy give the same bits (``row_dot``'s CSR sums are faster on long rows)."""
 
 
-@_resolved(array=_dense_axpy, CSR=_csr_axpy)
+@resolved(array=_dense_axpy, CSR=_csr_axpy)
 def row_axpy(X, t, a, w):
     """w <- w + a x_t, in place."""
 
 
 # inlined: as a call inside the averaged perceptron's (inlined) update, with its error check
 # between them, numba's references to X, w and u stayed: three atomic reference-count pairs
-# per mistake (see _resolved)
-@_resolved(inline=True, array=_dense_axpy_pair, CSR=_csr_axpy_pair)
+# per mistake (see resolved)
+@resolved(inline=True, array=_dense_axpy_pair, CSR=_csr_axpy_pair)
 def row_axpy_pair(X, t, a, w, c, u):
     """w <- w + a x_t and u <- u + c x_t, in place, in one sweep of the row; whether the
     entries of u it wrote are finite (for weights that no score checks)."""
 
 
-@_resolved(array=_dense_axpy2, CSR=_csr_axpy2)
+@resolved(array=_dense_axpy2, CSR=_csr_axpy2)
 def row_axpy2(X, t, a, w, a2, w2):
     """w <- w + a x_t and w2 <- w2 + a2 x_t, in place, in one sweep over the row (two
     ``row_axpy`` sweeps cost an averaged Pegasos pass about 10% on a9a)."""
 
 
-@_resolved(inline=True, array=_dense_axpy_sqchange, CSR=_csr_axpy_sqchange)
+@resolved(inline=True, array=_dense_axpy_sqchange, CSR=_csr_axpy_sqchange)
 def row_axpy_sqchange(X, t, a, w):
     """w <- w + a x_t, in place, returning ||w||^2 after minus before, summed in row order
     as sum_j a x_tj (2 w_j + a x_tj) in the same sweep (a ``row_dot`` before the
@@ -715,29 +487,29 @@ def row_axpy_sqchange(X, t, a, w):
     10% on a9a)."""
 
 
-@_resolved(array=_dense_sqnorm, CSR=_csr_sqnorm)
+@resolved(array=_dense_sqnorm, CSR=_csr_sqnorm)
 def row_sqnorm(X, t):
     """||x_t||^2, summed in float64 in row order."""
 
 
-@_resolved(array=_dense_dot_in_order, CSR=_csr_dot_in_order)
+@resolved(array=_dense_dot_in_order, CSR=_csr_dot_in_order)
 def row_dot_in_order(X, t, v):
     """<x_t, v> for a dense float64 v, summed in float64 entry after entry in row order (a
     dense row: its non-zeros), so a row and its CSR copy give the same bits."""
 
 
-@_resolved(array=_dense_as_dense, CSR=_csr_as_dense)
+@resolved(array=_dense_as_dense, CSR=_csr_as_dense)
 def row_as_dense(X, t, work):
     """x_t as a dense vector: a dense row itself; a CSR row scattered into the zeroed
     float64 vector ``work`` (zero it again with row_clear)."""
 
 
-@_resolved(array=_dense_clear, CSR=_csr_clear)
+@resolved(array=_dense_clear, CSR=_csr_clear)
 def row_clear(X, t, work):
     """Undo row_as_dense(X, t, work): zero what it wrote."""
 
 
-@_resolved(array=_dense_prefetch, CSR=_csr_prefetch)
+@resolved(array=_dense_prefetch, CSR=_csr_prefetch)
 def row_prefetch(X, t):
     """Ask the CPU to start loading row ``t`` (no effect on results)."""
 
@@ -757,14 +529,66 @@ def prefetch_wanted(order, i):
 
 
 # -- products with all rows -------------------------------------------------------------------
-# The same bits for dense input and its CSR copy: rows as row_dot_dense_order and
-# row_axpy (which adds a column's entries in row order for both) sum them.
+# The same bits for dense input and its CSR copy: ``matvec`` sums each row as
+# ``row_dot_in_order`` does (one chain, entry after entry), ``rmatvec`` adds a column's
+# entries in row order for both.
 
 @njit(cache=True, nogil=True)  # L-BFGS problems in threads
+def _dense_matvec_rows(X, theta, out):
+    n, d = X.shape
+    for i in range(0, n - 1, 2):  # two rows at a time: two independent chains of additions
+        x, z = X[i], X[i + 1]
+        s = t = 0.0
+        for j in range(np.uint64(d)):
+            # a zero entry adds +0.0, as the CSR row that does not store it (and never
+            # 0 * inf)
+            s += np.float64(x[j]) * theta[j] if x[j] != 0.0 else 0.0
+            t += np.float64(z[j]) * theta[j] if z[j] != 0.0 else 0.0
+        out[i], out[i + 1] = s, t
+    if n % 2 == 1:
+        out[n - 1] = row_dot_in_order(X, n - 1, theta)
+
+
+@njit(cache=True, nogil=True)
+def _csr_matvec_rows(data, indices, indptr, theta, out):
+    n = out.shape[0]
+    for i in range(0, n - 1, 2):  # two rows at a time, while both have entries
+        a, b, c = np.uint64(indptr[i]), np.uint64(indptr[i + 1]), np.uint64(indptr[i + 2])
+        both = min(b - a, c - b)
+        s = t = 0.0
+        for k in range(both):
+            s += np.float64(data[a + k]) * theta[np.uint64(indices[a + k])]
+            t += np.float64(data[b + k]) * theta[np.uint64(indices[b + k])]
+        for p in range(a + both, b):
+            s += np.float64(data[p]) * theta[np.uint64(indices[p])]
+        for p in range(b + both, c):
+            t += np.float64(data[p]) * theta[np.uint64(indices[p])]
+        out[i], out[i + 1] = s, t
+    if n % 2 == 1:
+        s = 0.0
+        for p in range(np.uint64(indptr[n - 1]), np.uint64(indptr[n])):
+            s += np.float64(data[p]) * theta[np.uint64(indices[p])]
+        out[n - 1] = s
+
+
+# Why not the rows' dots (``row_dot_dense_order``): a CSR row summed in the dense row's 8
+# sums costs about twice SciPy's X @ w (the 8 sums are picked per entry), and logistic
+# regression's fit is mostly products. One chain per row costs a dense row more (about
+# 4x the 8 sums; still faster than NumPy's X @ w of float32 rows), a CSR row less: a9a X w
+# 225 us, SciPy's 245 us, the 8 sums 455 us (median of 9 x 20, 2-core AMD EPYC, loaded).
+# Each format's loop is its own compiled function, called from Python.
+def _dense_matvec(X, theta, out):
+    _dense_matvec_rows(X, theta, out)
+
+
+def _csr_matvec(X, theta, out):
+    _csr_matvec_rows(X.data, X.indices, X.indptr, theta, out)
+
+
+@resolved(array=_dense_matvec, CSR=_csr_matvec)
 def matvec(X, theta, out):
-    """``out = X theta`` for a float64 vector ``theta`` (``row_dot_dense_order`` per row)."""
-    for i in range(n_rows(X)):
-        out[i] = row_dot_dense_order(X, i, theta)
+    """``out = X theta`` for a float64 vector ``theta``: each row summed as
+    ``row_dot_in_order`` sums it (the same bits for a dense row and its CSR copy)."""
 
 
 @njit(cache=True, nogil=True)
@@ -780,48 +604,3 @@ def row_sqnorms(X, out):
     """``out_i = ||x_i||^2`` (``row_sqnorm``: in row order, the same for both layouts)."""
     for i in range(n_rows(X)):
         out[i] = row_sqnorm(X, i)
-
-
-# -- random numbers ----------------------------------------------------------------------------
-
-@njit(cache=True)
-def splitmix64(rng_state):
-    """The next 64-bit random integer (splitmix64, Steele et al. 2014); advances
-    ``rng_state[0]`` (uint64[1], seeded from the estimator's ``random_state``) in place.
-
-    Passes that shuffle inside one compiled call cannot use NumPy's Generator; they carry
-    this state from epoch to epoch, so results stay reproducible bit for bit.
-    """
-    z = rng_state[0] + np.uint64(0x9E3779B97F4A7C15)
-    rng_state[0] = z
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-if numba_config.DISABLE_JIT:  # passes run as Python: NumPy warns on the wraparound we want
-    _splitmix64 = splitmix64
-
-    def splitmix64(rng_state):
-        """``splitmix64`` with uint64 overflow (modular arithmetic by design) not warned."""
-        with np.errstate(over="ignore"):
-            return _splitmix64(rng_state)
-
-
-@njit(cache=True)
-def shuffle(order, rng_state):
-    """Shuffle ``order`` in place into a uniformly random permutation of itself
-    (Fisher-Yates driven by :func:`splitmix64`), in about a quarter of the time of
-    ``RandomState.permutation``.
-
-    j uniform in [0, i] is ``(r (i + 1)) >> 32`` for 32 random bits r (Lemire's
-    multiply-shift: no division; bias about n / 2^32), or the modulo of 53 random bits
-    beyond 2^32 rows.
-    """
-    for i in range(order.shape[0] - 1, 0, -1):
-        z = splitmix64(rng_state)
-        if i < 0xFFFFFFFF:
-            j = np.int64(((z >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
-        else:  # pragma: no cover - more than 4 billion rows
-            j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))
-        order[i], order[j] = order[j], order[i]
