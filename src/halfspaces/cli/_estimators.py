@@ -6,7 +6,15 @@ import argparse
 from typing import Any
 
 from ._io import CLIError
-from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, EXPERT_ALGOS, flag, literal
+from ._options import (
+    ALGOS,
+    BOOL_OPTIONS,
+    ESTIMATOR_OPTIONS,
+    EXPERT_ALGOS,
+    flag,
+    known_flag,
+    literal,
+)
 
 
 def estimator_class(algo: str, kernel: str | None = None):
@@ -77,11 +85,24 @@ def make_estimator(args: argparse.Namespace, X=None):
         unknown.remove("random_state")
         params.pop("random_state")
     if unknown:
-        names = ", ".join(flag(p) for p in unknown)
-        accepted = ", ".join(p for p in sorted(allowed) if p not in ("hypotheses", "offsets"))
-        raise CLIError(f"{names} does not apply to --algo {args.algo}; {cls.__name__} takes"
-                       f" {accepted} (--set NAME=VALUE passes those without an option)")
+        raise CLIError(_not_applicable(unknown, set(allowed), args, cls.__name__))
     return cls(**params)
+
+
+def _not_applicable(unknown: list[str], allowed: set[str], args: argparse.Namespace,
+                    name: str) -> str:
+    """What the user gave that ``--algo`` does not take, in the terms they gave it (an
+    option, or ``--set NAME=...``), and what it takes instead."""
+    given_by_set = {item.partition("=")[0].strip().replace("-", "_")
+                    for item in getattr(args, "set", None) or []}
+    names = ", ".join(f"--set {p}=..." if p in given_by_set and known_flag(p) is None
+                      else flag(p) for p in unknown)
+    accepted = sorted(allowed - {"hypotheses", "offsets"})
+    if not accepted:  # Halving: its hypothesis class has its own options
+        return (f"{names} does not apply to --algo {args.algo}; {name} takes no other"
+                f" parameter (its hypotheses come from --hypotheses and --n-hypotheses)")
+    return (f"{names} does not apply to --algo {args.algo}; {name} takes"
+            f" {', '.join(accepted)} (--set NAME=VALUE passes those without an option)")
 
 
 def predict_rows(model, X, args: argparse.Namespace):
