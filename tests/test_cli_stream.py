@@ -397,3 +397,32 @@ def test_one_read_gives_the_errors_of_the_survey(tmp_path, capsys, monkeypatch, 
     assert not (tmp_path / "m").exists()
     monkeypatch.setattr(_stream, "_fit_once", lambda *args: None)  # the survey's route
     assert _run(capsys, *argv) == (1, "", err)
+
+
+@pytest.mark.parametrize("one_read", [[], ["--n-features", "7", "--one-based"]])
+def test_balanced_class_weights_train_in_memory_to_the_model_of_fit(tmp_path, capsys,
+                                                                    one_read):
+    """"balanced" needs the class counts of the whole file, which a stream does not have
+    before its first block: the training holds the file and gives fit's model (before, a
+    streamed training stopped with partial_fit's refusal, in Python terms)."""
+    data = _write(tmp_path / "d.svm")
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                        "--max-iter", "3", "--set", "class_weight=balanced", *one_read,
+                        "-o", tmp_path / "m")
+    assert code == 0, err
+    X, y = load_svmlight(data, n_features=7)
+    with warnings.catch_warnings():  # ConvergenceWarning: the CLI printed it
+        warnings.simplefilter("ignore")
+        expected = Perceptron(max_iter=3, shuffle=False, class_weight="balanced").fit(X, y)
+    _same_model(load(tmp_path / "m"), expected)
+
+
+def test_a_switch_is_advised_as_the_switch(tmp_path, capsys):
+    """Library advice ``shuffle=True`` reads ``--shuffle`` on the command line (the option
+    takes no value: ``--shuffle True`` would be refused)."""
+    from halfspaces.cli import cli_terms
+
+    assert cli_terms("fit with shuffle=True.") == "fit with --shuffle."
+    assert cli_terms("(shuffle=False): or fit_intercept=False, then") == \
+        "(--no-shuffle): or --no-fit-intercept, then"
+    assert cli_terms("max_iter=5, or") == "--max-iter 5, or"

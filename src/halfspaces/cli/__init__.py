@@ -44,10 +44,12 @@ import sys
 import warnings
 
 from ._io import CLIError
-from ._options import ALGOS, known_flag
+from ._options import ALGOS, BOOL_OPTIONS, known_flag
 from ._parser import PROG, build_parser
 
 __all__ = ["CLIError", "build_parser", "cli_terms", "describe_error", "main"]
+
+_SWITCHES = {option for option, _, _ in BOOL_OPTIONS}  # --name and --no-name, no value
 
 
 def describe_error(exc: BaseException) -> str:
@@ -81,6 +83,8 @@ def _algo_of(match: re.Match) -> str:
 
 def _flag_value(match: re.Match) -> str:
     option = known_flag(match[1])
+    if option in _SWITCHES and match[2] in ("True", "False"):  # --shuffle / --no-shuffle
+        return option if match[2] == "True" else "--no-" + option[2:]
     return f"{option} {match[2]}" if option else match[0]
 
 

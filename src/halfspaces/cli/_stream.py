@@ -77,6 +77,9 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
         return f"--algo {args.algo} needs all the rows at once"
     if getattr(estimator, "early_stopping", False) or getattr(estimator, "probability", False):
         return "--early-stopping and --probability hold rows out of the fit, so need them all"
+    if isinstance(getattr(estimator, "class_weight", None), str):  # "balanced"
+        return ("--set class_weight=balanced weighs the classes by their counts in the whole"
+                " file (a dict {label: weight} streams)")
     if getattr(estimator, "shuffle", False):
         return ("the rows of each pass are shuffled (the default; --no-shuffle streams them in"
                 " the file's order)")
