@@ -76,15 +76,23 @@ def read_data(path: str, fmt: str | None = None, *, hints: dict[str, str] | None
     try:
         data = load(source, fmt, **options)
     except DataFormatError as exc:
-        hint = {**_HINTS, **(hints or {})}.get(exc.reason)
-        if hint:
-            raise exc.with_hint(hint) from None
-        raise
+        raise in_cli_terms(exc, hints) from None
     if data.is_text and all(map(_NUMBERS.fullmatch, data.X)):
         raise CLIError(f"{data.path}: every text is numbers only, so this is numeric data, not"
                        " raw text: read it with --format csv --delimiter tab (the label in"
                        " --label-column, default the first)")
     return data
+
+
+def in_cli_terms(exc, hints: dict[str, str] | None = None):
+    """A reader's :class:`~halfspaces.datasets.DataFormatError` with the command line's
+    advice: by its ``reason`` (``hints`` first, then ``_HINTS``), or, for a first field that
+    is not a svmlight label but a line of comma-separated values, ``--format csv``."""
+    hint = {**_HINTS, **(hints or {})}.get(exc.reason)
+    if hint is None and exc.problem.startswith("expected a label") and "," in exc.problem:
+        hint = ("the line looks like comma-separated values: pass --format csv"
+                " (--label-column names the label's column, default the first; -1 the last)")
+    return exc.with_hint(hint) if hint else exc
 
 
 def _check_n_features(n_features: int | None) -> None:

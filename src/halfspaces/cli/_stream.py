@@ -26,11 +26,11 @@ import numpy as np
 from ..datasets._io import check_readable
 from . import _estimators
 from ._io import (
-    _HINTS,
     STDIN,
     CLIError,
     fit_columns,
     fit_progress,
+    in_cli_terms,
     is_text_model,
     model_hints,
     note_ignored,
@@ -134,10 +134,7 @@ def _in_cli_terms(hints: dict | None = None):
     try:
         yield
     except DataFormatError as exc:
-        hint = {**_HINTS, **(hints or {})}.get(exc.reason)
-        if hint:
-            raise exc.with_hint(hint) from None
-        raise
+        raise in_cli_terms(exc, hints) from None
 
 
 def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed:
