@@ -183,10 +183,13 @@ def progressive_accuracy(estimator, n_rows: int) -> float:
     rule. A row of weight 0 is not learnt and counts neither way: the perceptrons' ``t_``
     counts the rows learnt, the same in each pass (Pegasos streams only unit weights, and
     its ``t_`` counts steps, and ``n_iter`` steps may end inside a pass)."""
-    if type(estimator).__name__ != "PegasosSVC":
+    params = estimator.get_params()
+    if "n_iter" not in params:  # the perceptrons
         learnt = estimator.t_ // estimator.n_iter_
+    elif params["n_iter"] is None:  # Pegasos: whole passes
+        learnt = n_rows
     else:  # n_iter steps of one row: the last pass may stop short of the end
-        learnt = n_rows if estimator.n_iter is None else (estimator.n_iter - 1) % n_rows + 1
+        learnt = (params["n_iter"] - 1) % n_rows + 1
     return 1.0 - estimator.mistakes_per_epoch_[-1] / learnt
 
 
