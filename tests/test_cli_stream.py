@@ -426,3 +426,17 @@ def test_a_switch_is_advised_as_the_switch(tmp_path, capsys):
     assert cli_terms("(shuffle=False): or fit_intercept=False, then") == \
         "(--no-shuffle): or --no-fit-intercept, then"
     assert cli_terms("max_iter=5, or") == "--max-iter 5, or"
+
+
+def test_a_parameter_value_is_advised_as_the_command_line_sets_it():
+    """``multi_class='ovr'`` (no option of its own) reads ``--set multi_class=ovr``,
+    ``solver='qp'`` reads ``--solver qp``; a quoted value that is no estimator parameter
+    stays as it is."""
+    from halfspaces.cli import cli_terms
+
+    assert cli_terms("an offset, or use multi_class='ovr'.") == \
+        "an offset, or use --set multi_class=ovr."
+    assert cli_terms("or use solver='qp'.") == "or use --solver qp."
+    assert cli_terms("pass on_infeasible='least_violation' to") == \
+        "pass --set on_infeasible=least_violation to"
+    assert cli_terms("as format='csv' says") == "as format='csv' says"

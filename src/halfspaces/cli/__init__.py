@@ -88,6 +88,18 @@ def _flag_value(match: re.Match) -> str:
     return f"{option} {match[2]}" if option else match[0]
 
 
+def _quoted_value(match: re.Match) -> str:
+    """``multi_class='ovr'`` -> ``--set multi_class=ovr``, ``solver='qp'`` -> ``--solver qp``:
+    an estimator parameter's value as the command line sets it."""
+    from .._params import TABLES
+
+    name, value = match[1], match[2]
+    if not any(name in table for table in TABLES.values()):
+        return match[0]
+    option = known_flag(name)
+    return f"{option} {value}" if option else f"--set {name}={value}"
+
+
 def _flag_advice(match: re.Match) -> str:
     option = known_flag(match[2])
     return f"{match[1]} {option}" if option else match[0]
@@ -106,7 +118,7 @@ _CLI_TERMS = [
      r" (\1; halfspaces bound DATA prints the certificate)"),
     (re.compile(r"certificate certificates_\[\d+\]"), "certificate"),
     (re.compile(r"\b[A-Z]\w+\((\w+)='([^']*)'\)"), r"--set \1=\2"),
-    (re.compile(r"\b(on_infeasible)='([^']*)'"), r"--set \1=\2"),
+    (re.compile(r"\b([a-z][a-z_]*)='([^']*)'"), _quoted_value),
     (re.compile(r"\bto raise NotSeparableError\b"), "to stop with an error"),
     (re.compile(r"\b(such as|or|use|Use) ([A-Z]\w+)\b"), _algo_of),
     (re.compile(r"(?<![-\w])(?<!--set )([A-Za-z_]+)=([-+\w.]+?)(?=[;,)]|\.?(?:\s|$))"),
