@@ -5,6 +5,8 @@ reader for FIFO tests."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -180,3 +182,15 @@ def run_sklearn_check(estimator, check) -> None:
         return
     with pytest.raises(AssertionError, match="not equivalent to fitting with removed"):
         check(estimator)
+
+
+def run_fresh(script: str, env: dict, heavy: set) -> tuple[str, str]:
+    """Run ``script`` in a fresh Python with ``env`` (it must exit 0): what it printed, and
+    which of the top-level modules ``heavy`` it had imported by its end (``"[]"``: none)."""
+    probe = (f"import sys\nprint('\\nimported:', sorted({heavy!r} & {{name.split('.')[0]"
+             " for name in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", script + probe], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    printed, _, imported = done.stdout.rpartition("\nimported: ")
+    return printed, imported.strip()

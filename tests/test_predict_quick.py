@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import run_fresh
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import decimal_numbers
@@ -266,13 +266,8 @@ def test_predict_imports_no_sklearn_pandas_or_numba(tmp_path):
     script = (
         "import sys\n"
         "from halfspaces.cli import main\n"
-        f"assert main(['predict', {str(path)!r}, {str(train)!r}, '-o', {str(out)!r}]) == 0\n"
-        "heavy = {'sklearn', 'pandas', 'numba'}\n"
-        "print(sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=ENV, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "[]\n"
+        f"assert main(['predict', {str(path)!r}, {str(train)!r}, '-o', {str(out)!r}]) == 0\n")
+    assert run_fresh(script, ENV, {"sklearn", "pandas", "numba"}) == ("", "[]")
     assert out.read_text().split() == [format_label(p) for p in model.predict(X)]
 
 
@@ -301,15 +296,9 @@ def test_predict_refuses_a_bad_parameter_as_load_does_without_heavy_imports(
         "err = io.StringIO()\n"
         "with contextlib.redirect_stderr(err):\n"
         f"    code = main(['predict', {str(path)!r}, {str(train)!r}])\n"
-        "heavy = {'sklearn', 'pandas', 'numba'}\n"
-        "print(code, sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n"
+        "print(code)\n"
         "print(err.getvalue(), end='')\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=ENV, timeout=300)
-    assert done.returncode == 0, done.stderr
-    status, message = done.stdout.split("\n", 1)
-    assert status == "1 []"
-    assert message == by_load
+    assert run_fresh(script, ENV, {"sklearn", "pandas", "numba"}) == ("1\n" + by_load, "[]")
 
 
 def test_linear_tables_are_the_classes_tables():
