@@ -194,3 +194,16 @@ def run_fresh(script: str, env: dict, heavy: set) -> tuple[str, str]:
     assert done.returncode == 0, done.stderr
     printed, _, imported = done.stdout.rpartition("\nimported: ")
     return printed, imported.strip()
+
+
+def load_error(load, path, content: bytes, pattern: str):
+    """Write ``content`` to ``path``: ``load(path)`` must raise DataFormatError matching
+    ``pattern``; the error."""
+    import pytest
+
+    from halfspaces.datasets import DataFormatError
+
+    path.write_bytes(content)
+    with pytest.raises(DataFormatError, match=pattern) as err:
+        load(path)
+    return err.value
