@@ -2,8 +2,9 @@
 
 The rows are split into N equal shards and each method's round is run shard by shard in
 this process, with the same per-shard computation as on a cluster (the library's perceptron
-pass, the CoCoA+ local solver); no Dask is involved, so only the algorithm's dependence on
-N shows, not the cluster's latency. For each N:
+pass, the task ``cocoa_round`` that halfspaces.dask runs on each shard); no Dask is
+involved, so only the algorithm's dependence on N shows, not the cluster's latency. For
+each N:
 
 * IPM (uniform and mistakes-weighted mixing) on separable data (margin gamma = 0.02):
   epochs until an epoch makes no mistake, and sum_n sum_i mu_{i,n} k_{i,n}, the quantity
