@@ -2,8 +2,9 @@
 
 The rows are split into N equal shards and each method's round is run shard by shard in
 this process, with the same per-shard computation as on a cluster (the library's perceptron
-pass, the CoCoA+ local solver); no Dask is involved, so only the algorithm's dependence on
-N shows, not the cluster's latency. For each N:
+pass, the task ``cocoa_round`` that halfspaces.dask runs on each shard); no Dask is
+involved, so only the algorithm's dependence on N shows, not the cluster's latency. For
+each N:
 
 * IPM (uniform and mistakes-weighted mixing) on separable data (margin gamma = 0.02):
   epochs until an epoch makes no mistake, and sum_n sum_i mu_{i,n} k_{i,n}, the quantity
@@ -31,17 +32,10 @@ import math
 
 import numpy as np
 
+from halfspaces.dask._cocoa import RHO_PER_TOP_MOMENT, RoundParams, cocoa_round, second_moment
 from halfspaces.datasets import make_separable
 from halfspaces.linear.perceptron import perceptron_pass
-from halfspaces.solvers.cocoa import (
-    ShardTerms,
-    certify,
-    cocoa_local_solve,
-    move_centre,
-    row_sq_norms,
-    shard_terms,
-    top_second_moment,
-)
+from halfspaces.solvers.cocoa import ShardTerms, certify, move_centre
 
 
 def ipm_epochs(X, y, N: int, mixing: str, max_epochs: int = 200):
@@ -70,34 +64,28 @@ def cocoa_rounds(X, y, N: int, C: float, offset: bool, targets=(1e-2, 1e-3),
     """CoCoA+ rounds until the certified relative duality gap is at most each of ``targets``
     (None if not within ``max_rounds``) and the last gap; with ``offset``, the exact offset
     by proximal steps (rho: half the top eigenvalue of X^T X / n, from the shards'
-    estimates, as halfspaces.dask does)."""
+    estimates). Each shard runs halfspaces.dask's own task, ``cocoa_round``."""
     shards = [(X[rows], y[rows]) for rows in np.array_split(np.arange(X.shape[0]), N)]
-    norms = [row_sq_norms(Xs) for Xs, _ in shards]
-    alpha = [np.zeros(len(ys)) for _, ys in shards]
-    w, nu, step = np.zeros(X.shape[1] + 1), 0.0, 0.0
+    results = [None] * N
+    w, nu, step = np.zeros((1, X.shape[1] + 1)), np.zeros(1), np.zeros(1)
     rho = 0.0
     if offset:
-        rho = 0.5 * sum(len(ys) * top_second_moment(Xs) for Xs, ys in shards) / len(y)
+        moments = [second_moment(shard, j=j)["moment"] for j, shard in enumerate(shards)]
+        rho = RHO_PER_TOP_MOMENT * sum(moments) / len(y)
     bias = float(np.sqrt(rho))
     radius = float(np.sqrt(X.multiply(X).sum(axis=1).max()))
-    rng = np.random.default_rng(0)
     reached: dict[float, int] = {}
     for r in range(1, max_rounds + 1):
-        dw = np.zeros_like(w)
-        terms = []
-        for j, (Xs, ys) in enumerate(shards):
-            terms.append(shard_terms(Xs, ys, alpha[j], w, bias=bias, nu=nu))
-            update = cocoa_local_solve(Xs, ys, alpha[j], w, C=C, sigma=float(N), bias=bias,
-                                       nu=nu, rng=rng, sq_norms=norms[j])
-            alpha[j] += update.delta_alpha
-            dw += update.delta_w
-        cert = certify(ShardTerms(*np.sum(terms, axis=0)), w, nu, C=C, loss="hinge",
-                       bias=bias, radius=radius)
-        gap = float((cert.primal - cert.dual) / cert.primal)
+        params = RoundParams((1,), C, "hinge", float(N), bias, tuple(nu.tolist()), 1, 0, r)
+        results = [cocoa_round(shard, previous, w, params, j=j)
+                   for j, (shard, previous) in enumerate(zip(shards, results, strict=True))]
+        terms = sum(result["update"]["terms"] for result in results)
+        cert = certify(ShardTerms(*terms), w, nu, C=C, loss="hinge", bias=bias, radius=radius)
+        gap = float((cert.primal[0] - cert.dual[0]) / cert.primal[0])
         reached.update({t: r for t in targets if gap <= t and t not in reached})
         if len(reached) == len(targets):
             break
-        w += dw
+        w = w + sum(result["update"]["dw"] for result in results)
         if offset:
             nu, step = move_centre(nu, w, cert, bias, step)
     return [reached.get(t) for t in targets], gap

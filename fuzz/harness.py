@@ -74,12 +74,18 @@ def _same_error(error, stream_error) -> bool:
     return _INDEXING_HINT.sub("(...)", error) == _INDEXING_HINT.sub("(...)", stream_error)
 
 
-def check_stream_is_load(whole, error, chunks, stream_error) -> None:
-    """A file loads whole to ``whole`` (or fails with ``error``) exactly as the ``chunks``
-    streamed from it stack (or fail with ``stream_error``); what it loads is finite."""
+def check_stream_is_load(load, stream, error_type, data: bytes, name: str, chunk_rows: int,
+                         options: dict) -> None:
+    """The bytes ``data``, as the scratch file ``name``, load whole (``load(path,
+    **options)``) exactly as the chunks of ``chunk_rows`` that ``stream`` gives with the same
+    options stack, or both fail with the same ``error_type`` message; what loads is finite."""
     import numpy as np
     import scipy.sparse as sp
 
+    path = scratch(data, name)
+    whole, error = outcome(error_type, lambda: load(path, **options))
+    chunks, stream_error = outcome(error_type, lambda: list(
+        stream(path, chunk_rows=chunk_rows, **options)))
     if error is not None and "no examples in the file" in error and chunks == []:
         return  # a stream of no examples is empty, not an error
     if error is not None or stream_error is not None:

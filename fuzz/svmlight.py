@@ -14,7 +14,7 @@ Run: ``NUMBA_DISABLE_JIT=1 python fuzz/svmlight.py fuzz/corpus/svmlight -max_tot
 
 from __future__ import annotations
 
-from harness import check_stream_is_load, instrumented, main, outcome, scratch
+from harness import check_stream_is_load, instrumented, main
 
 svmlight, io = instrumented("halfspaces.datasets.svmlight", "halfspaces.datasets._io")
 
@@ -28,11 +28,8 @@ def test_one(data: bytes) -> None:
     options = {"zero_based": _ZERO_BASED[flags % 3],
                "n_features": (None, 4, 1000)[(flags >> 2) % 3],
                "query_id": bool(flags & 16)}
-    path = scratch(text, "input.svm")
-    whole, error = outcome(io.DataFormatError, lambda: svmlight.load_svmlight(path, **options))
-    chunks, stream_error = outcome(io.DataFormatError, lambda: list(
-        svmlight.iter_svmlight(path, chunk_rows=1 + (flags >> 5), **options)))
-    check_stream_is_load(whole, error, chunks, stream_error)
+    check_stream_is_load(svmlight.load_svmlight, svmlight.iter_svmlight, io.DataFormatError,
+                         text, "input.svm", 1 + (flags >> 5), options)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ Run: ``python fuzz/vw.py fuzz/corpus/vw -max_total_time=60``.
 
 from __future__ import annotations
 
-from harness import check_stream_is_load, instrumented, main, outcome, scratch
+from harness import check_stream_is_load, instrumented, main
 
 vw, io = instrumented("halfspaces.datasets.vw", "halfspaces.datasets._io")
 
@@ -26,11 +26,8 @@ def test_one(data: bytes) -> None:
     options = {"hash_features": hashing, "zero_based": _ZERO_BASED[(flags >> 1) % 3],
                "n_features": (16 if hashing else None, 1000)[(flags >> 3) & 1],
                "return_weights": bool(flags & 16)}
-    path = scratch(text, "input.vw")
-    whole, error = outcome(io.DataFormatError, lambda: vw.load_vw(path, **options))
-    chunks, stream_error = outcome(io.DataFormatError, lambda: list(
-        vw.iter_vw(path, chunk_rows=1 + (flags >> 5), **options)))
-    check_stream_is_load(whole, error, chunks, stream_error)
+    check_stream_is_load(vw.load_vw, vw.iter_vw, io.DataFormatError, text, "input.vw",
+                         1 + (flags >> 5), options)
 
 
 if __name__ == "__main__":

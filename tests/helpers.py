@@ -5,6 +5,8 @@ reader for FIFO tests."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -167,3 +169,41 @@ def fit_quietly(est, X, y, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return est.fit(X, y, **kw)
+
+
+def run_sklearn_check(estimator, check) -> None:
+    """Run one of scikit-learn's estimator checks; a check the estimator declares in
+    ``_expected_failed_checks`` (sample-weight equivalence: a weight k is one update or step
+    k times longer, not k copies) must fail, and by that assertion."""
+    import pytest
+
+    if getattr(check, "func", check).__name__ not in estimator._expected_failed_checks():
+        check(estimator)
+        return
+    with pytest.raises(AssertionError, match="not equivalent to fitting with removed"):
+        check(estimator)
+
+
+def run_fresh(script: str, env: dict, heavy: set) -> tuple[str, str]:
+    """Run ``script`` in a fresh Python with ``env`` (it must exit 0): what it printed, and
+    which of the top-level modules ``heavy`` it had imported by its end (``"[]"``: none)."""
+    probe = (f"import sys\nprint('\\nimported:', sorted({heavy!r} & {{name.split('.')[0]"
+             " for name in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", script + probe], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    printed, _, imported = done.stdout.rpartition("\nimported: ")
+    return printed, imported.strip()
+
+
+def load_error(load, path, content: bytes, pattern: str):
+    """Write ``content`` to ``path``: ``load(path)`` must raise DataFormatError matching
+    ``pattern``; the error."""
+    import pytest
+
+    from halfspaces.datasets import DataFormatError
+
+    path.write_bytes(content)
+    with pytest.raises(DataFormatError, match=pattern) as err:
+        load(path)
+    return err.value

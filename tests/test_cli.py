@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import pytest
 from helpers import hard_margin_through_origin as _hard_margin_through_origin
+from helpers import run_fresh
 from helpers import separable as _separable
 from scipy.optimize import linprog
 from sklearn.svm import SVC as SkSVC
@@ -524,13 +525,9 @@ def test_help_imports_no_heavy_library():
         "for command in ([], ['train'], ['predict'], ['evaluate'], ['play'], ['bound'],"
         " ['plot'], ['demo']):\n"
         "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-        "        main([*command, '--help'])\n"
-        "heavy = {'sklearn', 'scipy', 'pandas', 'numba', 'matplotlib'}\n"
-        "print(sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=ENV, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "[]\n"
+        "        main([*command, '--help'])\n")
+    heavy = {"sklearn", "scipy", "pandas", "numba", "matplotlib"}
+    assert run_fresh(script, ENV, heavy) == ("", "[]")
 
 
 def test_train_and_estimators_import_no_sklearn_or_pandas(tmp_path):
@@ -550,12 +547,8 @@ def test_train_and_estimators_import_no_sklearn_or_pandas(tmp_path):
         f"fit_file(Perceptron(shuffle=False, max_iter=2), {str(data)!r})\n"
         "for extra in ([], ['--no-shuffle', '--cache'], ['--no-shuffle', '--cache']):\n"
         f"    assert main(['train', {str(data)!r}, '--algo', 'perceptron', '--max-iter', '1',"
-        f" '-o', {str(model)!r}, *extra]) == 0\n"
-        "print(sorted({'sklearn', 'pandas'} & {name.split('.')[0] for name in sys.modules}))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=ENV, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "[]"
+        f" '-o', {str(model)!r}, *extra]) == 0\n")
+    assert run_fresh(script, ENV, {"sklearn", "pandas"})[1] == "[]"
     from halfspaces import Perceptron, load
 
     expected = Perceptron(shuffle=False, max_iter=1).fit(X, y)

@@ -134,21 +134,28 @@ def test_no_printed_bound_is_exceeded(fit_intercept, data):
         _check_printed_bounds(path, X, y, fit_intercept)
 
 
-@pytest.mark.parametrize("algo", ["perceptron", "averaged"])
-def test_plot_mistakes_draws_the_same_bound(tmp_path, monkeypatch, algo):
+def _spy_on_plot_mistakes(monkeypatch) -> dict:
+    """The keyword arguments (and ``bound``) of the next ``plotting.plot_mistakes`` call,
+    filled in when it is made; skips the test without matplotlib."""
     pytest.importorskip("matplotlib")
     from halfspaces import plotting
 
-    y, X = ISSUE_8[:, 0], ISSUE_8[:, 1:]
-    path = _write_csv(tmp_path / "seven.csv", X, y)
     drawn = {}
+    plot_mistakes = plotting.plot_mistakes
 
     def spy(transcript, bound=None, **kwargs):
         drawn.update(kwargs, bound=bound)
         return plot_mistakes(transcript, bound, **kwargs)
 
-    plot_mistakes = plotting.plot_mistakes
     monkeypatch.setattr(plotting, "plot_mistakes", spy)
+    return drawn
+
+
+@pytest.mark.parametrize("algo", ["perceptron", "averaged"])
+def test_plot_mistakes_draws_the_same_bound(tmp_path, monkeypatch, algo):
+    y, X = ISSUE_8[:, 0], ISSUE_8[:, 1:]
+    path = _write_csv(tmp_path / "seven.csv", X, y)
+    drawn = _spy_on_plot_mistakes(monkeypatch)
     code, _ = _main("plot", "mistakes", path, "--algo", algo, "-o", tmp_path / "m.png", "-q")
     assert code == 0 and (tmp_path / "m.png").stat().st_size > 0
     assert drawn["bound"] == _json("bound", path)["novikoff_bound"]
@@ -229,21 +236,12 @@ def test_play_and_bound_say_when_the_bound_is_from_the_lp_separator(tmp_path, ca
 
 
 def test_plot_mistakes_says_when_the_bound_is_from_the_lp_separator(tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
-    from halfspaces import plotting
     from halfspaces.solvers import qp
 
     y, X = ISSUE_8[:, 0], ISSUE_8[:, 1:]
     path = _write_csv(tmp_path / "seven.csv", X, y)
     exact = _json("bound", path)["novikoff_bound"]
-    drawn = {}
-
-    def spy(transcript, bound=None, **kwargs):
-        drawn.update(kwargs, bound=bound)
-        return plot_mistakes(transcript, bound, **kwargs)
-
-    plot_mistakes = plotting.plot_mistakes
-    monkeypatch.setattr(plotting, "plot_mistakes", spy)
+    drawn = _spy_on_plot_mistakes(monkeypatch)
     monkeypatch.setattr(qp, "svm_primal_qp", lambda *a, **k: qp.QPResult(
         "MaxIterations", None, None, 0.0, 200))  # Clarabel failing, simulated
     code, _ = _main("plot", "mistakes", path, "-o", tmp_path / "m.png", "-q")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import run_fresh
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import decimal_numbers
@@ -51,6 +51,13 @@ def _write(path, n=60, d=9, seed=0, n_classes=2, base=1):
 def _fast_only(monkeypatch):
     """predict must not build the estimator (the fast path answers)."""
     monkeypatch.setattr(_models, "load_model", lambda *a: pytest.fail("built the estimator"))
+
+
+def _saved(model, tmp_path):
+    """``model`` saved to ``tmp_path / "m.npz"``, with 1-based indices for its data files."""
+    path = tmp_path / "m.npz"
+    halfspaces.save(model, path, metadata={"zero_based": False})
+    return path
 
 
 def _predict(capsys, *argv):
@@ -115,8 +122,7 @@ def test_ties_go_to_the_positive_class(tmp_path, capsys, monkeypatch):
     model = halfspaces.Perceptron(fit_intercept=False, max_iter=1, shuffle=False)
     model.fit(X, np.array(["ham", "spam", "ham"]))
     model.coef_ = np.array([[0.0, 2.0]])  # scores 0, 2, 0
-    path = tmp_path / "m.npz"
-    halfspaces.save(model, path, metadata={"zero_based": False})
+    path = _saved(model, tmp_path)
     data = tmp_path / "d.svm"
     data.write_text("1 1:1\n1 2:1\n1 1:-1\n1 1:5 2:-1\n")
     _fast_only(monkeypatch)
@@ -127,8 +133,7 @@ def test_ties_go_to_the_positive_class(tmp_path, capsys, monkeypatch):
 def test_unseen_features_and_n_features_and_indexing(tmp_path, capsys, monkeypatch):
     X = sp.csr_matrix(np.array([[1.0, -2.0, 0.5], [-1.0, 1.0, 0.0], [0.0, 0.5, 2.0]]))
     model = halfspaces.Perceptron(max_iter=5, shuffle=False).fit(X, [1, -1, 1])
-    path = tmp_path / "m.npz"
-    halfspaces.save(model, path, metadata={"zero_based": False})
+    path = _saved(model, tmp_path)
     wide = tmp_path / "wide.svm"
     wide.write_text("1 1:1 5:2\n-1 2:1 4:0 9:3\n1\n")
     _fast_only(monkeypatch)
@@ -159,9 +164,7 @@ def test_unseen_features_and_n_features_and_indexing(tmp_path, capsys, monkeypat
 def test_errors_are_the_compiled_readers(tmp_path, capsys, monkeypatch, text, options):
     """What the small reader does not take goes the usual way: one set of messages."""
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    path = tmp_path / "m.npz"
-    halfspaces.save(halfspaces.Perceptron().fit(X, [1, -1]), path,
-                    metadata={"zero_based": False})
+    path = _saved(halfspaces.Perceptron().fit(X, [1, -1]), tmp_path)
     data = tmp_path / "d.svm"
     data.write_text(text)
     assert read_small_svmlight(data, zero_based=False) is None
@@ -260,19 +263,13 @@ def test_predict_imports_no_sklearn_pandas_or_numba(tmp_path):
     train = _write(tmp_path / "train.svm")
     X, y = load_svmlight(train, zero_based=False)
     model = halfspaces.Perceptron(max_iter=3, random_state=0).fit(X, y)
-    path = tmp_path / "m.npz"
-    halfspaces.save(model, path, metadata={"zero_based": False})
+    path = _saved(model, tmp_path)
     out = tmp_path / "labels.txt"
     script = (
         "import sys\n"
         "from halfspaces.cli import main\n"
-        f"assert main(['predict', {str(path)!r}, {str(train)!r}, '-o', {str(out)!r}]) == 0\n"
-        "heavy = {'sklearn', 'pandas', 'numba'}\n"
-        "print(sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=ENV, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "[]\n"
+        f"assert main(['predict', {str(path)!r}, {str(train)!r}, '-o', {str(out)!r}]) == 0\n")
+    assert run_fresh(script, ENV, {"sklearn", "pandas", "numba"}) == ("", "[]")
     assert out.read_text().split() == [format_label(p) for p in model.predict(X)]
 
 
@@ -301,15 +298,9 @@ def test_predict_refuses_a_bad_parameter_as_load_does_without_heavy_imports(
         "err = io.StringIO()\n"
         "with contextlib.redirect_stderr(err):\n"
         f"    code = main(['predict', {str(path)!r}, {str(train)!r}])\n"
-        "heavy = {'sklearn', 'pandas', 'numba'}\n"
-        "print(code, sorted(heavy & {name.split('.')[0] for name in sys.modules}))\n"
+        "print(code)\n"
         "print(err.getvalue(), end='')\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=ENV, timeout=300)
-    assert done.returncode == 0, done.stderr
-    status, message = done.stdout.split("\n", 1)
-    assert status == "1 []"
-    assert message == by_load
+    assert run_fresh(script, ENV, {"sklearn", "pandas", "numba"}) == ("1\n" + by_load, "[]")
 
 
 def test_linear_tables_are_the_classes_tables():

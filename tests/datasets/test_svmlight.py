@@ -14,6 +14,7 @@ import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import load_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_svmlight_file
@@ -267,11 +268,10 @@ MALFORMED = [
 
 @pytest.mark.parametrize("text, line, pattern", MALFORMED)
 def test_malformed_lines_name_file_line_and_token(tmp_path, text, line, pattern):
-    path = write(tmp_path, text, "bad.svm")
-    with pytest.raises(DataFormatError, match=pattern) as err:
-        load_svmlight(path)
-    assert isinstance(err.value, ValueError)
-    assert err.value.line == line and err.value.path == str(path)
+    path = tmp_path / "bad.svm"
+    err = load_error(load_svmlight, path, text.encode(), pattern)
+    assert isinstance(err, ValueError)
+    assert err.line == line and err.path == str(path)
     with pytest.raises(DataFormatError, match=pattern):
         for _ in iter_svmlight(path, n_features=10, block_size=4):
             pass

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import load_error
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
 
 import halfspaces
@@ -92,11 +93,7 @@ def test_tfidf_pipeline():
      r" 'spam\\x00' \(column 5\)"),
 ])
 def test_malformed_tsv(tmp_path, content, line, pattern):
-    path = tmp_path / "bad.tsv"
-    path.write_bytes(content)
-    with pytest.raises(DataFormatError, match=pattern) as err:
-        load_text_tsv(path)
-    assert err.value.line == line
+    assert load_error(load_text_tsv, tmp_path / "bad.tsv", content, pattern).line == line
 
 
 def test_crlf_blank_lines_and_compression(tmp_path):

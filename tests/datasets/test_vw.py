@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import load_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils import murmurhash3_32
@@ -113,11 +114,7 @@ def test_hashing_namespaces_weights_tags(tmp_path):
     ("1 |f :3\n", 1, r"expected 'name\[:value\]', got ':3'"),
 ])
 def test_malformed_lines(tmp_path, text, line, pattern):
-    path = tmp_path / "bad.vw"
-    path.write_text(text)
-    with pytest.raises(DataFormatError, match=pattern) as err:
-        load_vw(path)
-    assert err.value.line == line
+    assert load_error(load_vw, tmp_path / "bad.vw", text.encode(), pattern).line == line
 
 
 def test_integer_names_required_without_hashing(tmp_path):
@@ -138,14 +135,20 @@ def test_integer_names_required_without_hashing(tmp_path):
 
 # -- indices that overflow or do not fit, empty files, byte-order marks, pipes ---------------
 
-def test_an_index_beyond_64_bits_names_the_line(tmp_path):
-    path = tmp_path / "big.vw"
-    path.write_text(f"1 |f 1:1\n-1 |f {10**23}:1\n")
-    pattern = rf"big\.vw:2:7: feature index '{10**23}' does not fit in a 64-bit integer"
+def _load_and_stream_raise(path, pattern):
+    """Read without hashing and with the columns to find, ``load_vw`` and ``iter_vw`` both
+    refuse ``path`` with the error ``pattern``."""
     with pytest.raises(DataFormatError, match=pattern):
         load_vw(path, hash_features=False, n_features=None)
     with pytest.raises(DataFormatError, match=pattern):
         list(iter_vw(path, hash_features=False, n_features=None))
+
+
+def test_an_index_beyond_64_bits_names_the_line(tmp_path):
+    path = tmp_path / "big.vw"
+    path.write_text(f"1 |f 1:1\n-1 |f {10**23}:1\n")
+    pattern = rf"big\.vw:2:7: feature index '{10**23}' does not fit in a 64-bit integer"
+    _load_and_stream_raise(path, pattern)
     with pytest.raises(DataFormatError, match=pattern):
         list(iter_vw(path, hash_features=False, n_features=10, zero_based=True))
 
@@ -155,10 +158,7 @@ def test_an_index_whose_weight_vector_cannot_be_allocated(tmp_path):
     path = tmp_path / "huge.vw"
     path.write_text(f"1 |f 1:1\n-1 |f 2:1 {n}:2\n")
     pattern = rf"huge\.vw:2: feature index {n} makes {n} features.*\({8 * n / 2**50:.3g} PiB"
-    with pytest.raises(DataFormatError, match=pattern):
-        load_vw(path, hash_features=False, n_features=None)
-    with pytest.raises(DataFormatError, match=pattern):
-        list(iter_vw(path, hash_features=False, n_features=None))
+    _load_and_stream_raise(path, pattern)
 
 
 def test_an_index_beyond_n_features_names_the_line(tmp_path):

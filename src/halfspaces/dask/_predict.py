@@ -94,11 +94,8 @@ def predict(estimator: Any, X: Any) -> Any:
 def decision_function(estimator: Any, X: Any) -> Any:
     """Scores of a fitted estimator for each row of a dask array, lazily.
 
-    Parameters
-    ----------
-    estimator : fitted classifier with ``decision_function``
-    X : dask array of shape (n_samples, n_features)
-        Chunked along rows only; dense or CSR blocks.
+    The parameters are those of :func:`predict`; the estimator must have
+    ``decision_function``.
 
     Returns
     -------
@@ -111,10 +108,11 @@ def decision_function(estimator: Any, X: Any) -> Any:
     >>> import numpy as np
     >>> import dask.array as da
     >>> from halfspaces import Perceptron
-    >>> from halfspaces.dask import decision_function
+    >>> from halfspaces.dask import decision_function, predict
     >>> clf = Perceptron(fit_intercept=False).fit(np.array([[1.0], [-1.0]]), np.array([1, -1]))
-    >>> decision_function(clf, da.from_array(np.array([[2.0], [-3.0]]), chunks=1)).compute()
-    array([ 2., -3.])
+    >>> X = da.from_array(np.array([[2.0], [-3.0]]), chunks=1)
+    >>> decision_function(clf, X).compute(), predict(clf, X).compute()
+    (array([ 2., -3.]), array([ 1, -1]))
     """
     return _map("decision_function", estimator, X, "decision_function", kind="scores")
 
@@ -122,11 +120,8 @@ def decision_function(estimator: Any, X: Any) -> Any:
 def predict_proba(estimator: Any, X: Any) -> Any:
     """Class probabilities of a fitted estimator for each row of a dask array, lazily.
 
-    Parameters
-    ----------
-    estimator : fitted classifier with ``predict_proba`` (e.g. LogisticRegression)
-    X : dask array of shape (n_samples, n_features)
-        Chunked along rows only; dense or CSR blocks.
+    The parameters are those of :func:`predict`; the estimator must have ``predict_proba``
+    (e.g. LogisticRegression).
 
     Returns
     -------

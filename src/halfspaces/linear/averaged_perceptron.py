@@ -128,12 +128,9 @@ class AveragedPerceptron(Perceptron):
     max_iter : int, default=100
         Most passes ``fit`` makes; it stops earlier after a pass in which the running
         perceptron makes no mistake (then ``converged_`` is True).
-    shuffle : bool, default=True
-        Visit the rows of each ``fit`` pass in a new random order drawn from
-        ``random_state``; ``False`` keeps the given order (see
-        :class:`~halfspaces.linear.Perceptron`). ``partial_fit`` and the game keep it always.
-    random_state : int, RandomState or None, default=None
-        Seed of the shuffling.
+    shuffle, random_state
+        As for :class:`~halfspaces.linear.Perceptron`: the order of the rows in each ``fit``
+        pass.
     warm_start : bool, default=False
         Continue ``fit`` from the current state (the average keeps running over all rounds).
     probability, early_stopping, validation_fraction, n_iter_no_change, n_jobs, class_weight

@@ -156,9 +156,8 @@ def max_margin_separator(X: ArrayLike, y: ArrayLike,
 
     Parameters
     ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}, or any two labels (the larger one, in sorted order, is +1).
+    X, y
+        As for :func:`is_linearly_separable`.
     fit_intercept : bool, default=True
         Allow an (unregularized) offset ``b``.
 
