@@ -44,7 +44,7 @@ from .._base import check_is_fitted, check_random_state, convergence_warning, sa
 from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import hold_out
 from .._labels import check_classes, decode_scores, encode_pm
-from .._online import OnlineClassifier
+from .._online import OnlineClassifier, keep_params
 from .._parallel import map_groups, map_problems
 from .._params import LOGISTIC_REGRESSION
 from .._primitives import (
@@ -307,21 +307,7 @@ class LogisticRegression(OnlineClassifier):
                  warm_start: bool = False, class_weight=None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  n_jobs: int | None = None):
-        self.C = C
-        self.lam = lam
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.solver = solver
-        self.eta0 = eta0
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """``solver="sgd"``: scikit-learn's sample-weight checks compare a weight ``k`` with
