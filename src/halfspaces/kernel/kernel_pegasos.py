@@ -86,13 +86,15 @@ def _fold_dual(K, w, st):
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
-def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s):
+def kernel_pegasos_epoch(data, order, p, w, st, scores, alpha):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
-    K : float64[n, n] C-contiguous; w : PegasosVectors over the n training points; alpha :
-    int64[n] violation counts; s : float64[n] example weights > 0, or None (all 1); the rest
-    as the primal passes (the same state and result).
+    data : the tuple (K, y, s), unpacked once before the loop: K : float64[n, n]
+    C-contiguous; s : float64[n] example weights > 0, or None (all 1). w : PegasosVectors
+    over the n training points; alpha : int64[n] violation counts; the rest as the primal
+    passes (the same state and result).
     """
+    K, y, s = data
     m, k = order.shape[0], p.batch_size
     violators = np.empty(k, dtype=order.dtype)
     mistakes = 0
@@ -246,7 +248,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         returns ``(state, mistakes)``."""
         w, st = problem
         scores = np.empty(K.shape[0])
-        st, result = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s)
+        st, result = kernel_pegasos_epoch((K, y, s), order, p, w, st, scores, alpha)
         mistakes = check_pass("KernelPegasosSVC", result)
         if not (np.isfinite(st[1:]).all() and np.isfinite(w.v).all()
                 and np.isfinite(w.u).all()):  # once per pass: O(n) against its O(n^2)

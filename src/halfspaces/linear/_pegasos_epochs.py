@@ -97,10 +97,12 @@ def _fold(w, st):
 
 
 # -- the passes ------------------------------------------------------------------------------------
-# X : float[n, d] C-contiguous, or the CSR tuple of _primitives.as_rows; y : float64[n] in
-# {-1,+1}; order : uint64[m] rows to visit; p : PegasosParams; w : PegasosVectors (updated in
-# place); st : PegasosState before the pass; scores : float64[n] receives each row's score
-# before its step (empty: not recorded); sq_norms : float64[n], ||x_i||^2 (plain pass only).
+# data : the tuple (X, y, sq_norms, s), unpacked once before the loop (a tuple read inside
+# the loop would cost reference counts per row). X : float[n, d] C-contiguous, or the CSR
+# tuple of _primitives.as_rows; y : float64[n] in {-1,+1}; sq_norms : float64[n],
+# ||x_i||^2 (plain pass only); order : uint64[m] rows to visit; p : PegasosParams; w :
+# PegasosVectors (updated in place); st : PegasosState before the pass; scores : float64[n]
+# receives each row's score before its step (empty: not recorded).
 # Each returns the state after it and a PassResult: the mistakes (y score <= 0 before the
 # step) and FINITE, or SCORE_NOT_FINITE and the row whose score was inf or nan, where the pass
 # stopped (nan <= 0 is false: never a mistake). The plain pass prefetches the next row: rows
@@ -110,8 +112,9 @@ def _fold(w, st):
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
-def pegasos_epoch(X, y, order, p, w, st, scores, sq_norms, s):
+def pegasos_epoch(data, order, p, w, st, scores):
     """One pass of plain Pegasos (k = 1) over rows ``X[order]``."""
+    X, y, sq_norms, s = data
     m, record = order.shape[0], scores.shape[0] > 0
     mistakes = 0
     for q in range(m):
@@ -169,9 +172,10 @@ def batch_violators(X, y, rows, st, v, scores, violators):
 
 
 @njit(cache=True, nogil=True)
-def minibatch_epoch(X, y, order, p, w, st, scores, sq_norms, s):
+def minibatch_epoch(data, order, p, w, st, scores):
     """One pass of mini-batch Pegasos over rows ``X[order]`` in batches of k: every margin of
     a batch is taken with w_t, then the violators' mean sub-gradient step."""
+    X, y, _, s = data
     m, k = order.shape[0], p.batch_size
     violators = np.empty(k, dtype=order.dtype)
     mistakes = 0
@@ -206,4 +210,4 @@ def run_epoch(X, y, order, p: PegasosParams, w: PegasosVectors, st: PegasosState
     """The pass for ``p.batch_size`` over validated ``X`` (dense or CSR), each violator's
     step scaled by its weight in ``s`` (None: all 1; no weight 0)."""
     epoch = pegasos_epoch if p.batch_size == 1 else minibatch_epoch
-    return epoch(as_rows(X), y, order, p, w, st, scores, sq_norms, s)
+    return epoch((as_rows(X), y, sq_norms, s), order, p, w, st, scores)

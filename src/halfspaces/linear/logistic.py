@@ -86,16 +86,18 @@ class SGDParams(NamedTuple):
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
-def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores, s):
-    """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
-    ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
-    ``(1 - eta_t lam)`` is one multiplication of ``a`` and a step costs O(nnz(x_t)). A pass
-    starts from ``a = 1``; a pass read in blocks continues each block from the last one's.
+def _logistic_sgd_pass(X, y, v, order, start, p, scores, s):
+    """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``) from
+    ``start = (t, b, a)``, unpacked once before the loop: steps ``t + 1, t + 2, ...``;
+    ``w = a v`` with ``v`` updated in place, so that the shrink ``(1 - eta_t lam)`` is one
+    multiplication of ``a`` and a step costs O(nnz(x_t)). A pass starts from ``a = 1``; a
+    pass read in blocks continues each block from the last one's.
     ``s`` : float64[n] example weights > 0 that scale the gradient step, or None (all 1).
 
     ``scores`` receives each score before its update. Returns ``(PassResult, b, a)``: the
     pass stops at a row whose score is inf or nan (SCORE_NOT_FINITE).
     """
+    t, b, a = start
     mistakes = 0
     for i in order:
         t += 1
@@ -370,8 +372,9 @@ class LogisticRegression(OnlineClassifier):
         by the example weight in ``s`` (None: 1; no weight 0); its mistakes."""
         p = SGDParams(lam, self.eta0_, bool(self.fit_intercept))
         w = self.coef_[k]
-        result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order, self.t_,
-                                          float(self.intercept_[k]), 1.0, p, scores, s)
+        result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order,
+                                          (self.t_, float(self.intercept_[k]), 1.0), p,
+                                          scores, s)
         check_pass("LogisticRegression", result, "the score <w, x_i> + b")
         w *= a
         # once per pass: a score checks only the weights of its row
