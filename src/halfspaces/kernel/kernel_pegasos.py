@@ -58,7 +58,6 @@ from ..linear._pegasos_base import (
 )
 from ..linear._pegasos_epochs import (
     RENORM_BELOW,
-    batch_violators,
     end_step,
     moved,
     next_step,
@@ -101,10 +100,18 @@ def kernel_pegasos_epoch(data, order, p, w, st, scores, alpha):
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         st = next_step(st)
-        n_viol, made, bad = batch_violators(K, y, order[lo:hi], st, w.v, scores, violators)
-        mistakes += made
-        if bad >= 0:
-            return st, PassResult(mistakes, SCORE_NOT_FINITE, bad)
+        n_viol = 0
+        for q in range(lo, hi):
+            i = order[q]
+            score = st.a * row_dot(K, i, w.v) + st.b
+            if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
+                return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
+            scores[i] = score
+            if y[i] * score <= 0.0:  # a tie counts as a mistake
+                mistakes += 1
+            if y[i] * score < 1.0:
+                violators[n_viol] = i
+                n_viol += 1
         eta = step_size(p.rate, st.t)
         st = shrink(st, 1.0 - eta * p.lam)
         if abs(st.a) < RENORM_BELOW:

@@ -37,7 +37,7 @@ from .._primitives import (
 )
 from ._pegasos_base import PegasosParams, PegasosState, PegasosVectors, step_size
 
-__all__ = ["RENORM_BELOW", "batch_violators", "end_step", "minibatch_epoch", "moved", "next_step",
+__all__ = ["RENORM_BELOW", "end_step", "minibatch_epoch", "moved", "next_step",
            "pegasos_epoch", "run_epoch", "shrink"]
 
 # -- one step, in pieces shared by every pass ---------------------------------------------------
@@ -149,43 +149,30 @@ def pegasos_epoch(data, order, p, w, st, scores):
     return st, PassResult(mistakes, FINITE, -1)
 
 
-@njit(cache=True)
-def batch_violators(X, y, rows, st, v, scores, violators):
-    """The margins of a batch ``rows``, all taken with w_t = a v and b_t of ``st``: each
-    row's score is written to ``scores`` (unless it is empty), the rows with y score < 1 to
-    ``violators``. Returns (number of violators, mistakes, -1), or the row whose score was
-    inf or nan in place of -1, where it stopped (nan <= 0 is false: never a mistake)."""
-    record = scores.shape[0] > 0
-    n_viol, mistakes = 0, 0
-    for i in rows:
-        score = st.a * row_dot(X, i, v) + st.b
-        if not abs(score) < np.inf:
-            return n_viol, mistakes, np.int64(i)
-        if record:
-            scores[i] = score
-        if y[i] * score <= 0.0:  # a tie counts as a mistake
-            mistakes += 1
-        if y[i] * score < 1.0:
-            violators[n_viol] = i
-            n_viol += 1
-    return n_viol, mistakes, np.int64(-1)
-
-
 @njit(cache=True, nogil=True)
 def minibatch_epoch(data, order, p, w, st, scores):
     """One pass of mini-batch Pegasos over rows ``X[order]`` in batches of k: every margin of
     a batch is taken with w_t, then the violators' mean sub-gradient step."""
     X, y, _, s = data
-    m, k = order.shape[0], p.batch_size
+    m, k, record = order.shape[0], p.batch_size, scores.shape[0] > 0
     violators = np.empty(k, dtype=order.dtype)
     mistakes = 0
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         st = next_step(st)
-        n_viol, made, bad = batch_violators(X, y, order[lo:hi], st, w.v, scores, violators)
-        mistakes += made
-        if bad >= 0:
-            return st, PassResult(mistakes, SCORE_NOT_FINITE, bad)
+        n_viol = 0
+        for q in range(lo, hi):
+            i = order[q]
+            score = st.a * row_dot(X, i, w.v) + st.b
+            if not abs(score) < np.inf:
+                return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
+            if record:
+                scores[i] = score
+            if y[i] * score <= 0.0:
+                mistakes += 1
+            if y[i] * score < 1.0:
+                violators[n_viol] = i
+                n_viol += 1
         eta = step_size(p.rate, st.t)
         st = shrink(st, 1.0 - eta * p.lam)
         if abs(st.a) < RENORM_BELOW:
