@@ -337,7 +337,7 @@ class LogisticAdapter(_Adapter):
         scores = np.empty(X.shape[0])
         for k, y_k in enumerate(est._y_rows(y_pm)):
             result, b, a = self.lg._logistic_sgd_pass(as_rows(X), y_k, est.coef_[k], order,
-                                                      self.t0 + row0, *self.states[k],
+                                                      (self.t0 + row0, *self.states[k]),
                                                       self.params, scores, None)
             try:
                 self.mistakes += check_pass(self.name, result, "the score <w, x_i> + b")

@@ -8,7 +8,7 @@ every inner product is read from the Gram matrix K[i, j] = k(x_i, x_j):
     ||w||^2 update   : + a^2 (2 c (K v)_i + c^2 K[i, i])  with c the change of v_i
 
 so the shrink, the projection and the averaging are the primal ones (the step pieces of
-:mod:`halfspaces.linear.pegasos`). With ``learning_rate="pegasos"``, ``projection=False``,
+:mod:`halfspaces.linear._pegasos_epochs`). With ``learning_rate="pegasos"``, ``projection=False``,
 ``average=False`` and ``batch_size=1`` this is the paper's Figure 3: after T steps
 w = 1/(lam T) sum_j alpha_j y_j phi(x_j), alpha_j counting the steps where example j violated
 the margin. With the linear kernel it runs the same steps as the primal algorithm.
@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._base import ClassifierBase, ParamsMixin, SaveMixin, check_is_fitted, check_random_state
 from .._checkpoint import epoch_done, resume_point
 from .._labels import check_classes, decode_scores, encode_pm
+from .._online import keep_params
 from .._parallel import N_JOBS, map_problems
 from .._primitives import (
     FINITE,
@@ -55,7 +56,13 @@ from ..linear._pegasos_base import (
     step_size,
     suffix_skip,
 )
-from ..linear.pegasos import RENORM_BELOW, end_step, moved, next_step, shrink
+from ..linear._pegasos_epochs import (
+    RENORM_BELOW,
+    end_step,
+    moved,
+    next_step,
+    shrink,
+)
 from ..losses import hinge
 
 
@@ -78,13 +85,15 @@ def _fold_dual(K, w, st):
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
-def kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s):
+def kernel_pegasos_epoch(data, order, p, w, st, scores, alpha):
     """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
 
-    K : float64[n, n] C-contiguous; w : PegasosVectors over the n training points; alpha :
-    int64[n] violation counts; s : float64[n] example weights > 0, or None (all 1); the rest
-    as the primal passes (the same state and result).
+    data : the tuple (K, y, s), unpacked once before the loop: K : float64[n, n]
+    C-contiguous; s : float64[n] example weights > 0, or None (all 1). w : PegasosVectors
+    over the n training points; alpha : int64[n] violation counts; the rest as the primal
+    passes (the same state and result).
     """
+    K, y, s = data
     m, k = order.shape[0], p.batch_size
     violators = np.empty(k, dtype=order.dtype)
     mistakes = 0
@@ -199,27 +208,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                  intercept_decay="auto", average="suffix", sampling: str = "permutation",
                  random_state=None, tol: float | None = None, record_objective: bool = False,
                  n_jobs: int | None = None, class_weight=None):
-        self.lam = lam
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.max_iter = max_iter
-        self.n_iter = n_iter
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.t0 = t0
-        self.projection = projection
-        self.fit_intercept = fit_intercept
-        self.intercept_decay = intercept_decay
-        self.average = average
-        self.sampling = sampling
-        self.random_state = random_state
-        self.tol = tol
-        self.record_objective = record_objective
-        self.n_jobs = n_jobs
-        self.class_weight = class_weight
+        keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """As PegasosSVC's: a weight ``k`` is one step ``k`` times longer, ``k`` copies are
@@ -266,7 +255,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         returns ``(state, mistakes)``."""
         w, st = problem
         scores = np.empty(K.shape[0])
-        st, result = kernel_pegasos_epoch(K, y, order, p, w, st, scores, alpha, s)
+        st, result = kernel_pegasos_epoch((K, y, s), order, p, w, st, scores, alpha)
         mistakes = check_pass("KernelPegasosSVC", result)
         if not (np.isfinite(st[1:]).all() and np.isfinite(w.v).all()
                 and np.isfinite(w.u).all()):  # once per pass: O(n) against its O(n^2)
@@ -293,6 +282,30 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             X, y, s = X[rows], y[rows], s[rows]
         y_pm = encode_pm(y, self.classes_)
         ys = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+        K = self._checked_gram(X, s, rows)
+        self._schedule(X, K)
+        p = self._params(self.eta0_)
+        problems, alpha = self._fresh_problems(len(ys), K.shape[0])
+        rows = np.arange(n_all) if rows is None else rows
+        done = resume_point(self)  # 0, or the passes of a checkpoint (then its state)
+        if done:
+            self._resume(problems, alpha, rows)
+        self._fit_state = (X_all, problems, alpha, rows)
+        # the orders of the passes made are drawn again (the same random numbers), not run
+        orders = self._orders(check_random_state(self.random_state), K.shape[0])
+        try:
+            self._run_epochs(itertools.islice(orders, done, None),
+                             self._pass_runner(K, ys, p, s, problems, alpha, done),
+                             lambda: self._objectives(K, ys, s, problems))
+        finally:
+            del self._fit_state
+        self._set_model(X_all, problems, alpha, rows)
+        return self
+
+    def _checked_gram(self, X, s: NDArray | None, rows: NDArray | None) -> NDArray:
+        """The Gram matrix of the training rows ``X`` (``gamma_`` resolved with the weights
+        ``s``); a NumericalError names the first row (of the data given: ``rows[i]``) whose
+        kernel values are not finite."""
         linear = not callable(self.kernel) and self.kernel == "linear"
         self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X, s)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
@@ -301,20 +314,26 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         if bad.size:
             row = int(bad[0]) if rows is None else int(rows[bad[0]])
             raise NumericalError("KernelPegasosSVC", row, "the kernel k(x_i, x_j)")
-        self._schedule(X, K)
-        p = self._params(self.eta0_)
-        n, width = K.shape[0], K.shape[0] if self._averaging else 0
-        problems = [(PegasosVectors(np.zeros(n), np.zeros(width)), fresh_state()) for _ in ys]
-        alpha = np.zeros((len(ys), n), dtype=np.int64)
+        return K
+
+    def _fresh_problems(self, n_models: int, n: int) -> tuple[list, NDArray]:
+        """``(problems, alpha)`` of a fit starting afresh on ``n`` rows, its counters reset:
+        each binary problem's ``(PegasosVectors, PegasosState)``, its violation counts."""
+        width = n if self._averaging else 0
+        problems = [(PegasosVectors(np.zeros(n), np.zeros(width)), fresh_state())
+                    for _ in range(n_models)]
+        alpha = np.zeros((n_models, n), dtype=np.int64)
         self.__dict__.pop("objective_history_", None)
         self.t_, self.n_iter_, self.n_mistakes_, self.mistakes_per_epoch_ = 0, 0, 0, []
         for name in _CHECKPOINT_STATE:  # only a checkpoint resumed brings them
             self.__dict__.pop(name, None)
-        rows = np.arange(n_all) if rows is None else rows
-        done = resume_point(self)  # 0, or the passes of a checkpoint (then its state)
-        if done:
-            self._resume(problems, alpha, rows)
-        self._fit_state = (X_all, problems, alpha, rows)
+        return problems, alpha
+
+    def _pass_runner(self, K, ys: list, p, s: NDArray | None, problems: list, alpha: NDArray,
+                     done: int):
+        """``run_pass(order)`` for ``_run_epochs``: one pass of every binary problem over
+        ``order``, in threads (each writes only its own vectors and counts), a checkpoint
+        after each pass past the ``done`` ones of a resumed fit; returns the mistakes."""
         passes = itertools.count(done)
 
         def run_pass(order):
@@ -322,7 +341,6 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             if made > done:  # the state after pass `made`: a checkpoint when one is due
                 epoch_done(self, made)
             order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
-            # the problems in threads: each writes only its own vectors and counts
             ends = map_problems(lambda k: self._pass(K, ys[k], order, p, problems[k], alpha[k],
                                                      s), len(ys), self.n_jobs)
             for k, (st, _) in enumerate(ends):
@@ -330,21 +348,14 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             self.t_ += -(-order.size // int(self.batch_size))
             return sum(made for _, made in ends)
 
-        def objectives():
-            models = [predictor(w, st, self._averaging) for w, st in problems]
-            return np.array([np.mean(hinge(y_k * (K @ beta + b)) * (1.0 if s is None else s))
-                             + 0.5 * self.lam * float(beta @ K @ beta)
-                             for y_k, (beta, b) in zip(ys, models, strict=True)])
+        return run_pass
 
-        # the orders of the passes made are drawn again (the same random numbers), not run
-        orders = self._orders(check_random_state(self.random_state), n)
-        try:
-            self._run_epochs(itertools.islice(orders, done, None), run_pass, objectives)
-        finally:
-            del self._fit_state
-        self._set_model(X_all, problems, alpha, rows)
-        return self
-
+    def _objectives(self, K, ys: list, s: NDArray | None, problems: list) -> NDArray:
+        """J = 1/n sum_i s_i hinge_i + lam/2 beta' K beta of each binary problem's model."""
+        models = [predictor(w, st, self._averaging) for w, st in problems]
+        return np.array([np.mean(hinge(y_k * (K @ beta + b)) * (1.0 if s is None else s))
+                         + 0.5 * self.lam * float(beta @ K @ beta)
+                         for y_k, (beta, b) in zip(ys, models, strict=True)])
     @contextmanager
     def _checkpoint_form(self):
         """While a checkpoint of fit is written: the model so far, and the state of each

@@ -44,7 +44,7 @@ from .._base import check_is_fitted, check_random_state, convergence_warning, sa
 from .._checkpoint import epoch_done, resume_point
 from .._early_stopping import hold_out
 from .._labels import check_classes, decode_scores, encode_pm
-from .._online import OnlineClassifier
+from .._online import OnlineClassifier, keep_params
 from .._parallel import map_groups, map_problems
 from .._params import LOGISTIC_REGRESSION
 from .._primitives import (
@@ -86,16 +86,18 @@ class SGDParams(NamedTuple):
 
 
 @njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
-def _logistic_sgd_pass(X, y, v, order, t, b, a, p, scores, s):
-    """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``), steps
-    ``t + 1, t + 2, ...``; ``w = a v`` with ``v`` updated in place, so that the shrink
-    ``(1 - eta_t lam)`` is one multiplication of ``a`` and a step costs O(nnz(x_t)). A pass
-    starts from ``a = 1``; a pass read in blocks continues each block from the last one's.
+def _logistic_sgd_pass(X, y, v, order, start, p, scores, s):
+    """One pass of SGD on rows ``X[order]`` (dense or the CSR tuple of ``as_rows``) from
+    ``start = (t, b, a)``, unpacked once before the loop: steps ``t + 1, t + 2, ...``;
+    ``w = a v`` with ``v`` updated in place, so that the shrink ``(1 - eta_t lam)`` is one
+    multiplication of ``a`` and a step costs O(nnz(x_t)). A pass starts from ``a = 1``; a
+    pass read in blocks continues each block from the last one's.
     ``s`` : float64[n] example weights > 0 that scale the gradient step, or None (all 1).
 
     ``scores`` receives each score before its update. Returns ``(PassResult, b, a)``: the
     pass stops at a row whose score is inf or nan (SCORE_NOT_FINITE).
     """
+    t, b, a = start
     mistakes = 0
     for i in order:
         t += 1
@@ -307,21 +309,7 @@ class LogisticRegression(OnlineClassifier):
                  warm_start: bool = False, class_weight=None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  n_jobs: int | None = None):
-        self.C = C
-        self.lam = lam
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.solver = solver
-        self.eta0 = eta0
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.class_weight = class_weight
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.n_jobs = n_jobs
+        keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
         """``solver="sgd"``: scikit-learn's sample-weight checks compare a weight ``k`` with
@@ -384,8 +372,9 @@ class LogisticRegression(OnlineClassifier):
         by the example weight in ``s`` (None: 1; no weight 0); its mistakes."""
         p = SGDParams(lam, self.eta0_, bool(self.fit_intercept))
         w = self.coef_[k]
-        result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order, self.t_,
-                                          float(self.intercept_[k]), 1.0, p, scores, s)
+        result, b, a = _logistic_sgd_pass(as_rows(X), y, w, order,
+                                          (self.t_, float(self.intercept_[k]), 1.0), p,
+                                          scores, s)
         check_pass("LogisticRegression", result, "the score <w, x_i> + b")
         w *= a
         # once per pass: a score checks only the weights of its row

@@ -23,7 +23,6 @@ with the same unregularized offset.
 
 from __future__ import annotations
 
-import threading
 import warnings
 
 import numpy as np
@@ -48,11 +47,11 @@ from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NotSeparableError
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
-from ..solvers.crammer_singer import check_state as check_cs_state
-from ..solvers.crammer_singer import crammer_singer
-from ..solvers.dcd import check_state, dcd_svm, feasible_dual, primal_dual, state_shapes
+from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
 from ..solvers.lp import error_over_rows, separate_or_certify
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
+from ._svc_checkpoint import solve_with_checkpoints
+from ._svc_crammer_singer import crammer_singer_is_linear, solve_crammer_singer
 
 __all__ = ["SVC"]
 
@@ -62,28 +61,6 @@ _AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this 
 # (1M) 10 s and +220 MB, 5000 x 500 dense (2.75M) 69 s and +400 MB.
 _QP_MAX_ENTRIES = 5_000_000
 _SV_RELATIVE_THRESHOLD = 1e-6  # interior-point alphas below this fraction of max are zero
-
-
-def _done_shapes(n: int, d: int) -> dict[str, tuple[str, tuple[int, ...]]]:
-    """The dtype and shape of a finished DCD problem's ``(theta, theta_0, alpha, n_iter)`` in a
-    checkpoint (``n`` rows, ``d`` features), in that order."""
-    return {"done_theta": ("f8", (d,)), "done_theta_0": ("f8", ()),
-            "done_alpha": ("f8", (n,)), "done_n_iter": ("i8", ())}
-
-
-def _checkpoint_arrays(done: dict, running: dict, n: int, d: int) -> dict:
-    """A one-vs-rest DCD checkpoint's arrays (see ``SVC._checkpointed``): ``done``, the
-    finished problems' solutions, and ``running``, the others' states, by problem."""
-    finished, stopped = sorted(done), sorted(running)
-    arrays = {"done_problem": np.array(finished, dtype=np.int64),
-              "running": np.array(stopped, dtype=np.int64)}
-    for j, (name, (dtype, shape)) in enumerate(_done_shapes(n, d).items()):
-        arrays[name] = np.array([done[k][j] for k in finished],
-                                dtype=dtype).reshape(len(finished), *shape)
-    for name, (dtype, shape) in state_shapes(n, d).items():
-        arrays[name] = np.array([running[k][name] for k in stopped],
-                                dtype=dtype).reshape(len(stopped), *shape)
-    return arrays
 
 
 def _qp_fits(X) -> bool:
@@ -111,25 +88,6 @@ def _dcd_needs_linear_finite(svc) -> None:
         raise param_error("SVC", "solver", "'qp' or 'auto' for the hard margin (C=inf)",
                           svc.solver, "Dual coordinate descent needs a finite C; the QP solves"
                           " the hard-margin SVM and certifies non-separable data.")
-
-
-def _crammer_singer_is_linear(svc) -> None:
-    """The Crammer-Singer solver keeps one weight vector per class and fits no offset."""
-    if svc.multi_class != "crammer_singer":
-        return
-    for name, ok, wanted in (("kernel", svc._is_linear(), "'linear'"),
-                             ("fit_intercept", not svc.fit_intercept, "False"),
-                             ("loss", svc.loss == "hinge", "'hinge'"),
-                             ("solver", svc.solver != "qp", "'auto' or 'dcd'")):
-        if not ok:
-            raise param_error("SVC", name, f"{wanted} with multi_class='crammer_singer'",
-                              getattr(svc, name), "The Crammer-Singer solver (as LIBLINEAR's"
-                              " -s 4) fits one weight vector per class by dual coordinate"
-                              " descent, with the hinge loss and no offset; add a constant"
-                              " feature for an offset, or use multi_class='ovr'.")
-    if np.isinf(svc.C):
-        raise param_error("SVC", "C", "finite with multi_class='crammer_singer'", svc.C,
-                          "Try C=1.0.")
 
 
 class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
@@ -281,7 +239,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     """
 
     _parameter_constraints = _params.SVC
-    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _crammer_singer_is_linear)
+    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, crammer_singer_is_linear)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
@@ -412,30 +370,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return fit_probability(self, X, y_pm, weights)
 
     def _fit_crammer_singer(self, X, y: NDArray, s: NDArray | None) -> None:
-        """The Crammer-Singer solver, with checkpoints of its passes when a checkpointer
-        follows this fit (:mod:`halfspaces._checkpoint`; the solver's state, checked on
-        resume)."""
-        from .._checkpoint import solver_resume, solver_state_error, solver_writer
-
-        seed = check_random_state(self.random_state).randint(0, 2**31 - 1)
-        codes, k = np.searchsorted(self.classes_, y), len(self.classes_)
-        resume = solver_resume(self) or None  # the state of a checkpoint to go on from
-        if resume is not None:
-            try:
-                check_cs_state(resume, codes, k, X.shape[1],
-                               self.C_ if s is None else self.C_ * s, self.max_iter)
-            except ValueError as exc:
-                raise solver_state_error(str(exc)) from None
-        res = crammer_singer(X, codes, k, self.C_, tol=self.tol, max_iter=self.max_iter,
-                             seed=seed, sample_weight=s, owner="SVC",
-                             checkpoint=solver_writer(self), resume=resume)
-        if not res.converged:
-            warnings.warn(
-                f"SVC: the Crammer-Singer solver did not reach tol={self.tol:g} in"
-                f" max_iter={self.max_iter} passes; its objective is within a relative"
-                f" duality gap of {(res.primal - res.dual) / abs(res.primal):.2g} of the"
-                " optimum. Increase max_iter, scale the features (e.g. StandardScaler) or"
-                " lower C.", convergence_warning(), stacklevel=3)
+        """The Crammer-Singer model (:mod:`halfspaces.linear._svc_crammer_singer`)."""
+        res = solve_crammer_singer(self, X, y, s)
         self.coef_, self.intercept_ = res.W, np.zeros(len(self.classes_))
         self.support_ = np.flatnonzero((res.alpha != 0.0).any(axis=1))
         self.support_vectors_ = X[self.support_]
@@ -572,89 +508,19 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return True
 
     def _checkpointed(self, X, problems: list[NDArray], seeds, s: NDArray | None, warm):
-        """The solutions of DCD's problems, in ``n_jobs`` threads as without checkpoints,
-        with checkpoints (None when no checkpointer follows this fit:
-        :mod:`halfspaces._checkpoint`). A checkpoint holds the finished problems' results
-        (``done_*``, ``done_problem`` their indices) and the latest state of each problem
-        stopped inside (the arrays of ``dcd.state_arrays``, a row per problem; ``running``
-        their indices), written by a problem after its checkpoint epochs, one thread at a
-        time. A resumed fit checks it, keeps the finished problems and continues each
-        other one from its state, or from the start: each problem makes the steps of the
-        uninterrupted run, so the model is that run's, bit for bit."""
+        """The solutions of DCD's problems with checkpoints, None when no checkpointer
+        follows this fit (:mod:`halfspaces.linear._svc_checkpoint`)."""
         from .._checkpoint import solver_resume, solver_writer
 
         resumed = solver_resume(self)  # None: no checkpoints; {}: none to resume from
         if resumed is None:
             return None
-        n, d = X.shape
         U = (self.C_ if s is None else self.C_ * s) if self.loss == "hinge" else np.inf
-        done, running = self._resumed_problems(resumed, n, d, len(problems), U) \
-            if resumed else ({}, {})
-        write, lock = solver_writer(self), threading.Lock()
-
-        def solve(k: int):
-            def checkpoint(epochs, state):
-                def arrays():  # this problem's state now, with the others' latest
-                    running[k] = state()
-                    return _checkpoint_arrays(done, running, n, d)
-
-                with lock:
-                    write(epochs, arrays)
-
-            with lock:
-                start = running.get(k)
-            solution = self._solve_linear(X, problems[k], k, seeds[k], s, warm, checkpoint,
-                                          start)
-            with lock:
-                running.pop(k, None)
-                if solution is not None:
-                    done[k] = solution
-
-        todo = [k for k in range(len(problems)) if k not in done]
-        map_problems(lambda j: solve(todo[j]), len(todo), self.n_jobs)
-        return [done.get(k) for k in range(len(problems))]
-
-    def _resumed_problems(self, resumed: dict, n: int, d: int, n_models: int,
-                          U) -> tuple[dict, dict]:
-        """The finished problems' solutions and the other problems' states in a checkpoint
-        (dicts by problem), checked; a CheckpointError names what is wrong."""
-        from .._checkpoint import check_solver_arrays, solver_state_error
-
-        try:
-            index = {}
-            for name in ("done_problem", "running"):
-                x = resumed.get(name)
-                if x is None or x.dtype != np.int64 or x.ndim != 1:
-                    found = "missing" if x is None else f"{x.dtype} of shape {x.shape}"
-                    raise ValueError(f"the solver state {name!r} is {found}, not int64 of one"
-                                     " dimension")
-                if not ((np.diff(x) > 0).all() and ((x >= 0) & (x < n_models)).all()):
-                    raise ValueError(f"the solver state {name!r} is not increasing indices of"
-                                     f" the {n_models} problems")
-                index[name] = x.tolist()
-            if set(index["done_problem"]) & set(index["running"]):
-                raise ValueError("the solver state 'running' names a finished problem")
-            for shapes, count in ((_done_shapes(n, d), len(index["done_problem"])),
-                                  (state_shapes(n, d), len(index["running"]))):
-                check_solver_arrays(resumed, {name: (dtype, (count, *shape))
-                                              for name, (dtype, shape) in shapes.items()})
-            for name in _done_shapes(n, d):
-                x = resumed[name]
-                if not np.isfinite(x).all() or (name in ("done_alpha", "done_n_iter")
-                                                and (x < 0).any()):
-                    raise ValueError(f"the solver state {name!r} is out of range")
-            running = {k: {name: resumed[name][j] for name in state_shapes(n, d)}
-                       for j, k in enumerate(index["running"])}
-            for k, state in running.items():
-                try:
-                    check_state(state, n, d, U)
-                except ValueError as exc:
-                    raise ValueError(f"{exc} (problem {k})") from None
-        except ValueError as exc:
-            raise solver_state_error(str(exc)) from None
-        done = {k: tuple(resumed[name][j] for name in _done_shapes(n, d))
-                for j, k in enumerate(index["done_problem"])}
-        return done, running
+        return solve_with_checkpoints(
+            resumed, solver_writer(self), *X.shape, len(problems), U,
+            lambda k, checkpoint, start: self._solve_linear(X, problems[k], k, seeds[k], s,
+                                                            warm, checkpoint, start),
+            self.n_jobs)
 
     def _fit_kernel(self, X, problems: list[NDArray], s: NDArray | None) -> None:
         self.gamma_ = resolve_gamma(self.gamma, X, s)
