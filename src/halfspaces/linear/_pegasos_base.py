@@ -20,7 +20,7 @@ from numba.extending import overload
 from numpy.typing import NDArray
 
 from .._params import PEGASOS_PARAMS  # noqa: F401 - the kernel learner's import
-from .._primitives import as_rows, n_rows, row_sqnorm, shuffle
+from .._primitives import as_rows, row_sqnorms, shuffle
 from .._validation import param_error
 
 # -- state, hyper-parameters and step sizes ----------------------------------------------------
@@ -142,24 +142,18 @@ def suffix_skip(T: int) -> int:
     return T - math.ceil(T * _SUFFIX_FRACTION)
 
 
-@njit(cache=True)
-def _sq_norms(X):
-    """||x_i||^2 of each row."""
-    out = np.empty(n_rows(X))
-    for i in range(out.shape[0]):
-        out[i] = row_sqnorm(X, i)
-    return out
-
-
 def row_stats(X) -> tuple[NDArray[np.float64], float]:
     """(||x_i||^2 of each row, fraction of non-zero entries) of X in one O(nnz) pass."""
     n, d = X.shape
+    sq_norms = np.empty(n)
     if sp.issparse(X):
         if not X.has_canonical_format:  # duplicate entries add up before squaring
             X = X.copy()
             X.sum_duplicates()
-        return _sq_norms(as_rows(X)), X.nnz / max(n * d, 1)
-    return _sq_norms(X), np.count_nonzero(X) / max(n * d, 1)
+        row_sqnorms(as_rows(X), sq_norms)
+        return sq_norms, X.nnz / max(n * d, 1)
+    row_sqnorms(X, sq_norms)
+    return sq_norms, np.count_nonzero(X) / max(n * d, 1)
 
 
 def predictor(w: PegasosVectors, st: PegasosState, averaging: bool) -> tuple[NDArray, float]:
