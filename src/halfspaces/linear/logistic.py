@@ -142,6 +142,20 @@ def _loss_and_coef(z, y, g, s):
     return total
 
 
+def _product_rows(X):
+    """The rows the fit's products run on: ``product_rows`` of ``X``, a dense ``X`` as CSR.
+
+    ``matvec`` sums each row in one chain (the same bits for a dense row and its CSR copy);
+    on a dense row the chain runs over every column, zeros included, and costs far more than
+    over the stored values: X w of a9a as dense float32 rows 6.7 ms, as CSR 0.23 ms (11%
+    non-zeros), where the dense rows' 8 vector sums took 1.0 ms. The copy holds the non-zeros
+    (at most 1.5 times a dense float64 X), made once per fit.
+    """
+    import scipy.sparse as sp
+
+    return product_rows(X if sp.issparse(X) else sp.csr_matrix(X))
+
+
 def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool,
                         sample_weight: NDArray | None = None):
     """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept); with
@@ -422,7 +436,7 @@ class LogisticRegression(OnlineClassifier):
                             self.class_weight, self.classes_)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
-        rows = product_rows(X)
+        rows = _product_rows(X)
         fit_b = bool(self.fit_intercept)
         problems = self._y_rows(y_pm)
 
