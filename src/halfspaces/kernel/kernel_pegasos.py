@@ -97,6 +97,9 @@ def kernel_pegasos_epoch(data, order, p, w, st, scores, alpha):
     m, k = order.shape[0], p.batch_size
     violators = np.empty(k, dtype=order.dtype)
     mistakes = 0
+    # The batch's margins are taken as minibatch_epoch takes them, written again on purpose:
+    # as one compiled helper it was a call per batch on dense rows, and inlined it added
+    # reference-count calls per batch (measured for issue 11).
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         st = next_step(st)
