@@ -573,9 +573,11 @@ def _csr_matvec_rows(data, indices, indptr, theta, out):
 
 # Why not the rows' dots (``row_dot_dense_order``): a CSR row summed in the dense row's 8
 # sums costs about twice SciPy's X @ w (the 8 sums are picked per entry), and logistic
-# regression's fit is mostly products. One chain per row costs a dense row more (about
-# 4x the 8 sums; still faster than NumPy's X @ w of float32 rows), a CSR row less: a9a X w
-# 225 us, SciPy's 245 us, the 8 sums 455 us (median of 9 x 20, 2-core AMD EPYC, loaded).
+# regression's fit is mostly products. One chain per row costs a CSR row less, a dense row
+# far more, since its chain runs over every column: a9a X w as CSR 225 us (SciPy's 245 us,
+# the 8 sums 455 us), as dense float32 rows 6.7 ms (the 8 vector sums 1.0 ms, NumPy's
+# X @ w 0.8-2.7 ms); median of 9 x 20 products, 2-core AMD EPYC. Logistic regression
+# therefore multiplies a dense X as a CSR copy (``logistic._product_rows``).
 # Each format's loop is its own compiled function, called from Python.
 def _dense_matvec(X, theta, out):
     _dense_matvec_rows(X, theta, out)

@@ -89,7 +89,7 @@ def in_cli_terms(exc, hints: dict[str, str] | None = None):
     advice: by its ``reason`` (``hints`` first, then ``_HINTS``), or, for a first field that
     is not a svmlight label but a line of comma-separated values, ``--format csv``."""
     hint = {**_HINTS, **(hints or {})}.get(exc.reason)
-    if hint is None and exc.problem.startswith("expected a label") and "," in exc.problem:
+    if hint is None and exc.reason == "label" and "," in exc.problem:
         hint = ("the line looks like comma-separated values: pass --format csv"
                 " (--label-column names the label's column, default the first; -1 the last)")
     return exc.with_hint(hint) if hint else exc

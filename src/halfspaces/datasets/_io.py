@@ -81,7 +81,8 @@ class DataFormatError(ValueError):
     reason : str or None
         A tag for the problems a caller may re-word: ``"zero_index"`` (an index 0 in a
         file read as 1-based), ``"n_features"`` (an index beyond ``n_features``),
-        ``"no_examples"``, ``"encoding"`` (bytes that are not the encoding's text),
+        ``"no_examples"``, ``"label"`` (a svmlight line whose first field is not a number),
+        ``"encoding"`` (bytes that are not the encoding's text),
         ``"compression"`` (damaged or truncated compressed data).
     """
 

@@ -211,7 +211,8 @@ def _raise_failed(block: _Block, first_line: int, path, *, zero_based, n_cols,
         raise _beyond_error(buf, pos, first_line, path, n_cols, zero_based)
     tok = token_text(buf, pos, int(info[lines_kernel.I_BAD_END]))
     raise _error_at(buf, pos, first_line, path,
-                    ERRORS[block.status].format(tok=tok, prev=int(info[lines_kernel.I_PREV])))
+                    ERRORS[block.status].format(tok=tok, prev=int(info[lines_kernel.I_PREV])),
+                    reason="label" if block.status == lines_kernel.BAD_LABEL else None)
 
 
 class _Lines:
