@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -377,14 +378,35 @@ def _fit_command(path: Path, n_features: int | None, cache_dir: str | None) -> l
                    f"{given}{cache})\n")
 
 
-def _cli_command(path: Path, model: Path, n_features: int | None = None) -> list[str]:
+def _cli_command(path: Path, model: Path, n_features: int | None = None,
+                 cache_dir: str | None = None) -> list[str]:
     """``halfspaces train`` streaming one pass (file order; it reports the pass's progressive
     accuracy). Without ``n_features`` a survey pass first finds the columns and classes;
-    with it (and the indexing) the file is read once."""
+    with it (and the indexing) the file is read once; with ``cache_dir``, ``--cache-dir``:
+    the pass reads the binary cache there (written by the first such run)."""
     given = ["--n-features", str(n_features), "--one-based"] if n_features else []
+    cache = ["--cache-dir", cache_dir] if cache_dir else []
     return [sys.executable, "-W", "ignore", "-m", "halfspaces", "train", str(path), "--algo",
             "perceptron", "--max-iter", "1", "--no-shuffle", "--no-fit-intercept", "--quiet",
-            *given, "-o", str(model)]
+            *given, *cache, "-o", str(model)]
+
+
+def _vw_reads(command: list[str], rows: int) -> str:
+    """Run Vowpal Wabbit's ``command`` once without ``--quiet`` and check from its summary
+    that it learnt from all ``rows`` examples (and from its cache when the command names
+    one): VW given ``--cache_file`` without ``-d`` reads nothing and exits in 0.07 s, and
+    with ``-d FILE -c --cache_file C`` reads two caches (``FILE.cache`` and C), twice the
+    rows; earlier results files timed the first of these as "VW, its cache"."""
+    shown = subprocess.run([c for c in command if c != "--quiet"], capture_output=True,
+                           text=True, check=True)
+    text = shown.stdout + shown.stderr
+    seen = re.search(r"number of examples = (\d+)", text)
+    if seen is None or int(seen.group(1)) != rows:
+        raise SystemExit(f"bench_io: Vowpal Wabbit did not learn from {rows} examples"
+                         f" ({' '.join(command)}):\n{text}")
+    if "--cache_file" in command and "favor of cache input" not in text:
+        raise SystemExit(f"bench_io: Vowpal Wabbit did not read its cache:\n{text}")
+    return f"{rows} examples" + (", from its cache" if "--cache_file" in command else "")
 
 
 def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
@@ -393,11 +415,17 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
     processes under /usr/bin/time -v: wall time and peak RSS, median of ``repeat``,
     alternating. The caches are written first (timed once: building them)."""
     with tempfile.TemporaryDirectory() as d:
-        vw_cache = Path(d) / "vw.cache"
         vw_base = [sys.executable, "-m", "vowpalwabbit", "--loss_function", "hinge",
-                   "--noconstant", "-b", "18", "--quiet"]
-        build = median_times([vw_base + ["-d", str(vw), "-c", "--cache_file", str(vw_cache)],
-                              _fit_command(svm, None, d)], 1)
+                   "--noconstant", "-b", "18", "--quiet", "-d", str(vw)]
+        # --cache_file writes the cache on the first run, and later runs read it instead of
+        # the text ("ignoring text input in favor of cache input").
+        vw_cache = vw_base + ["--cache_file", str(Path(d) / "vw.cache")]
+        # Timed once: each cache written; then our CLI's run on that cache, untimed (if its
+        # options named another cache, this run would write it, outside the medians).
+        build = median_times([vw_cache, _fit_command(svm, None, d),
+                              _cli_command(svm, Path(d) / "model.json", cache_dir=d)], 1)
+        rows = sum(1 for _ in open(svm, "rb"))
+        checked = [_vw_reads(vw_base, rows), _vw_reads(vw_cache, rows)]
         commands = {
             "imports only (the floor)": _python("from halfspaces import Perceptron\n"
                                                 "from halfspaces.datasets import fit_file\n"
@@ -409,14 +437,17 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
             "CLI train, text (streamed)": _cli_command(svm, Path(d) / "model.json"),
             "CLI train, text, --n-features given": _cli_command(svm, Path(d) / "model.json",
                                                                 n_features),
-            "VW, text": vw_base + ["-d", str(vw)],
-            "VW, its cache (built)": vw_base + ["--cache_file", str(vw_cache)],
+            "CLI train --cache (cache built)": _cli_command(svm, Path(d) / "model.json",
+                                                           cache_dir=d),
+            "VW, text": vw_base,
+            "VW, its cache (built)": vw_cache,
         }
         results = median_times(list(commands.values()), repeat)
     mb = svm.stat().st_size / 1e6
     rows = [f"{svm.name}: {mb:.0f} MB of svmlight text; {vw.name}: "
             f"{vw.stat().st_size / 1e6:.0f} MB of VW text. Whole processes, median of"
-            f" {repeat}, alternating.",
+            f" {repeat}, alternating. VW checked once: {checked[0]} from its text,"
+            f" {checked[1]}.",
             f"{'route':38s} {'wall':>8s} {'peak RSS':>10s}"]
     for (name, _), (wall, rss) in zip(commands.items(), results, strict=True):
         rows.append(f"{name:38s} {wall:7.2f}s {rss:8.0f}MB")
@@ -434,6 +465,8 @@ def processes(svm: Path, vw: Path, n_features: int, repeat: int) -> list[str]:
                 f"{by['CLI train, text (streamed)'] / by['VW, text']:.2f}x;"
                 " CLI train text, --n-features given / VW text "
                 f"{by['CLI train, text, --n-features given'] / by['VW, text']:.2f}x;"
+                " CLI train --cache / VW cache "
+                f"{by['CLI train --cache (cache built)'] / by['VW, its cache (built)']:.2f}x;"
                 " fit_file cache / VW cache "
                 f"{by['fit_file, cache=True (cache built)'] / by['VW, its cache (built)']:.2f}x;"
                 " fit_file text (found) / in memory "

@@ -117,6 +117,35 @@ def test_subprocess_play_bound_plot(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
 
 
+def test_console_script_sets_the_collector_for_a_short_process(monkeypatch, tmp_path):
+    """``run`` (the console script) exits with main's status, collects every 100,000 net
+    allocations instead of 700, and freezes what lives at its end; ``main`` leaves the
+    collector as it found it."""
+    import gc
+
+    X, y = _separable(n=40, d=3, seed=2)
+    data = _write_svmlight(tmp_path / "train.svm", X, y)
+    before = gc.get_threshold()
+    try:
+        assert cli.main(["train", str(data), "--algo", "perceptron", "-o",
+                         str(tmp_path / "a.hs")]) == 0
+        assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+        for argv, status in ((["train", str(data), "--algo", "perceptron", "-o",
+                               str(tmp_path / "b.hs")], 0),
+                             (["train", str(tmp_path / "missing.svm"), "--algo",
+                               "perceptron", "-o", str(tmp_path / "c.hs")], 1)):
+            gc.set_threshold(*before)
+            gc.unfreeze()
+            monkeypatch.setattr(sys, "argv", ["halfspaces", *argv])
+            with pytest.raises(SystemExit) as exit_:
+                cli.run()
+            assert exit_.value.code == status
+            assert gc.get_threshold()[0] == 100_000 and gc.get_freeze_count() > 0
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
 def test_subprocess_malformed_file_gives_one_line(tmp_path):
     bad = tmp_path / "data.svm"
     bad.write_text("1 1:0.5 2:1\n-1 1:0.25 2:0.5\n1 abc\n")
