@@ -355,6 +355,40 @@ def test_one_pass_with_the_columns_given_reads_the_file_once(tmp_path, capsys, m
     assert report["progressive_accuracy"] == pytest.approx(_progressive(X, y, 1), abs=1e-12)
 
 
+@pytest.mark.parametrize("zero_based", [False, True])
+def test_a_surveyed_perceptron_training_says_how_to_read_the_file_once(tmp_path, capsys,
+                                                                        monkeypatch, zero_based):
+    """A perceptron trained from a large enough file without --n-features reads it twice and
+    says which options read it once; those options give the same model file in one read.
+    No note under --quiet, for labels other than -1 and +1, or for other learners."""
+    data = _write(tmp_path / "d.svm", zero_based=zero_based)
+    monkeypatch.setattr(_stream, "NOTE_MEGABYTES", 0.0)
+    reads = _count_reads(monkeypatch)
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                        "--max-iter", 1, "-o", tmp_path / "twice")
+    assert code == 0, err
+    assert len(reads) == 2
+    X, _ = load_svmlight(data)
+    indexing = "--zero-based" if zero_based else "--one-based"
+    note = (f"{data} was read twice, a survey of its columns, indexing and classes, then the"
+            f" pass; with --n-features {X.shape[1]} {indexing} (what the survey found)")
+    assert note in err
+    reads.clear()
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                        "--max-iter", 1, "--n-features", X.shape[1], indexing, "-o",
+                        tmp_path / "once")
+    assert code == 0, err
+    assert len(reads) == 1 and "read twice" not in err
+    assert (tmp_path / "once").read_bytes() == (tmp_path / "twice").read_bytes()
+    for argv in (["--algo", "perceptron", "--quiet"], ["--algo", "pegasos"]):
+        code, _, err = _run(capsys, "train", data, *argv, "-o", tmp_path / "other")
+        assert code == 0 and "read twice" not in err, err
+    other = tmp_path / "labels.svm"
+    other.write_text(data.read_text().replace("-1 ", "0 "))
+    code, _, err = _run(capsys, "train", other, "--algo", "perceptron", "-o", tmp_path / "o")
+    assert code == 0 and "read twice" not in err, err
+
+
 @pytest.mark.parametrize(("labels", "reads_made"), [((0, 1), 3), ((1, 2, 3), 4)])
 def test_other_labels_than_plus_minus_one_are_surveyed(tmp_path, capsys, monkeypatch, labels,
                                                        reads_made):

@@ -248,14 +248,32 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
         from ..datasets._io import check_n_threads
         from ..datasets.stream import BLOCK_BYTES
 
+        given = n_features
         n_features, zero_based, classes, n_rows = svmlight._survey(
             args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
             check_n_threads("train", None))
         summary = Summary(n_rows, n_features, None, classes)
+        _note_one_read(args, estimator, given, n_features, zero_based, classes)
     blocks = _Counted(args.data, fmt, n_features, zero_based)
     with fit_progress(args, estimator):
         fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights)
     return blocks
+
+
+def _note_one_read(args: argparse.Namespace, estimator, given, n_features: int, zero_based,
+                   classes) -> None:
+    """Say on stderr, for a file of at least NOTE_MEGABYTES that a perceptron's training
+    read twice (the survey, then the pass) and could have read once (:func:`_fit_once`),
+    which options read it once."""
+    if (args.quiet or args.algo not in PERCEPTRON_ALGOS or given is not None
+            or not np.array_equal(classes, _PLUS_MINUS)
+            or _fit_once_refused(args, estimator)
+            or os.path.getsize(args.data) < NOTE_MEGABYTES * 1e6):
+        return
+    indexing = "--zero-based" if zero_based else "--one-based"
+    print(f"{PROG}: note: {args.data} was read twice, a survey of its columns, indexing and"
+          f" classes, then the pass; with --n-features {n_features} {indexing} (what the"
+          " survey found) the training reads it once, the same model", file=sys.stderr)
 
 
 # The labels of a binary svmlight file, as its survey finds them.
@@ -269,8 +287,7 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _C
     label is another, when one of the two never comes, or with checkpoints or a warm start:
     then the caller trains afresh after the survey, which raises what is wrong. The file's
     errors are the survey's: both read the lines with the same columns and indexing."""
-    if (n_features is None or zero_based == "auto" or args.algo not in PERCEPTRON_ALGOS
-            or args.checkpoint_every or args.resume or getattr(estimator, "warm_start", False)):
+    if n_features is None or zero_based == "auto" or _fit_once_refused(args, estimator):
         return None
     from ..datasets.stream import fit_stream
 
@@ -281,6 +298,13 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _C
     except _NotAssumed:
         return None
     return blocks
+
+
+def _fit_once_refused(args: argparse.Namespace, estimator) -> bool:
+    """Whether the training cannot read the file once whatever the columns (not a perceptron,
+    or checkpoints, a resume or a warm start)."""
+    return (args.algo not in PERCEPTRON_ALGOS or bool(args.checkpoint_every) or args.resume
+            or getattr(estimator, "warm_start", False))
 
 
 def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
