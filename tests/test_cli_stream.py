@@ -380,6 +380,9 @@ def test_a_surveyed_perceptron_training_says_how_to_read_the_file_once(tmp_path,
     assert code == 0, err
     assert len(reads) == 1 and "read twice" not in err
     assert (tmp_path / "once").read_bytes() == (tmp_path / "twice").read_bytes()
+    code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
+                        "--max-iter", 1, "--n-features", X.shape[1], "-o", tmp_path / "half")
+    assert code == 0 and note in err, err  # the columns without the indexing: still twice
     for argv in (["--algo", "perceptron", "--quiet"], ["--algo", "pegasos"]):
         code, _, err = _run(capsys, "train", data, *argv, "-o", tmp_path / "other")
         assert code == 0 and "read twice" not in err, err

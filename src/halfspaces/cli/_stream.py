@@ -248,26 +248,24 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
         from ..datasets._io import check_n_threads
         from ..datasets.stream import BLOCK_BYTES
 
-        given = n_features
         n_features, zero_based, classes, n_rows = svmlight._survey(
             args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
             check_n_threads("train", None))
         summary = Summary(n_rows, n_features, None, classes)
-        _note_one_read(args, estimator, given, n_features, zero_based, classes)
+        _note_one_read(args, estimator, n_features, zero_based, classes)
     blocks = _Counted(args.data, fmt, n_features, zero_based)
     with fit_progress(args, estimator):
         fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights)
     return blocks
 
 
-def _note_one_read(args: argparse.Namespace, estimator, given, n_features: int, zero_based,
+def _note_one_read(args: argparse.Namespace, estimator, n_features: int, zero_based,
                    classes) -> None:
     """Say on stderr, for a file of at least NOTE_MEGABYTES that a perceptron's training
-    read twice (the survey, then the pass) and could have read once (:func:`_fit_once`),
-    which options read it once."""
-    if (args.quiet or args.algo not in PERCEPTRON_ALGOS or given is not None
+    read twice (the survey, then the pass) and could have read once (:func:`_fit_once`:
+    labels -1 and +1), which options read it once."""
+    if (args.quiet or _fit_once_refused(args, estimator)
             or not np.array_equal(classes, _PLUS_MINUS)
-            or _fit_once_refused(args, estimator)
             or os.path.getsize(args.data) < NOTE_MEGABYTES * 1e6):
         return
     indexing = "--zero-based" if zero_based else "--one-based"
