@@ -98,6 +98,11 @@ def test_compressed_equals_plain(tmp_path, opener, suffix):
 @pytest.mark.parametrize("content, column, match, line", [
     ("1,2,3\n1,2\n", 0, r"bad.csv:2: expected 3 fields, got 2", 2),
     ("1,2,3\n\n4,5,6,7\n", 0, r"bad.csv:3: expected 3 fields, got 4", 3),
+    # scikit-learn's bundled CSV: a first line of counts and class names, not a header
+    ("3,2,no,yes\n1.5,2,0\n3,4,1\n5,6,0\n", -1, r"bad.csv:2: expected 4 fields, as the"
+     r" header row on line 1, got 3, as every data row; line 1 is not a header of these"
+     r" columns: remove it \(e\.g\. `tail -n \+2 .*bad.csv > NEW.csv`\)", 2),
+    ("a,b,c,d\n1,2,3\n4,5,6,7\n", 0, r"bad.csv:2: expected 4 fields, got 3$", 2),
     ("1,2,3\n1,x,3\n", 0, r"bad.csv:2: expected a number in column 1, got 'x'", 2),
     ("1,2,3\n4,5,\n", 0, r"bad.csv:2: expected a number in column 2, got ''", 2),
     ("a,b\n1,2\n", "nope", r"bad.csv:1: no column named 'nope'; columns: a, b", 1),

@@ -85,10 +85,11 @@ def load_csv(
     lines, rows = _read_rows(path, encoding, delimiter)
     if not rows:
         raise DataFormatError(path, 1, "the file has no data rows")
-    n_fields = len(rows[0])
+    n_fields, first_line = len(rows[0]), int(lines[0])
     (column, weight), lines, rows = _split_header(path, lines, rows, label_column,
                                                   weight_column)
-    table = _table(path, lines, rows, n_fields)
+    header = first_line if int(lines[0]) != first_line else None
+    table = _table(path, lines, rows, n_fields, header)
     X = _features(path, lines, table, [column] if weight is None else [column, weight])
     y = _labels(path, lines, table, column)
     return (X, y) if weight is None else (X, y, _weights(path, lines, table, weight))
@@ -141,12 +142,21 @@ def _split_header(path, lines, rows, label_column, weight_column=None):
     return tuple(columns), lines, rows
 
 
-def _table(path, lines, rows, n_fields: int) -> np.ndarray:
-    """The fields as a 2-D array of str; every row must have ``n_fields`` fields."""
+def _table(path, lines, rows, n_fields: int, header: int | None = None) -> np.ndarray:
+    """The fields as a 2-D array of str; every row must have ``n_fields`` fields (those of
+    the header row when ``header``, its line, is given)."""
     counts = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
     wrong = np.flatnonzero(counts != n_fields)
     if wrong.size:
         i = int(wrong[0])
+        if header is not None and i == 0 and (counts == counts[0]).all():
+            # Every data row agrees and the first line does not: not this table's header
+            # (scikit-learn's bundled CSV files start with counts and class names).
+            raise DataFormatError(
+                path, int(lines[0]), f"expected {n_fields} fields, as the header row on line"
+                f" {header}, got {counts[0]}, as every data row", hint=f"line {header} is not"
+                f" a header of these columns: remove it (e.g. `tail -n +{header + 1} {path} >"
+                " NEW.csv`), or write the columns' names there")
         raise DataFormatError(path, int(lines[i]), f"expected {n_fields} fields, got"
                               f" {counts[i]}")
     return np.array(rows, dtype=str).reshape(len(rows), n_fields)
