@@ -30,3 +30,30 @@ def test_a_first_field_that_is_no_number_is_tagged_as_a_label_error(tmp_path):
     with pytest.raises(DataFormatError, match="expected a label") as err:
         load_svmlight(data)
     assert err.value.reason == "label" and err.value.line == 2
+
+
+@pytest.mark.parametrize("algo", [["--algo", "svm"], ["--algo", "perceptron", "--no-shuffle"],
+                                  ["--algo", "perceptron", "--no-shuffle", "--n-features", "9",
+                                   "--one-based"]])
+def test_vw_lines_read_as_svmlight_advise_format_vw(tmp_path, capsys, algo):
+    """A VW file named .dat (rcv1_small.dat of ../shared/data) read as svmlight: in memory,
+    streamed, and in one read with the columns given."""
+    data = tmp_path / "rcv1.dat"
+    data.write_text("-1 |f 1:0.5 3:0.25\n1 |f 2:0.5\n")
+    code = cli.main(["train", str(data), *algo, "-o", str(tmp_path / "m.hs")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert (f"{data}:1:4: expected 'index:value', got '|f'; the line looks like Vowpal"
+            " Wabbit's format ('|' opens a namespace): pass --format vw") in err
+    assert cli.main(["train", str(data), *algo, "--format", "vw", "-o",
+                     str(tmp_path / "m.hs")]) == 0, capsys.readouterr().err
+
+
+def test_a_field_without_a_colon_is_tagged_as_a_pair_error(tmp_path):
+    from halfspaces.datasets import DataFormatError, load_svmlight
+
+    data = tmp_path / "d.svm"
+    data.write_text("+1 1:0.5\n-1 2\n")
+    with pytest.raises(DataFormatError, match="expected 'index:value', got '2'") as err:
+        load_svmlight(data)
+    assert err.value.reason == "pair" and err.value.line == 2

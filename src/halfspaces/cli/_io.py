@@ -87,11 +87,15 @@ def read_data(path: str, fmt: str | None = None, *, hints: dict[str, str] | None
 def in_cli_terms(exc, hints: dict[str, str] | None = None):
     """A reader's :class:`~halfspaces.datasets.DataFormatError` with the command line's
     advice: by its ``reason`` (``hints`` first, then ``_HINTS``), or, for a first field that
-    is not a svmlight label but a line of comma-separated values, ``--format csv``."""
+    is not a svmlight label but a line of comma-separated values, ``--format csv``, and for
+    a field that is not ``index:value`` but a VW namespace (``|f``), ``--format vw``."""
     hint = {**_HINTS, **(hints or {})}.get(exc.reason)
     if hint is None and exc.reason == "label" and "," in exc.problem:
         hint = ("the line looks like comma-separated values: pass --format csv"
                 " (--label-column names the label's column, default the first; -1 the last)")
+    if hint is None and exc.reason == "pair" and "got '|" in exc.problem:
+        hint = ("the line looks like Vowpal Wabbit's format ('|' opens a namespace): pass"
+                " --format vw")
     return exc.with_hint(hint) if hint else exc
 
 

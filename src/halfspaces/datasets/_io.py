@@ -82,6 +82,7 @@ class DataFormatError(ValueError):
         A tag for the problems a caller may re-word: ``"zero_index"`` (an index 0 in a
         file read as 1-based), ``"n_features"`` (an index beyond ``n_features``),
         ``"no_examples"``, ``"label"`` (a svmlight line whose first field is not a number),
+        ``"pair"`` (a svmlight field after the label that is not ``index:value``),
         ``"encoding"`` (bytes that are not the encoding's text),
         ``"compression"`` (damaged or truncated compressed data).
     """

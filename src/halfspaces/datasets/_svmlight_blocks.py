@@ -212,7 +212,12 @@ def _raise_failed(block: _Block, first_line: int, path, *, zero_based, n_cols,
     tok = token_text(buf, pos, int(info[lines_kernel.I_BAD_END]))
     raise _error_at(buf, pos, first_line, path,
                     ERRORS[block.status].format(tok=tok, prev=int(info[lines_kernel.I_PREV])),
-                    reason="label" if block.status == lines_kernel.BAD_LABEL else None)
+                    reason=_REASONS.get(block.status))
+
+
+# The failures a caller may re-word (DataFormatError.reason): a first field that is not a
+# label (a CSV line?), a field without ':' (VW's '|namespace'?).
+_REASONS = {lines_kernel.BAD_LABEL: "label", lines_kernel.NO_COLON: "pair"}
 
 
 class _Lines:
