@@ -355,41 +355,89 @@ def test_one_pass_with_the_columns_given_reads_the_file_once(tmp_path, capsys, m
     assert report["progressive_accuracy"] == pytest.approx(_progressive(X, y, 1), abs=1e-12)
 
 
-@pytest.mark.parametrize("zero_based", [False, True])
 def test_a_surveyed_perceptron_training_says_how_to_read_the_file_once(tmp_path, capsys,
-                                                                        monkeypatch, zero_based):
-    """A perceptron trained from a large enough file without --n-features reads it twice and
-    says which options read it once; those options give the same model file in one read.
-    No note under --quiet, for labels other than -1 and +1, or for other learners."""
-    data = _write(tmp_path / "d.svm", zero_based=zero_based)
+                                                                        monkeypatch):
+    """A perceptron's training reads a file of labels -1 and +1 once, assuming it 1-based;
+    a 0-based one is read again after a survey, which a large enough file's training says,
+    with the options that read it once; those give the same model file in one read. No note
+    under --quiet, for labels other than -1 and +1, or for other learners."""
+    data = _write(tmp_path / "d.svm", zero_based=True)
     monkeypatch.setattr(_stream, "NOTE_MEGABYTES", 0.0)
     reads = _count_reads(monkeypatch)
     code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
                         "--max-iter", 1, "-o", tmp_path / "twice")
     assert code == 0, err
-    assert len(reads) == 2
+    assert len(reads) == 3  # the one read, stopped at its first index 0; the survey; the pass
     X, _ = load_svmlight(data)
-    indexing = "--zero-based" if zero_based else "--one-based"
-    note = (f"{data} was read twice, a survey of its columns, indexing and classes, then the"
-            f" pass; with --n-features {X.shape[1]} {indexing} (what the survey found)")
+    note = (f"{data} was read more than once (a pass of its own found its columns, indexing"
+            f" and classes); with --n-features {X.shape[1]} --zero-based (what that pass"
+            " found) the training reads it once")
     assert note in err
     reads.clear()
     code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
-                        "--max-iter", 1, "--n-features", X.shape[1], indexing, "-o",
+                        "--max-iter", 1, "--n-features", X.shape[1], "--zero-based", "-o",
                         tmp_path / "once")
     assert code == 0, err
-    assert len(reads) == 1 and "read twice" not in err
+    assert len(reads) == 1 and "more than once" not in err
     assert (tmp_path / "once").read_bytes() == (tmp_path / "twice").read_bytes()
     code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--no-shuffle",
-                        "--max-iter", 1, "--n-features", X.shape[1], "-o", tmp_path / "half")
-    assert code == 0 and note in err, err  # the columns without the indexing: still twice
+                        "--max-iter", 1, "--zero-based", "-o", tmp_path / "half")
+    assert code == 0 and "more than once" not in err, err  # the indexing alone: once
+    assert (tmp_path / "half").read_bytes() == (tmp_path / "twice").read_bytes()
     for argv in (["--algo", "perceptron", "--quiet"], ["--algo", "pegasos"]):
         code, _, err = _run(capsys, "train", data, *argv, "-o", tmp_path / "other")
-        assert code == 0 and "read twice" not in err, err
+        assert code == 0 and "more than once" not in err, err
     other = tmp_path / "labels.svm"
     other.write_text(data.read_text().replace("-1 ", "0 "))
     code, _, err = _run(capsys, "train", other, "--algo", "perceptron", "-o", tmp_path / "o")
-    assert code == 0 and "read twice" not in err, err
+    assert code == 0 and "more than once" not in err, err
+
+
+@pytest.mark.parametrize("algo", ["perceptron", "averaged", "voted", "voted-budget"])
+@pytest.mark.parametrize("epochs", [1, 4])
+def test_one_read_without_the_columns_widens_the_learner_to_the_model_of_fit(
+        tmp_path, capsys, monkeypatch, algo, epochs):
+    """Without --n-features, a perceptron's training reads a 1-based file once (with more
+    passes, the later ones know the columns), its columns growing block by block: the model
+    is fit's on the whole file, bit for bit, and records the file's columns. With a budget
+    the voted perceptron merges after each block, which rounds otherwise than fit's one
+    merge a pass: its model is then the one of the columns given, bit for bit."""
+    from halfspaces.datasets import stream
+
+    monkeypatch.setattr(stream, "BLOCK_BYTES", 200)  # about four lines a block
+    rng = np.random.default_rng(3)
+    lines = []
+    for i in range(60):  # the largest index grows along the file, the last at the very end
+        top = 2 + i // 6
+        cols = np.sort(rng.choice(np.arange(1, top + 1), size=min(3, top), replace=False))
+        label = 1 if rng.random() < 0.5 else -1
+        lines.append(f"{label} " + " ".join(f"{c}:{rng.normal():.6g}" for c in cols))
+    lines.append("1 40:0.5")
+    data = tmp_path / "grow.svm"
+    data.write_text("\n".join(lines) + "\n")
+    reads = _count_reads(monkeypatch)
+    name, extra = (algo, []) if algo != "voted-budget" else ("voted", ["--set",
+                                                                      "max_vectors=5"])
+    code, _, err = _run(capsys, "train", data, "--algo", name, *extra, "--no-shuffle",
+                        "--max-iter", epochs, "-o", tmp_path / "m")
+    assert code == 0, err
+    passes = len(reads)
+    X, y = load_svmlight(data)
+    assert X.shape[1] == 40
+    make = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
+            "voted": VotedPerceptron}[name]
+    params = {"max_vectors": 5} if algo == "voted-budget" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = make(max_iter=epochs, shuffle=False, **params).fit(X, y)
+    assert passes == expected.n_iter_  # one read a pass, no survey
+    if algo == "voted-budget":
+        code, _, err = _run(capsys, "train", data, "--algo", name, *extra, "--no-shuffle",
+                            "--max-iter", epochs, "--n-features", 40, "--one-based", "-o",
+                            tmp_path / "given")
+        assert code == 0, err
+        expected = load(tmp_path / "given")
+    _same_model(load(tmp_path / "m"), expected)
 
 
 @pytest.mark.parametrize(("labels", "reads_made"), [((0, 1), 3), ((1, 2, 3), 4)])

@@ -57,9 +57,28 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     #: ``_validation.check_finite`` when it stops (see ``BatchPerceptronMixin.fit``).
     _first_pass_checks_finite = False
 
+    #: The state's arrays of one column per feature, ``(n_models, n_features_in_)`` (an
+    #: array kept empty until it is needed has 0 columns), for :meth:`_widen`.
+    _per_feature: tuple[str, ...] = ()
+
     # -- hooks -----------------------------------------------------------------------------
     def _init_state(self, X, n_models: int) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _widen(self, n_features: int) -> None:
+        """Give a started learner ``n_features`` columns (at least ``n_features_in_``), the
+        new ones zero: for a stream whose columns are found as it goes (``halfspaces train``
+        reads a svmlight file once, its later blocks reaching larger indices). Learning a
+        row touches only its stored columns, so the state is what it would be had it started
+        that wide. Only for the classes that list their ``_per_feature`` arrays."""
+        if not self._per_feature:  # pragma: no cover - callers check _per_feature
+            raise NotImplementedError(f"{type(self).__name__} cannot widen its state")
+        old = self.n_features_in_
+        for name in self._per_feature:
+            a = getattr(self, name)
+            if a.shape[1] == old:
+                setattr(self, name, np.pad(a, ((0, 0), (0, n_features - old))))
+        self.n_features_in_ = n_features
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray) -> int:
         raise NotImplementedError  # pragma: no cover - abstract

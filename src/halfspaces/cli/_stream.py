@@ -203,18 +203,39 @@ class _Counted:
     ``assumed`` classes, a block with another label raises _NotAssumed before it is
     yielded, and so does the end of a pass that did not see them all."""
 
-    def __init__(self, path, fmt: str, n_features: int, zero_based, assumed=None):
+    def __init__(self, path, fmt: str, n_features: int | None, zero_based, assumed=None,
+                 widened=None):
         self.path, self.fmt = path, fmt
         self.n_features, self.zero_based = n_features, zero_based
         self.rows, self.weights_seen = 0, False  # not 'weighted': a cache's header
         self.assumed, self.seen = assumed, set()
+        self.widened = widened  # the learner whose columns grow in a first pass without them
+
+    def _blocks(self):
+        """The blocks of a pass: with the columns known, ``iter_blocks``'; else (svmlight)
+        the columns found as they come, the learner widened to each block's, and known
+        after the pass."""
+        from ..datasets import iter_blocks, stream
+
+        if self.n_features is not None:
+            yield from iter_blocks(self.path, self.fmt, n_features=self.n_features,
+                                   zero_based=self.zero_based, block_bytes=stream.BLOCK_BYTES,
+                                   return_weights=self.fmt == "vw")
+            return
+        from ..datasets import svmlight
+        from ..datasets._io import check_n_threads
+
+        learner = self.widened
+        for X, y in svmlight._growing_blocks(self.path, self.zero_based, stream.BLOCK_BYTES,
+                                             check_n_threads("train", None)):
+            if hasattr(learner, "classes_") and X.shape[1] > learner.n_features_in_:
+                learner._widen(X.shape[1])  # (the first block starts it)
+            yield X, y
+        self.n_features = learner.n_features_in_  # the last block's: the file's
 
     def __call__(self):
-        from ..datasets import iter_blocks
-
         rows = 0
-        for block in iter_blocks(self.path, self.fmt, n_features=self.n_features,
-                                 zero_based=self.zero_based, return_weights=self.fmt == "vw"):
+        for block in self._blocks():
             if self.assumed is not None:
                 labels = np.unique(block[1])
                 if not np.isin(labels, self.assumed).all():
@@ -262,16 +283,17 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
 def _note_one_read(args: argparse.Namespace, estimator, n_features: int, zero_based,
                    classes) -> None:
     """Say on stderr, for a file of at least NOTE_MEGABYTES that a perceptron's training
-    read twice (the survey, then the pass) and could have read once (:func:`_fit_once`:
-    labels -1 and +1), which options read it once."""
+    read more than once (a 0-based file read as 1-based by :func:`_fit_once` first, then the
+    survey and the pass) and could have read once (labels -1 and +1), which options read it
+    once."""
     if (args.quiet or _fit_once_refused(args, estimator)
             or not np.array_equal(classes, _PLUS_MINUS)
             or os.path.getsize(args.data) < NOTE_MEGABYTES * 1e6):
         return
     indexing = "--zero-based" if zero_based else "--one-based"
-    print(f"{PROG}: note: {args.data} was read twice, a survey of its columns, indexing and"
-          f" classes, then the pass; with --n-features {n_features} {indexing} (what the"
-          " survey found) the training reads it once, the same model", file=sys.stderr)
+    print(f"{PROG}: note: {args.data} was read more than once (a pass of its own found its"
+          f" columns, indexing and classes); with --n-features {n_features} {indexing} (what"
+          " that pass found) the training reads it once, the same model", file=sys.stderr)
 
 
 # The labels of a binary svmlight file, as its survey finds them.
@@ -279,22 +301,32 @@ _PLUS_MINUS = np.array([-1.0, 1.0])
 
 
 def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _Counted | None:
-    """A perceptron's training on a svmlight file whose columns and indexing are given
-    (--n-features, --zero-based or --one-based), in one read without the survey: the
-    classes are assumed to be the labels -1 and +1, and the blocks checked. None when a
-    label is another, when one of the two never comes, or with checkpoints or a warm start:
-    then the caller trains afresh after the survey, which raises what is wrong. The file's
-    errors are the survey's: both read the lines with the same columns and indexing."""
-    if n_features is None or zero_based == "auto" or _fit_once_refused(args, estimator):
+    """A perceptron's training on a svmlight file in one read, without the survey: the
+    classes are assumed to be the labels -1 and +1, the indexing (unless given by
+    --zero-based or --one-based) 1-based, and the columns (unless given by --n-features)
+    found as the blocks come, the learner widened to each block's (``_widen``: the model is
+    the one of the columns known from the start). None when a label is another, when one of
+    the two never comes, when an index is 0 in a file assumed 1-based, or with checkpoints
+    or a warm start: then the caller trains afresh after the survey, which raises what is
+    wrong. The file's errors are the survey's: both read the lines in the same order with
+    the same checks."""
+    if _fit_once_refused(args, estimator):
         return None
+    from ..datasets import DataFormatError
     from ..datasets.stream import fit_stream
 
-    blocks = _Counted(args.data, "svmlight", n_features, zero_based, assumed=_PLUS_MINUS)
+    assumed = zero_based == "auto"
+    blocks = _Counted(args.data, "svmlight", n_features, False if assumed else zero_based,
+                      assumed=_PLUS_MINUS, widened=estimator)
     try:
         with fit_progress(args, estimator):
             fit_stream(estimator, blocks, classes=_PLUS_MINUS)
     except _NotAssumed:
         return None
+    except DataFormatError as exc:
+        if assumed and exc.reason == "zero_index":  # a 0-based file, read as 1-based
+            return None
+        raise
     return blocks
 
 

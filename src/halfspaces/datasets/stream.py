@@ -273,7 +273,8 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     The model equals, bit for bit, the one of the learner's in-memory method on the blocks
     stacked, in the same row order: ``fit`` for ``Perceptron``, ``AveragedPerceptron``,
     ``VotedPerceptron`` (passes until one makes no mistake, or ``max_iter``; ``converged_``
-    and the ``ConvergenceWarning`` included), ``HalvingClassifier`` and
+    and the ``ConvergenceWarning`` included; with ``max_vectors``, over several blocks, to
+    the rounding of its merged sums, which it adds up a block at a time), ``HalvingClassifier`` and
     ``WeightedMajorityClassifier`` (one pass), ``PegasosSVC`` (``fit``: ``max_iter`` epochs or
     ``n_iter`` steps, the step counter ``t_``, the suffix average over the last tenth of the
     steps, ``eta0`` from all the rows); for ``LogisticRegression``, ``epochs`` passes of its

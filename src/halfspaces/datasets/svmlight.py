@@ -239,6 +239,31 @@ def _stream_blocks(path, n_cols: int, dt: np.dtype, zero_based, query_id: bool,
         yield _csr(data, indices, indptr, (labels.size, n_cols)), labels, qid
 
 
+def _growing_blocks(path, zero_based: bool, block_size: int,
+                    n_threads: int) -> Iterator[tuple]:
+    """``(X, y)`` of each block of the file in order (blocks without rows skipped), checked
+    as :func:`load_svmlight` checks them, without knowing the columns first: each ``X`` has
+    the columns of the largest index up to its block (at least 1), so the last block's are
+    the whole file's, ``load_svmlight(path, zero_based=zero_based)``'s. For a learner that
+    widens its state as they come (``halfspaces train``'s one read)."""
+    lines = _Lines(path, zero_based=zero_based, n_cols=None)
+    shift, n_cols, rows = int(not zero_based), 1, 0
+    for block in _parsed_blocks(path, block_size, n_threads, zero_based=zero_based,
+                                n_cols=None):
+        lines.take(block)
+        if not block.n_rows:
+            continue
+        if block.indices.size and block.max_idx + 1 - shift > n_cols:
+            n_cols = block.max_idx + 1 - shift
+            _check_allocatable(n_cols, *lines.where, path)
+        data, indices, indptr, labels, _ = _assemble([block], n_cols, np.dtype(np.float64),
+                                                     shift)
+        rows += labels.size
+        yield _csr(data, indices, indptr, (labels.size, n_cols)), labels
+    if not rows:
+        raise no_examples(path)
+
+
 def iter_svmlight(
     path: str | os.PathLike,
     chunk_rows: int = 10000,

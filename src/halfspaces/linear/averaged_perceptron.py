@@ -194,6 +194,8 @@ class AveragedPerceptron(Perceptron):
 
     _clean_pass_is_exact = False  # the running perceptron's clean pass says little of the average
 
+    _per_feature = ("coef_", "current_coef_", "weighted_coef_sum_")
+
     def _init_state(self, X, n_models: int) -> None:
         d = X.shape[1]
         self.coef_ = np.zeros((n_models, d), dtype=np.float64)

@@ -351,6 +351,8 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
                  n_iter_no_change: int = 5, n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
 
+    _per_feature = ("coef_",)
+
     def _init_state(self, X, n_models: int) -> None:
         self.coef_ = np.zeros((n_models, X.shape[1]), dtype=np.float64)
         self.intercept_ = np.zeros(n_models, dtype=np.float64)

@@ -288,8 +288,13 @@ n_iter_no_change, n_jobs, class_weight
     Memory is then ``B`` mistake rows plus three dense d-vectors per class (two of them
     allocated at the first merge) and the mistakes of one call. Only vectors that no
     longer change are merged, so the model after a sequence of calls does not depend on
-    how the data was split between them; the game's scores within one call do (a vector
-    made in the call is merged at its end).
+    how the data was split between them, but for rounding: the merged sums ``a`` and the
+    base vector are added up a call's vectors at a time, so another split groups the same
+    terms otherwise (exactly the same on integer-valued data; on real values within a few
+    units in the last place, e.g. 1e-15 on values of order 1). So ``fit`` (one merge a
+    pass) and a stream of several blocks (``fit_stream``, ``halfspaces train``) agree to
+    that rounding, not bit for bit. The game's scores within one call depend on the split
+    (a vector made in the call is merged at its end).
 
     **The online game** (:func:`halfspaces.online.play`, ``score_one``/``predict_one``) is
     played by the *voted* predictor: the score of round :math:`t` is the vote of the
@@ -326,6 +331,13 @@ n_iter_no_change, n_jobs, class_weight
     # fit does not compare the vote with the majority class: its training predictions cost
     # O(n x nnz of every stored mistake), far more than fit's passes on noisy data.
     _checks_majority = False
+
+    _per_feature = ("current_coef_", "base_coef_", "merged_coef_")
+
+    def _widen(self, n_features: int) -> None:
+        super()._widen(n_features)
+        if n_features > np.iinfo(self.mistake_indices_.dtype).max:  # as _init_state chooses
+            self.mistake_indices_ = self.mistake_indices_.astype(np.int64)
 
     def _init_state(self, X, n_models: int) -> None:
         d = X.shape[1]
