@@ -440,6 +440,21 @@ def test_one_read_without_the_columns_widens_the_learner_to_the_model_of_fit(
     _same_model(load(tmp_path / "m"), expected)
 
 
+def test_a_file_without_features_is_recorded_as_load_svmlight_reads_it(tmp_path, capsys):
+    """Rows of labels alone: one column, and the indexing "auto" decides (0-based), recorded
+    in the model file as a read of the whole file records them."""
+    data = tmp_path / "empty_rows.svm"
+    data.write_text("1\n-1\n1\n")
+    for name, argv in (("streamed", ["--no-shuffle"]), ("memory", [])):
+        code, _, err = _run(capsys, "train", data, "--algo", "perceptron", "--max-iter", 1,
+                            *argv, "-o", tmp_path / name)
+        assert code == 0, err
+    streamed, memory = (load(tmp_path / name, with_metadata=True)[1]
+                        for name in ("streamed", "memory"))
+    assert streamed["n_features"] == memory["n_features"] == 1
+    assert streamed["zero_based"] is memory["zero_based"] is True
+
+
 @pytest.mark.parametrize(("labels", "reads_made"), [((0, 1), 3), ((1, 2, 3), 4)])
 def test_other_labels_than_plus_minus_one_are_surveyed(tmp_path, capsys, monkeypatch, labels,
                                                        reads_made):

@@ -204,12 +204,13 @@ class _Counted:
     yielded, and so does the end of a pass that did not see them all."""
 
     def __init__(self, path, fmt: str, n_features: int | None, zero_based, assumed=None,
-                 widened=None):
+                 widened=None, auto: bool = False):
         self.path, self.fmt = path, fmt
         self.n_features, self.zero_based = n_features, zero_based
         self.rows, self.weights_seen = 0, False  # not 'weighted': a cache's header
         self.assumed, self.seen = assumed, set()
         self.widened = widened  # the learner whose columns grow in a first pass without them
+        self.auto = auto  # zero_based was assumed for "auto"
 
     def _blocks(self):
         """The blocks of a pass: with the columns known, ``iter_blocks``'; else (svmlight)
@@ -225,13 +226,16 @@ class _Counted:
         from ..datasets import svmlight
         from ..datasets._io import check_n_threads
 
-        learner = self.widened
+        learner, nnz = self.widened, 0
         for X, y in svmlight._growing_blocks(self.path, self.zero_based, stream.BLOCK_BYTES,
                                              check_n_threads("train", None)):
             if hasattr(learner, "classes_") and X.shape[1] > learner.n_features_in_:
                 learner._widen(X.shape[1])  # (the first block starts it)
+            nnz += X.nnz
             yield X, y
         self.n_features = learner.n_features_in_  # the last block's: the file's
+        if self.auto and not nnz:  # "auto" reads a file without features as 0-based
+            self.zero_based = True
 
     def __call__(self):
         rows = 0
@@ -317,7 +321,7 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _C
 
     assumed = zero_based == "auto"
     blocks = _Counted(args.data, "svmlight", n_features, False if assumed else zero_based,
-                      assumed=_PLUS_MINUS, widened=estimator)
+                      assumed=_PLUS_MINUS, widened=estimator, auto=assumed)
     try:
         with fit_progress(args, estimator):
             fit_stream(estimator, blocks, classes=_PLUS_MINUS)
