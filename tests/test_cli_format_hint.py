@@ -22,14 +22,18 @@ def test_comma_separated_values_read_as_svmlight_advise_format_csv(tmp_path, cap
                      "-o", str(tmp_path / "m.hs")]) == 0, capsys.readouterr().err
 
 
-def test_a_first_field_that_is_no_number_is_tagged_as_a_label_error(tmp_path):
+@pytest.mark.parametrize(("line", "match", "reason"), [
+    ("yes 1:0.5", "expected a label", "label"),  # a first field that is no number
+    ("-1 2", "expected 'index:value', got '2'", "pair"),  # a field without a colon
+])
+def test_the_errors_the_command_rewords_are_tagged(tmp_path, line, match, reason):
     from halfspaces.datasets import DataFormatError, load_svmlight
 
     data = tmp_path / "d.svm"
-    data.write_text("+1 1:0.5\nyes 1:0.5\n")
-    with pytest.raises(DataFormatError, match="expected a label") as err:
+    data.write_text(f"+1 1:0.5\n{line}\n")
+    with pytest.raises(DataFormatError, match=match) as err:
         load_svmlight(data)
-    assert err.value.reason == "label" and err.value.line == 2
+    assert err.value.reason == reason and err.value.line == 2
 
 
 @pytest.mark.parametrize("algo", [["--algo", "svm"], ["--algo", "perceptron", "--no-shuffle"],
@@ -47,13 +51,3 @@ def test_vw_lines_read_as_svmlight_advise_format_vw(tmp_path, capsys, algo):
             " Wabbit's format ('|' opens a namespace): pass --format vw") in err
     assert cli.main(["train", str(data), *algo, "--format", "vw", "-o",
                      str(tmp_path / "m.hs")]) == 0, capsys.readouterr().err
-
-
-def test_a_field_without_a_colon_is_tagged_as_a_pair_error(tmp_path):
-    from halfspaces.datasets import DataFormatError, load_svmlight
-
-    data = tmp_path / "d.svm"
-    data.write_text("+1 1:0.5\n-1 2\n")
-    with pytest.raises(DataFormatError, match="expected 'index:value', got '2'") as err:
-        load_svmlight(data)
-    assert err.value.reason == "pair" and err.value.line == 2
