@@ -58,10 +58,10 @@ from .._primitives import (
     example_weight,
     matvec,
     n_rows,
-    product_rows,
     rmatvec,
     row_axpy,
     row_dot,
+    sparse_product_rows,
 )
 from .._progress import lbfgs_reports, listener
 from .._validation import check_row_norms, param_error, validate_X_y
@@ -142,20 +142,6 @@ def _loss_and_coef(z, y, g, s):
     return total
 
 
-def _product_rows(X):
-    """The rows the fit's products run on: ``product_rows`` of ``X``, a dense ``X`` as CSR.
-
-    ``matvec`` sums each row in one chain (the same bits for a dense row and its CSR copy);
-    on a dense row the chain runs over every column, zeros included, and costs far more than
-    over the stored values: X w of a9a as dense float32 rows 6.7 ms, as CSR 0.23 ms (11%
-    non-zeros), where the dense rows' 8 vector sums took 1.0 ms. The copy holds the non-zeros
-    (at most 1.5 times a dense float64 X), made once per fit.
-    """
-    import scipy.sparse as sp
-
-    return product_rows(X if sp.issparse(X) else sp.csr_matrix(X))
-
-
 def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool,
                         sample_weight: NDArray | None = None):
     """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept); with
@@ -165,7 +151,7 @@ def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept
     alike for dense rows and their CSR copy (the same bits), and one compiled pass over the
     margins.
     """
-    rows = X if isinstance(X, CSR) else product_rows(X)
+    rows = X if isinstance(X, CSR) else sparse_product_rows(X)
     d = theta.shape[0] - fit_intercept
     n = y.shape[0] if sample_weight is None else float(sample_weight.sum())
     w = np.ascontiguousarray(theta[:d])
@@ -436,7 +422,7 @@ class LogisticRegression(OnlineClassifier):
                             self.class_weight, self.classes_)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
-        rows = _product_rows(X)
+        rows = sparse_product_rows(X)  # the products' rows: a dense X as CSR, once
         fit_b = bool(self.fit_intercept)
         problems = self._y_rows(y_pm)
 
@@ -516,7 +502,7 @@ class LogisticRegression(OnlineClassifier):
                 break
             if made < self.max_iter:
                 epoch_done(self, made, rng)  # a checkpoint when one is due
-        rows, fit_b = product_rows(X), bool(self.fit_intercept)
+        rows, fit_b = sparse_product_rows(X), bool(self.fit_intercept)
         objectives = [_objective_and_grad(np.concatenate([self.coef_[k], [self.intercept_[k]]]
                                                          if fit_b else [self.coef_[k]]),
                                           rows, y_k, lam_J, fit_b, s)[0]

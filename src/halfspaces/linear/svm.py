@@ -40,6 +40,7 @@ from .._base import (
 )
 from .._labels import check_classes, decode_scores, encode_pm
 from .._parallel import map_problems
+from .._primitives import sparse_product_rows
 from .._progress import listener
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import example_weights
@@ -491,10 +492,11 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
+        products = sparse_product_rows(X)  # once for every problem's gap
         for k, (y, (theta, theta_0, alpha, n_iter)) in enumerate(
                 zip(problems, solutions, strict=True)):
             coef[k], intercept[k], alphas[k] = theta, theta_0, alpha
-            primal, dual, zs[k] = primal_dual(X, y, self.C_, self.loss,
+            primal, dual, zs[k] = primal_dual(products, y, self.C_, self.loss,
                                               bool(self.fit_intercept), alpha, theta, theta_0,
                                               s)
             iters.append(n_iter)

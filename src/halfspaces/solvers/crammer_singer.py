@@ -48,6 +48,7 @@ from .._primitives import (
     row_dot_dense_order,
     row_sqnorms,
     shuffle,
+    sparse_product_rows,
 )
 from .._validation import check_row_norms
 from ..exceptions import NumericalError
@@ -120,7 +121,7 @@ def cs_objectives(X, y: NDArray, W: NDArray, alpha: NDArray, C: NDArray) -> tupl
 
     ``X`` dense, sparse or ``product_rows``'s; the scores are summed as the steps sum them
     (the same bits for a dense row and its CSR copy)."""
-    rows = X if isinstance(X, CSR) else product_rows(X)
+    rows = X if isinstance(X, CSR) else sparse_product_rows(X)
     scores = np.empty((len(y), W.shape[0]))
     for m in range(W.shape[0]):
         column = np.empty(len(y))

@@ -177,6 +177,7 @@ from .._primitives import (
     row_prefetch,
     row_sqnorms,
     shuffle,
+    sparse_product_rows,
 )
 from .._progress import Callback, Progress
 from .._validation import check_row_norms
@@ -404,7 +405,7 @@ def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: 
     hard = np.isinf(C)
     Ci = C if sample_weight is None or hard else C * sample_weight
     a = feasible_dual(alpha, y, Ci if loss == "hinge" else np.inf, fit_intercept)
-    rows = X if isinstance(X, CSR) else product_rows(X)
+    rows = X if isinstance(X, CSR) else sparse_product_rows(X)
     scores, w_a = _matvec(rows, theta), _rmatvec(rows, a * y, len(theta))
     z = y * (scores + theta_0)
     primal = 0.5 * float(theta @ theta)
@@ -424,7 +425,7 @@ def _curvatures(rows, d: int, sq_norms: NDArray, fit_intercept: bool, Dii: float
     """``(QD, e, rho, mu, m)`` of the problem that is solved (see the module docstring): with
     an offset the centred rows, ``e_i = mu.x_i`` and rho; without one the unit mean direction
     ``m`` split off when it is stiff (``e_i = m.x_i``, kappa as rho; else ``m`` is None).
-    ``rows``: ``product_rows(X)`` (its products sum alike for both layouts)."""
+    ``rows``: ``sparse_product_rows(X)`` (its products sum alike for both layouts)."""
     n = n_rows(rows)
     mu = _rmatvec(rows, np.ones(n), d) / max(n, 1)
     M = float(mu @ mu)
@@ -449,16 +450,18 @@ def _curvatures(rows, d: int, sq_norms: NDArray, fit_intercept: bool, Dii: float
 
 def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
            shrinking: bool, rng, owner: str, sample_weight: NDArray | None = None):
-    """``(rows, arrays, params, mu, m)``: what the compiled run reads, and what turns its
-    ``w`` into ``theta`` (see ``_primal_solution``)."""
+    """``(rows, products, arrays, params, mu, m)``: what the compiled run reads, the rows of
+    the mat-vecs (``sparse_product_rows``: a dense ``X`` as CSR, the same bits), and what
+    turns its ``w`` into ``theta`` (see ``_primal_solution``)."""
     n, d = X.shape
     U, Dii = (float(C), 0.0) if loss == "hinge" else (np.inf, 1.0 / (2.0 * C))
     s = sample_weight
     check_row_norms(owner, X)  # names a row whose ||x_i||^2 overflows
-    rows = product_rows(X)
+    rows = product_rows(X)  # dense rows for the steps' vector sums
+    products = rows if isinstance(rows, CSR) else sparse_product_rows(X)
     sq_norms = np.empty(n)
-    row_sqnorms(rows, sq_norms)  # in row order: the same bits for both layouts
-    QD, e, rho, mu, m = _curvatures(rows, d, sq_norms, fit_intercept,
+    row_sqnorms(products, sq_norms)  # in row order: the same bits for both layouts
+    QD, e, rho, mu, m = _curvatures(products, d, sq_norms, fit_intercept,
                                     Dii if s is None else Dii / s)
     QD = np.maximum(QD, 1e-12)  # a zero row with no offset: alpha_i -> U
     seed = rng if isinstance(rng, (int, np.integer)) else rng.randint(0, 2**31 - 1)
@@ -467,7 +470,7 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
                        rng_state, None if s is None else np.ascontiguousarray(s, np.float64))
     params = DCDParams(U, Dii, rho, float(mu @ mu), float(np.max(np.abs(e))) if e.size else 0.0,
                        tol, 0.0, bool(shrinking), bool(fit_intercept), m is not None)
-    return rows, arrays, params, mu, m
+    return rows, products, arrays, params, mu, m
 
 
 def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool = True,
@@ -510,11 +513,11 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
     rng = np.random.RandomState(0) if rng is None else rng
-    rows, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng, owner,
-                               sample_weight)
+    rows, products, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng,
+                                         owner, sample_weight)
     st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     if alpha0 is not None and resume is None:
-        st = _warm_state(rows, a, p, st, mu, m, alpha0, theta_0)
+        st = _warm_state(products, a, p, st, mu, m, alpha0, theta_0)
     # One compiled call runs every outer iteration up to the next check (verbose: one per
     # call, to print progress); p.budget is where the current call stops.
     chunk = 1 if verbose else np.iinfo(np.int64).max
@@ -541,7 +544,7 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             if callback is not None:
                 callback(_progress(st, n, max_iter, tol, None))
         theta, theta_0 = _primal_solution(a.w, mu, m, st, fit_intercept)
-        primal, dual, _ = primal_dual(rows, y, C, loss, fit_intercept, a.alpha, theta,
+        primal, dual, _ = primal_dual(products, y, C, loss, fit_intercept, a.alpha, theta,
                                       theta_0, sample_weight)
         converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
         if callback is not None:
