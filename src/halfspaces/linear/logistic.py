@@ -58,6 +58,7 @@ from .._primitives import (
     example_weight,
     matvec,
     n_rows,
+    product_rows,
     rmatvec,
     row_axpy,
     row_dot,
@@ -151,7 +152,7 @@ def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept
     alike for dense rows and their CSR copy (the same bits), and one compiled pass over the
     margins.
     """
-    rows = X if isinstance(X, CSR) else sparse_product_rows(X)
+    rows = X if isinstance(X, CSR) else product_rows(X)  # no copy per call (Dask's shards)
     d = theta.shape[0] - fit_intercept
     n = y.shape[0] if sample_weight is None else float(sample_weight.sum())
     w = np.ascontiguousarray(theta[:d])

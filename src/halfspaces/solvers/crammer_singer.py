@@ -149,9 +149,10 @@ def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4
     and the result, of the run that wrote them."""
     n, d = X.shape
     check_row_norms(owner, X)  # names a row whose ||x_i||^2 overflows
-    rows = product_rows(X)
+    rows = product_rows(X)  # dense rows for the steps' vector sums
+    products = rows if isinstance(rows, CSR) else sparse_product_rows(X)  # the objectives'
     sq_norms = np.empty(n)
-    row_sqnorms(rows, sq_norms)  # in row order: the same bits for both layouts
+    row_sqnorms(products, sq_norms)  # in row order: the same bits for both layouts
     Ci = np.full(n, float(C)) if sample_weight is None else float(C) * sample_weight
     y = np.ascontiguousarray(y, dtype=np.int64)
     W, alpha = np.zeros((n_classes, d)), np.zeros((n, n_classes))
@@ -169,7 +170,7 @@ def crammer_singer(X, y: NDArray, n_classes: int, C: float, *, tol: float = 1e-4
         if not np.isfinite(W).all():  # finite before the pass: a step of it overflowed
             raise NumericalError(owner, int(last), "the weights")
         if violation <= tol_pass or n_iter == max_iter:
-            primal, dual = cs_objectives(rows, y, W, alpha, Ci)
+            primal, dual = cs_objectives(products, y, W, alpha, Ci)
             converged = primal - dual <= _GAP_PER_TOL * tol * abs(primal)
             tol_pass *= 0.1  # the violations met tol' but the gap did not: go on
         if checkpoint is not None and n_iter < max_iter and not converged:
