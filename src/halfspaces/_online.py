@@ -71,7 +71,7 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         reads a svmlight file once, its later blocks reaching larger indices). Learning a
         row touches only its stored columns, so the state is what it would be had it started
         that wide. Only for the classes that list their ``_per_feature`` arrays."""
-        if not self._per_feature:  # pragma: no cover - callers check _per_feature
+        if not self._per_feature:  # pragma: no cover - only the perceptrons' streams widen
             raise NotImplementedError(f"{type(self).__name__} cannot widen its state")
         old = self.n_features_in_
         for name in self._per_feature:

@@ -254,7 +254,6 @@ def dot_csr_dense_order(w, data, indices, start, end):
 
 if numba_config.DISABLE_JIT:
     _dot_csr_dense_order_vector = dot_csr_dense_order
-
 else:
 
     @njit(cache=True)
@@ -388,7 +387,6 @@ def _csr_dot(X, t, w):
 
 def _csr_dot_dense_order(X, t, w):
     return _dot_csr_dense_order_vector(w, X.data, X.indices, X.indptr[t], X.indptr[t + 1])
-
 
 
 def _csr_axpy(X, t, a, w):
