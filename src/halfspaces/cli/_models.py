@@ -314,14 +314,22 @@ def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
     return np.concatenate(out) if out else np.empty(0)
 
 
-_EVALUATE_ROWS = {"accuracy": "accuracy", "zero_one": "zero-one loss", "hinge": "hinge loss",
+_EVALUATE_ROWS = {"threshold": "threshold", "accuracy": "accuracy",
+                  "zero_one": "zero-one loss", "hinge": "hinge loss",
                   "logistic": "logistic loss", "min_functional_margin": "min functional margin",
                   "mean_functional_margin": "mean functional margin",
                   "geometric_margin": "geometric margin", "note": "note",
                   "weight_sum": "weight sum", "weighted_accuracy": "weighted accuracy",
                   "weighted_zero_one": "weighted zero-one loss",
                   "weighted_hinge": "weighted hinge loss",
-                  "weighted_logistic": "weighted logistic loss"}
+                  "weighted_logistic": "weighted logistic loss",
+                  "balanced_accuracy": "balanced accuracy", "precision": "precision",
+                  "recall": "recall", "f1": "F1", "precision_macro": "precision (macro)",
+                  "recall_macro": "recall (macro)", "f1_macro": "F1 (macro)",
+                  "precision_weighted": "precision (weighted)",
+                  "recall_weighted": "recall (weighted)", "f1_weighted": "F1 (weighted)",
+                  "roc_auc": "ROC-AUC", "average_precision": "average precision",
+                  "log_loss": "log-loss", "brier": "Brier score"}
 # The keys evaluate adds with example weights.
 _WEIGHTED_KEYS = ("weight_sum", "weighted_accuracy", "weighted_zero_one", "weighted_hinge",
                   "weighted_logistic")
@@ -341,12 +349,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         data = read_for_model(model, metadata, args)
         with about(data):
             result = {"data": data.path, **evaluate(
-                model, data.X, data.y, None if args.ignore_weights else data.sample_weight)}
+                model, data.X, data.y, None if args.ignore_weights else data.sample_weight,
+                threshold=args.threshold)}
         weighted = data.sample_weight is not None
     else:
         seen = _Weighted(blocks, keep=not args.ignore_weights)
         with about(argparse.Namespace(path=args.data)):
-            result = {"data": args.data, **evaluate_blocks(model, seen)}
+            result = {"data": args.data, **evaluate_blocks(model, seen,
+                                                           threshold=args.threshold)}
         weighted = seen.weighted
         if not weighted:  # every weight 1: the figures are the unweighted ones
             result = {k: v for k, v in result.items() if k not in _WEIGHTED_KEYS}
@@ -360,6 +370,36 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         rows.append(("weights", "the file's example weights, ignored (--ignore-weights)"
                      if args.ignore_weights else "the file's example weights: the weighted"
                      " figures are sums of weight times value over the weight sum"))
-    print_table(rows + [(label, result[key]) for key, label in _EVALUATE_ROWS.items()
-                        if key in result])
+    print_table(rows + [(label, "undefined (a class is absent from DATA, or is all of it)"
+                         if result[key] is None else result[key])
+                        for key, label in _EVALUATE_ROWS.items() if key in result])
+    _print_per_class(result)
     return 0
+
+
+def _print_per_class(result: dict) -> None:
+    """The per-class precision, recall, F1 and support, then the confusion matrix."""
+    from .._labels import format_label
+
+    names = [format_label(c) for c in result["classes"]]
+    rows = [[name, *(f"{row[k]:.4f}" for k in ("precision", "recall", "f1")),
+             f"{row['support']:.6g}"] for name, row in zip(names, result["per_class"],
+                                                          strict=True)]
+    rows += [[f"{average} avg", *(f"{result[f'{k}_{average}']:.4f}"
+                                  for k in ("precision", "recall", "f1")), ""]
+             for average in ("macro", "weighted")]
+    print()
+    _print_grid([["class", "precision", "recall", "F1", "support"], *rows])
+    print("\nconfusion matrix (rows: true class, columns: predicted)")
+    _print_grid([["", *names], *([name, *(f"{v:.6g}" for v in counts)]
+                                 for name, counts in zip(names, result["confusion_matrix"],
+                                                         strict=True))])
+
+
+def _print_grid(rows: list[list[str]]) -> None:
+    """Rows of cells: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(row[j]) for row in rows) for j in range(len(rows[0]))]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
+                                                                         strict=True)]
+        print("  ".join(cells).rstrip())

@@ -80,12 +80,17 @@ _TEXTS = {
 examples:
   halfspaces predict heart.model heart_scale -o labels.txt
   halfspaces predict spam.model new.tsv"""),
-    "evaluate": ("accuracy, losses and margins of a model on labelled data", """\
+    "evaluate": ("accuracy, losses, margins and scores of a model on labelled data", """\
 Accuracy; zero-one (a tie y*score = 0 counts as a mistake), hinge and logistic losses
 averaged over the examples; min and mean functional margin y*score; geometric margin min
-y(w.x+b)/||w|| for linear models.""", """\
+y(w.x+b)/||w|| for linear models. Then the scores of scikit-learn's metrics: balanced
+accuracy, precision / recall / F1 per class with macro and support-weighted averages,
+ROC-AUC and average precision of the decision values (one-vs-rest macro averages for more
+classes), log-loss and Brier score for a model with probabilities, and the confusion
+matrix (rows: true class, columns: predicted).""", """\
 examples:
   halfspaces evaluate heart.model heart_scale
+  halfspaces evaluate heart.model heart_scale --threshold 0.5
   halfspaces evaluate spam.model test.tsv --json"""),
     "play": ("the online game: predict, see the label, update", """\
 Play the online prediction game over DATA in file order and print a progressive table at
@@ -288,11 +293,16 @@ def _add_evaluate(sub) -> None:
     p = _add_model_command(sub, "evaluate")
     _add_data_options(p, n_features_help=_MODEL_FEATURES, indexing_help=_MODEL_INDEXING,
                       weights="report the unweighted figures only, though the file gives"
-                              " example weights")
+                              " example weights (which otherwise also weigh the scores)")
+    p.add_argument("--threshold", type=float, metavar="T",
+                   help="two classes: predict the second class where the decision value is"
+                        " >= T (default: the model's own prediction, T = 0 for most)")
     _add_common(p, json_help="print one JSON object (keys include accuracy, zero_one, hinge,"
-                             " logistic, min_functional_margin, geometric_margin; with"
-                             " example weights also weighted_accuracy, weighted_zero_one,"
-                             " weighted_hinge, weighted_logistic, weight_sum)")
+                             " logistic, min_functional_margin, geometric_margin,"
+                             " balanced_accuracy, f1_macro, roc_auc, log_loss, per_class,"
+                             " confusion_matrix; with example weights also weighted_accuracy,"
+                             " weighted_zero_one, weighted_hinge, weighted_logistic,"
+                             " weight_sum)")
     p.set_defaults(func=_models.cmd_evaluate)
 
 
