@@ -528,7 +528,7 @@ def test_plot_kinds_write_png(tmp_path, capsys, kind, extra):
 def test_plot_needs_two_features(tmp_path, capsys):
     data = _write_svmlight(tmp_path / "d.svm", *_separable(n=20, d=3))
     code, _, err = _run(capsys, "plot", "boundary", data, "-o", tmp_path / "x.png")
-    assert code == 1 and "exactly 2 features" in err
+    assert code == 1 and "has 3" in err and "--columns I,J" in err
     assert sorted(os.listdir(tmp_path)) == ["d.svm"]  # neither the figure nor a temporary
 
 

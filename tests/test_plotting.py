@@ -143,9 +143,11 @@ def test_max_margin_matches_a_hard_margin_svm_from_sklearn():
     # Signed distances of the drawn lines to sklearn's hyperplane: 0 and +-gamma.
     dist = lambda P: (P @ w + b) / np.linalg.norm(w)  # noqa: E731
     np.testing.assert_allclose(dist(boundary), 0.0, atol=1e-4)
-    sides = sorted(float(dist(_line(ax, name)).mean())
-                   for name in ("margin boundary", "margin boundary (other side)"))
-    np.testing.assert_allclose(sides, [-gamma, gamma], rtol=1e-4)
+    # sklearn's classes_[1] is the +1 class: its margin line lies at distance +gamma
+    np.testing.assert_allclose(dist(_line(ax, "margin boundary, +1 side")).mean(), gamma,
+                               rtol=1e-4)
+    np.testing.assert_allclose(dist(_line(ax, "margin boundary, -1 side")).mean(), -gamma,
+                               rtol=1e-4)
     support = _collection(ax, next(c.get_label() for c in ax.collections
                                    if c.get_label().startswith("support vectors")))
     assert _rows_of(support, X) == sorted(ref.support_.tolist())
@@ -283,3 +285,20 @@ def test_gallery_example_writes_its_png(script, tmp_path):
         path = pathlib.Path(path)
         assert path.parent == tmp_path and path.suffix == ".png"
         assert path.stat().st_size > 10_000
+
+
+def test_the_two_margin_lines_differ_in_style_and_in_the_legend():
+    X, y = _blobs(seed=4, gap=2.0, noise=0.4)
+    for ax, names in (
+            (plotting.plot_decision_boundary(SkSVC(kernel="linear", C=10).fit(X, y), X, y,
+                                             ax=_ax()),
+             ("margin (score = +1)", "margin (score = -1)")),
+            (plotting.plot_max_margin(X, y, ax=_ax()),
+             ("margin boundary, +1 side", "margin boundary, -1 side")),
+            (plotting.plot_decision_boundary(SkSVC(kernel="rbf", C=10).fit(X, y), X, y,
+                                             ax=_ax()),
+             ("margin (score = +1)", "margin (score = -1)"))):
+        handles = {h.get_label(): h for h in ax.get_legend().legend_handles}
+        plus, minus = handles[names[0]], handles[names[1]]
+        assert (plus.get_linestyle(), plus.get_color()) != (minus.get_linestyle(),
+                                                            minus.get_color())

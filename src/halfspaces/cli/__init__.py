@@ -30,6 +30,7 @@ nor numba (``_quick.py``).
     _quick.py       predict: a linear model, a small svmlight file, NumPy and SciPy alone
     _theory.py      play, bound
     _figures.py     plot, demo
+    _course.py      play --passes / --trace, shatter, plot --columns
     _data.py        data: the bundled sets written to files
 """
 

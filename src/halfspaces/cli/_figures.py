@@ -18,7 +18,6 @@ def _boundary(args, data, fig) -> None:
     from .. import plotting
 
     estimator = _estimators.make_estimator(args, data.X)
-    plotting._check_2d("plot_decision_boundary", data.X)  # before a fit that may be long
     estimator.fit(data.X, data.y)
     plotting.plot_decision_boundary(estimator, data.X, data.y, ax=fig.add_subplot(),
                                     title=f"{type(estimator).__name__} on {data.path}")
@@ -71,6 +70,13 @@ def _mistakes(args, data, fig) -> None:
                            bound_label=bound_label, bound_at=bound_at, title=title)
 
 
+def _update(args, data, fig) -> None:
+    from .. import plotting
+
+    w, x, y = plotting.perceptron_update_example(data.X, data.y, mistake=args.mistake)
+    plotting.plot_perceptron_update(w, x, y, ax=fig.add_subplot())
+
+
 def _doubling(n: int) -> list[int]:
     """1, 2, 4, ... below ``n``, and ``n``: the sizes the progressive table shows."""
     return [2**k for k in range(max(n - 1, 0).bit_length())] + [n]
@@ -88,7 +94,9 @@ def _objective(args, data, fig) -> None:
 
 
 _DRAW = {"boundary": _boundary, "regularization": _regularization, "max-margin": _max_margin,
-         "mistakes": _mistakes, "objective": _objective}
+         "mistakes": _mistakes, "objective": _objective, "update": _update}
+# The kinds that draw the data in the plane (--columns I,J picks two features of wider data).
+PLANE_KINDS = ("boundary", "regularization", "max-margin", "update")
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -96,7 +104,14 @@ def cmd_plot(args: argparse.Namespace) -> int:
         from matplotlib.figure import Figure
     except ImportError:
         raise CLIError("plot needs matplotlib: pip install 'halfspaces[plot]'") from None
+    from ._course import pick_columns
+
     data = read_args_data(args, numeric="plots need numeric features (2 of them)")
+    if args.kind in PLANE_KINDS:
+        data = pick_columns(data, args.columns, args.kind)
+    elif args.columns is not None:
+        raise CLIError(f"--columns: plot {args.kind} uses every feature; --columns picks the"
+                       f" two drawn by plot {', '.join(PLANE_KINDS)}")
     args.algo = args.algo or ("perceptron" if args.kind == "mistakes" else "svm")
     size = (10, 4.5) if args.kind == "regularization" else (6, 5)
     fig = Figure(figsize=size, layout="constrained")

@@ -21,7 +21,7 @@ ALGOS = {
 EXPERT_ALGOS = ("halving", "weighted-majority")
 # Learners whose online mistakes Novikoff's theorem bounds.
 PERCEPTRON_ALGOS = ("perceptron", "averaged", "voted")
-PLOT_KINDS = ("boundary", "regularization", "max-margin", "mistakes", "objective")
+PLOT_KINDS = ("boundary", "regularization", "max-margin", "mistakes", "objective", "update")
 
 
 def float_or_inf(text: str) -> float:

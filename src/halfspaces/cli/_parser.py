@@ -314,6 +314,7 @@ def _add_play(sub) -> None:
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="largest number of examples for which the separability LP and margin"
                         " QP are solved (default: 5000)")
+    _add_play_course_options(p)
     _add_common(p)
     p.set_defaults(func=_theory.cmd_play)
 
@@ -337,6 +338,7 @@ def _add_plot(sub) -> None:
                    metavar=("SMALL", "LARGE"), help="regularization: the two lambdas")
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="mistakes: largest data for which the Novikoff bound is computed")
+    _add_plot_course_options(p)
     _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo=None,
                            default_text="default: svm for boundary, perceptron for mistakes")
@@ -374,6 +376,65 @@ def _add_demo(sub) -> None:
     p.set_defaults(func=_figures.cmd_demo)
 
 
+# -- the course's commands and options (play --passes / --trace, plot update and --columns,
+# shatter) ------------------------------------------------------------------------------
+
+_TEXTS["shatter"] = ("do halfspaces shatter these points? (VC dimension, Radon)", """\
+Decide whether halfspaces realize every labelling of POINTS (each labelling one LP; at most
+20 points). When they do not, print a labelling no halfspace realizes with its Farkas
+certificate and, with an offset, Radon's partition of the points: two sets whose convex
+hulls meet. POINTS are x1,x2,... arguments or files with one point per line; put -- before
+the points when one starts with a minus sign.""", """\
+examples:
+  halfspaces shatter 0,0 1,0 0,1            # 3 points in the plane: shattered
+  halfspaces shatter 0,0 1,1 1,0 0,1        # 4 points: not (Radon: the two diagonals)
+  halfspaces shatter --no-fit-intercept -- -1,0 1,0 0,1
+  halfspaces shatter points.txt""")
+
+
+def _add_play_course_options(p: argparse.ArgumentParser) -> None:
+    from ._course import cmd_play_passes
+
+    group = p.add_argument_group("the notes' views of the game")
+    group.add_argument("--passes", type=_positive_int, metavar="N",
+                       help="cycle over DATA in file order until a pass makes no mistake, at"
+                            " most N passes; print a row per pass (instead of the progressive"
+                            " table)")
+    group.add_argument("--trace", action="store_true",
+                       help="print every round: t, the row, y_t, the score <w_t, x_t> + b_t,"
+                            " mistake or not, x_t and the weights w_t that scored it")
+    p.set_defaults(course_func=cmd_play_passes)
+
+
+def _add_plot_course_options(p: argparse.ArgumentParser) -> None:
+    from ._course import columns
+
+    p.add_argument("--columns", type=columns, metavar="I,J",
+                   help="boundary, regularization, max-margin, update: draw feature columns I"
+                        " and J (0-based) of wider data")
+    p.add_argument("--mistake", type=int, default=2, metavar="K",
+                   help="update: draw the perceptron's (through the origin) K-th mistake"
+                        " (0-based; default: 2)")
+
+
+def _positive_int(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return int(text)
+
+
+def _add_shatter(sub) -> None:
+    from ._course import cmd_shatter
+
+    p = _command(sub, "shatter")
+    p.add_argument("points", nargs="+", metavar="POINTS",
+                   help="points x1,x2,... (one argument each) or files of points")
+    p.add_argument("--fit-intercept", action=argparse.BooleanOptionalAction, default=True,
+                   help="halfspaces with an offset b (default) or through the origin")
+    _add_common(p)
+    p.set_defaults(func=cmd_shatter)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors as one JSON object on standard output when
     ``json_errors`` (the command line has --json)."""
@@ -399,7 +460,7 @@ def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
-                _add_data, _add_demo):
+                _add_data, _add_demo, _add_shatter):
         add(sub)
     parser.commands = sub.choices
     for p in (parser, *sub.choices.values()):

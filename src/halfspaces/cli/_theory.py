@@ -57,6 +57,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from .._labels import format_label
     from ..online import iter_play
 
+    if args.passes or args.trace:
+        return args.course_func(args)
     data = read_args_data(args, featurize=True)
     learner = _estimators.online_learner(args, data.X)
     y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)

@@ -25,7 +25,6 @@ from ._boundaries import (
     plot_perceptron_update,
     plot_regularization,
 )
-from ._common import _check_2d  # noqa: F401 - the CLI checks its data before a fit
 from ._curves import (
     pegasos_objective_history,
     plot_mistakes,

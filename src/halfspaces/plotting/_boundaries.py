@@ -86,15 +86,21 @@ def _circle(ax, X: NDArray, rows: NDArray, label: str) -> None:
                    linewidths=1.2, label=label, zorder=4)
 
 
+def _level_style(level: float) -> dict:
+    """The decision boundary solid black; the margin line on the +1 side dashed in the +1
+    class's colour, the one on the -1 side dotted in the -1 class's colour."""
+    if level == 0:
+        return dict(color="black", linestyle="-", linewidth=1.8)
+    if level > 0:
+        return dict(color=_POS_STYLE["color"], linestyle="--", linewidth=1.3)
+    return dict(color=_NEG_STYLE["color"], linestyle=":", linewidth=1.6)
+
+
 def _draw_levels(ax, w: NDArray, b: float, levels, box, names) -> None:
-    styles = {0: dict(color="black", linestyle="-", linewidth=1.8)}
     for level, name in zip(levels, names, strict=True):
         points = _line_points(w, level - b, box)
-        if points is None:
-            continue
-        style = styles.get(0 if level == 0 else 1, dict(color="gray", linestyle="--",
-                                                         linewidth=1.2))
-        ax.plot(points[:, 0], points[:, 1], label=name, zorder=2, **style)
+        if points is not None:
+            ax.plot(points[:, 0], points[:, 1], label=name, zorder=2, **_level_style(level))
 
 
 def _draw_contours(ax, grid, levels, names) -> list:
@@ -103,11 +109,11 @@ def _draw_contours(ax, grid, levels, names) -> list:
     from matplotlib.lines import Line2D
 
     order = np.argsort(levels)
-    ax.contour(*grid, levels=[levels[i] for i in order],
-               colors=["gray" if levels[i] else "black" for i in order],
-               linestyles=["--" if levels[i] else "-" for i in order], zorder=2)
-    return [Line2D([], [], color="gray" if level else "black", linestyle="--" if level else "-",
-                   label=name) for level, name in zip(levels, names, strict=True)]
+    styles = [_level_style(levels[i]) for i in order]
+    ax.contour(*grid, levels=[levels[i] for i in order], colors=[s["color"] for s in styles],
+               linestyles=[s["linestyle"] for s in styles], zorder=2)
+    return [Line2D([], [], label=name, **_level_style(level))
+            for level, name in zip(levels, names, strict=True)]
 
 
 def plot_decision_boundary(estimator: Any, X: ArrayLike, y: ArrayLike, *, ax: Any = None,
@@ -303,7 +309,8 @@ def plot_max_margin(X: ArrayLike, y: ArrayLike, *, ax: Any = None, fit_intercept
     m = float(z.min())
     box = _limits(X if fit_intercept else np.vstack([X, np.zeros((1, 2))]))
     _draw_levels(ax, w, b, (0.0, m, -m),
-                 box, ("max-margin separator", "margin boundary", "margin boundary (other side)"))
+                 box, ("max-margin separator", "margin boundary, +1 side",
+                      "margin boundary, -1 side"))
     _scatter_classes(ax, X, y_pm, classes)
     support = np.isclose(z, m, rtol=_ON_MARGIN_RTOL, atol=1e-9)
     _circle(ax, X, support, f"support vectors ({int(support.sum())})")
