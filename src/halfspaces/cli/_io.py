@@ -143,7 +143,8 @@ def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
     if numeric and data.is_text:
         raise CLIError(f"{data.path}: {numeric}")
     command = getattr(args, "command", "train")
-    if data.sample_weight is not None and command != "train":  # play, bound, plot
+    if data.sample_weight is not None and command not in ("train", "split"):  # play, bound,
+        # plot
         print(f"{PROG}: note: {data.path} gives example weights; {command} does not use them"
               " (every example counts once)", file=sys.stderr)
     return data

@@ -138,6 +138,15 @@ examples:
   halfspaces evaluate a9a.model bundled:a9a.t
   halfspaces data a9a -o a9a.svm
   halfspaces data sms -o sms.tsv"""),
+    "split": ("cut a data file into a training and a test file", """\
+Hold out --test-fraction of the examples of DATA (drawn by scikit-learn's train_test_split,
+stratified by label with --stratify, seeded by --random-state) and write the two parts as
+TRAIN and TEST, in DATA's format: the lines of DATA that hold examples, unchanged and in
+their order (a CSV header goes to both). Each part is read back before it is written, and
+must give exactly its examples of DATA; DATA itself is never overwritten.""", """\
+examples:
+  halfspaces split a9a --test-fraction 0.2 --stratify --random-state 0 -o train.svm -o test.svm
+  halfspaces split points.csv --test-fraction 0.25 -o train.csv -o test.csv"""),
     "demo": ("a tour of the library: runs, bounds and figures", None, """\
 examples:
   halfspaces demo
@@ -367,6 +376,27 @@ def _cmd_data(args: argparse.Namespace) -> int:
     return cmd_data(args)
 
 
+def _add_split(sub) -> None:
+    from ._split import cmd_split
+
+    p = _command(sub, "split")
+    p.add_argument("data", metavar="DATA", help=_DATA_HELP)
+    p.add_argument("-o", "--output", action="append", metavar="FILE",
+                   help="give it twice: -o TRAIN -o TEST (compressed by a .gz, .bz2 or .xz"
+                        " name)")
+    p.add_argument("--test-fraction", type=float, default=0.2, metavar="F",
+                   help="share of the examples held out in TEST (default: 0.2)")
+    p.add_argument("--stratify", action="store_true",
+                   help="keep each label's share the same in both parts")
+    p.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                   help="seed of the draw (default: 0)")
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING,
+                      weights="")
+    p.add_argument("--quiet", "-q", action="store_true", help="no message")
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=cmd_split)
+
+
 def _add_demo(sub) -> None:
     p = _command(sub, "demo")
     p.add_argument("--out-dir", default="demo-output", help="folder for the figures and"
@@ -460,7 +490,7 @@ def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
-                _add_data, _add_demo, _add_shatter):
+                _add_data, _add_split, _add_demo, _add_shatter):
         add(sub)
     parser.commands = sub.choices
     for p in (parser, *sub.choices.values()):
