@@ -407,7 +407,7 @@ def _add_demo(sub) -> None:
 
 
 # -- the course's commands and options (play --passes / --trace, plot update and --columns,
-# shatter) ------------------------------------------------------------------------------
+# shatter, playground) ----------------------------------------------------------------------
 
 _TEXTS["shatter"] = ("do halfspaces shatter these points? (VC dimension, Radon)", """\
 Decide whether halfspaces realize every labelling of POINTS (each labelling one LP; at most
@@ -420,6 +420,18 @@ examples:
   halfspaces shatter 0,0 1,1 1,0 0,1        # 4 points: not (Radon: the two diagonals)
   halfspaces shatter --no-fit-intercept -- -1,0 1,0 0,1
   halfspaces shatter points.txt""")
+_TEXTS["playground"] = ("an interactive page: click points, step the learners", """\
+Serve the playground on http://127.0.0.1:PORT/ and open it in the browser: click to add +1
+and -1 points, step the perceptron round by round against Novikoff's bound (or see the
+Farkas certificate when the points are not separable), switch to the max-margin and
+soft-margin SVM, Pegasos, logistic regression, kernel perceptrons, Halving and Weighted
+Majority over thresholds, and the adaptive adversary. Every number on the page is computed
+by the library. The server answers only on 127.0.0.1, serves only its own files, and stops
+with Ctrl-C.""", """\
+examples:
+  halfspaces playground
+  halfspaces playground --no-browser --port 8765
+  halfspaces playground heart_scale --columns 0,1   # start from two columns of a file""")
 
 
 def _add_play_course_options(p: argparse.ArgumentParser) -> None:
@@ -465,6 +477,29 @@ def _add_shatter(sub) -> None:
     p.set_defaults(func=cmd_shatter)
 
 
+def _add_playground(sub) -> None:
+    from ._course import columns
+
+    p = _command(sub, "playground")
+    p.add_argument("data", nargs="?", metavar="DATA",
+                   help="start from two columns of this file (--columns, default 0,1); the"
+                        " page itself never names a file")
+    p.add_argument("--columns", type=columns, metavar="I,J",
+                   help="the two feature columns of DATA (0-based; default: 0,1)")
+    p.add_argument("--port", type=int, default=0,
+                   help="the port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
+    p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
+    p.set_defaults(func=_cmd_playground)
+
+
+def _cmd_playground(args: argparse.Namespace) -> int:
+    from ..playground import serve
+
+    return serve(args)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors as one JSON object on standard output when
     ``json_errors`` (the command line has --json)."""
@@ -490,7 +525,7 @@ def build_parser(*, json_errors: bool = False) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_train, _add_predict, _add_evaluate, _add_play, _add_bound, _add_plot,
-                _add_data, _add_split, _add_demo, _add_shatter):
+                _add_data, _add_split, _add_demo, _add_shatter, _add_playground):
         add(sub)
     parser.commands = sub.choices
     for p in (parser, *sub.choices.values()):
