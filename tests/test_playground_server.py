@@ -16,7 +16,13 @@ from sklearn.svm import SVC as SkSVC
 
 from halfspaces import cli
 from halfspaces.playground import MAX_BODY, make_server
-from halfspaces.playground._compute import MAX_GRID, MAX_PASSES, MAX_POINTS, MAX_STEPS
+from halfspaces.playground._compute import (
+    MAX_GRID,
+    MAX_PASSES,
+    MAX_POINTS,
+    MAX_ROUNDS,
+    MAX_STEPS,
+)
 from halfspaces.theory import is_linearly_separable
 
 
@@ -145,6 +151,15 @@ def test_the_body_size_is_bounded(server):
 def test_points_rounds_and_parameters_are_bounded(server, action, change, message):
     status, text = _request(server, "POST", f"/api/{action}", {**_points(), **change})
     assert status == 400 and message in json.loads(text)["error"]
+
+
+def test_the_rounds_of_one_answer_are_bounded(server):
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]] * 50)  # XOR, 200 points
+    y = [1, 1, -1, -1] * 50
+    answer = _post(server, "perceptron", {"points": X.tolist(), "labels": y,
+                                          "passes": MAX_PASSES})
+    assert len(answer["rounds"]) == MAX_ROUNDS == answer["max_passes"] * 200
+    assert not answer["converged"]
 
 
 def test_bad_json_is_a_400(server):

@@ -11,6 +11,7 @@ import numpy as np
 # Bounds on what one request may cost.
 MAX_POINTS = 200
 MAX_PASSES = 50
+MAX_ROUNDS = 4000  # the perceptron's rounds traced in one answer: passes * points at most
 MAX_STEPS = 2000
 MAX_GRID = 60
 MAX_STUMPS = 64
@@ -90,14 +91,15 @@ def _separability(X: np.ndarray, y: np.ndarray, fit_intercept: bool) -> dict[str
 
 
 def perceptron(X, y, params: dict) -> dict[str, Any]:
-    """The perceptron cycling over the points until a pass without a mistake: every round
-    (the point seen, its score, mistake or not, ``w_t`` and ``w_{t+1}``) and the bound."""
+    """The perceptron cycling over the points until a pass without a mistake (at most
+    ``passes``, and at most :data:`MAX_ROUNDS` rounds in all): every round (the point seen,
+    its score, mistake or not, ``w_t`` and ``w_{t+1}``) and the bound."""
     from ..cli._course import cycle
     from ..linear.perceptron import Perceptron
 
     _two_classes(y)
     fit_intercept = bool(params.get("fit_intercept", True))
-    passes = _count(params, "passes", 20, MAX_PASSES)
+    passes = min(_count(params, "passes", 20, MAX_PASSES), max(1, MAX_ROUNDS // X.shape[0]))
     learner = Perceptron(fit_intercept=fit_intercept)
     trace: list[dict] = []
     epochs = cycle(learner, X, y, passes, trace)
@@ -111,6 +113,7 @@ def perceptron(X, y, params: dict) -> dict[str, Any]:
                        "b": r["b"] or 0.0, "w_next": after["w"], "b_next": after["b"] or 0.0})
     return {"rounds": rounds, "epochs": epochs, "n_mistakes": int(learner.n_mistakes_),
             "converged": epochs[-1]["mistakes"] == 0, "fit_intercept": fit_intercept,
+            "max_passes": passes,
             **_separability(X, y, fit_intercept)}
 
 
