@@ -49,7 +49,7 @@ from ..exceptions import NotSeparableError
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
-from ..solvers.lp import error_over_rows, separate_or_certify
+from ..solvers.lp import error_over_rows, scale_exponent, separate_or_certify, times_power_of_two
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
 from ._svc_checkpoint import solve_with_checkpoints
 from ._svc_crammer_singer import crammer_singer_is_linear, solve_crammer_singer
@@ -420,10 +420,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                     " features (e.g. StandardScaler), lower C, or use solver='qp'.",
                     convergence_warning(), stacklevel=4)
             return res.theta, res.theta_0, res.alpha, res.n_iter
-        res = svm_primal_qp(X, y, C, fit_intercept=fit_b, loss=self.loss,
+        # The hard margin is the same problem on X 2^-e (theta 2^e, alpha 2^2e), where the
+        # interior point's absolute tolerances hold at every scale of the data.
+        e = scale_exponent(X) if np.isinf(C) else 0
+        Xq = times_power_of_two(X, -e) if e else X
+        res = svm_primal_qp(Xq, y, C, fit_intercept=fit_b, loss=self.loss,
                             max_iter=self.max_iter, verbose=bool(self.verbose),
                             sample_weight=s, callback=listener())
         self._check_qp(res, X, y, k)
+        if e:
+            return np.ldexp(res.theta, -e), res.theta_0, np.ldexp(res.alpha, -2 * e), res.n_iter
         return res.theta, res.theta_0, res.alpha, res.n_iter
 
     def _solve(self, X, y: NDArray, problems: list[NDArray], s: NDArray | None, warm,

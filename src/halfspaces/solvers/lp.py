@@ -21,9 +21,16 @@ takes weights: whether a separator or a certificate exists does not depend on th
 leaves the rows of weight 0 out of every LP, as :class:`~halfspaces.LPSeparator` does).
 Certificates come from solving the alternative LP explicitly (never from solver-internal
 rays), are polished on their support and verified numerically before anyone sees them.
+Every LP is solved on the non-empty columns of ``X``, each divided by a power of two that
+brings its largest ``|x_ij|`` into ``[0.5, 1)`` (exact, and HiGHS' tolerances are absolute),
+and its ``w`` mapped back; a separator is returned only when each row's margin exceeds the
+rounding error bound of computing it.
 """
 
 from __future__ import annotations
+
+import math
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,9 +39,9 @@ from scipy.optimize import linprog
 
 from ..exceptions import NotSeparableError
 
-#: Relative residual ``||sum_i alpha_i y_i x_i||_inf / (scale * sum_i alpha_i)`` (and the
-#: same for ``sum_i alpha_i y_i``) below which a certificate is accepted; ``scale`` is
-#: ``max_ij |x_ij|`` (at least 1 with an offset).
+#: Relative residual (:func:`certificate_residual`: each column of ``sum_i alpha_i y_i x_i``
+#: over that column's ``max_i |x_ij|``, and ``|sum_i alpha_i y_i|``, per unit of
+#: ``sum_i alpha_i``) below which a certificate is accepted, at every scale of the data.
 CERTIFICATE_RTOL = 1e-8
 
 _STATUS = {
@@ -71,13 +78,78 @@ def _signed_rows(X, y: NDArray[np.float64]):
     return X * y[:, None]
 
 
-def _scale(X, fit_intercept: bool) -> float:
-    """The data scale used to judge residuals: ``max |x_ij|`` (at least 1 with an offset)."""
+class Scaled(NamedTuple):
+    """The columns ``cols`` of ``X`` that hold a non-zero, column ``j`` times ``2^-e_j``.
+
+    Each column of ``Z`` has ``max_i |z_ij|`` in ``[0.5, 1)``; multiplying by a power of two
+    is exact, so the LPs on ``Z`` are the LPs on ``X`` with ``w_j = 2^-e_j w'_j`` (and
+    ``w_j = 0`` on an empty column), in the range where HiGHS' absolute tolerances mean
+    what they say, at any scale of the data; their work follows the non-zeros, not
+    ``n_features``.
+    """
+
+    Z: object
+    cols: NDArray[np.intp]
+    e: NDArray[np.int64]
+    n_features: int
+
+    def weights(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``w`` over the columns of ``X`` from the ``w'`` of ``Z``."""
+        full = np.zeros(self.n_features)
+        full[self.cols] = np.ldexp(w, -self.e)
+        return full
+
+
+def scaled_columns(X) -> Scaled:
+    """:class:`Scaled` of a dense array or a CSR matrix ``X``."""
+    n, d = X.shape
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        X.eliminate_zeros()
+        cols, at = np.unique(X.indices, return_inverse=True)
+        top = np.zeros(cols.size)
+        np.maximum.at(top, at, np.abs(X.data))
+        e = np.frexp(top)[1].astype(np.int64)
+        Z = sp.csr_matrix((np.ldexp(X.data, -e[at]), at, X.indptr), shape=(n, cols.size))
+        return Scaled(Z, cols, e, d)
+    top = np.max(np.abs(X), axis=0) if n else np.zeros(d)
+    cols = np.flatnonzero(top > 0.0)
+    e = np.frexp(top[cols])[1].astype(np.int64)
+    return Scaled(np.ldexp(X[:, cols], -e), cols, e, d)
+
+
+def scale_exponent(X) -> int:
+    """The ``e`` with ``max |x_ij| 2^-e`` in ``[0.5, 1)`` (0 for zero data)."""
     data = X.data if sp.issparse(X) else X
-    s = float(np.max(np.abs(data))) if data.size else 0.0
-    if fit_intercept:
-        s = max(s, 1.0)
-    return s if s > 0.0 else 1.0
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    return math.frexp(top)[1] if 0.0 < top < np.inf else 0
+
+
+def times_power_of_two(X, e: int):
+    """``X 2^e``, exact (a copy; CSR stays CSR)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+        X.data = np.ldexp(X.data, e)
+        return X
+    return np.ldexp(X, e)
+
+
+def verified_margin(X, y: NDArray[np.float64], w: NDArray[np.float64], b: float):
+    """``min_i y_i (<w, x_i> + b)`` when every row's margin is positive beyond the rounding
+    error bound of computing it in floating point, else None.
+
+    The computed ``<w, x_i> + b`` is within ``(d + 2) eps (|w|.|x_i| + |b|)`` of the exact
+    value (Higham's bound for a dot product), so a margin above that bound proves the row is
+    strictly on its side, at any scale of ``X``.
+    """
+    if not (np.all(np.isfinite(w)) and math.isfinite(b)):
+        return None
+    margins = y * (np.asarray(X @ w).ravel() + b)
+    size = np.asarray(abs(X) @ np.abs(w)).ravel() + abs(b)
+    bound = (X.shape[1] + 2) * np.finfo(np.float64).eps * size
+    if margins.size and not np.all(margins > bound):
+        return None
+    return float(margins.min()) if margins.size else 1.0
 
 
 def certificate_residual(X, y: NDArray[np.float64], alpha: NDArray[np.float64],
@@ -86,68 +158,82 @@ def certificate_residual(X, y: NDArray[np.float64], alpha: NDArray[np.float64],
 
     .. math::
 
-        r(\\alpha) = \\frac{\\max\\big(\\|\\sum_i \\alpha_i y_i x_i\\|_\\infty,\\;
-        |\\sum_i \\alpha_i y_i|\\big)}{s \\sum_i \\alpha_i}
+        r(\\alpha) = \\frac{1}{\\sum_i \\alpha_i} \\max\\Big(\\max_j
+        \\frac{|\\sum_i \\alpha_i y_i x_{ij}|}{\\max_i |x_{ij}|},\\;
+        \\big|\\sum_i \\alpha_i y_i\\big|\\Big)
 
-    where ``s`` is the data scale (``max |x_ij|``, at least 1 with an offset) and the second
-    term is present only with ``fit_intercept``. ``alpha`` must be ``>= 0`` with a positive
-    sum, otherwise the residual is ``inf``.
+    over the columns that hold a non-zero: each column is judged at its own scale (the
+    offset's column of ones at 1), so the test is the same at every scale of the data and
+    of each feature, as separability is. The second term is present only with
+    ``fit_intercept``. ``alpha`` must be ``>= 0`` with a positive sum, otherwise the
+    residual is ``inf``.
     """
     alpha = np.asarray(alpha, dtype=np.float64)
     total = float(alpha.sum())
-    if alpha.shape != y.shape or np.any(alpha < 0.0) or not total > 0.0:
+    if alpha.shape != y.shape or np.any(alpha < 0.0) or not 0.0 < total < np.inf:
         return float("inf")
-    ay = alpha * y
-    v = np.asarray(X.T @ ay).ravel()
+    ay = alpha / total * y
+    Z = scaled_columns(X).Z
+    top = np.asarray(abs(Z).max(axis=0).toarray() if sp.issparse(Z) else np.abs(Z).max(axis=0)
+                     if Z.shape[0] else np.ones(Z.shape[1])).ravel()
+    v = np.asarray(Z.T @ ay).ravel() / top
     r = float(np.max(np.abs(v))) if v.size else 0.0
     if fit_intercept:
         r = max(r, abs(float(ay.sum())))
-    return r / (_scale(X, fit_intercept) * total)
+    return r
 
 
 def separating_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = True):
-    """Solve the separating LP; return ``(w, b)`` with ``min_i y_i(<w,x_i>+b) = 1``, or None.
+    """Solve the separating LP; return ``(w, b)`` with ``min_i y_i(<w,x_i>+b) >= 1``, or None.
 
-    ``None`` means HiGHS proved the LP infeasible (the data is not strictly separable).
-    The returned ``(w, b)`` is rescaled so that the smallest functional margin is at least
-    one in floating point (HiGHS meets constraints to about 1e-7 only); ``b`` is 0.0
-    without an offset.
+    ``None`` means HiGHS proved the LP infeasible (the data is not strictly separable), or
+    its answer failed :func:`verified_margin`. The LP runs on :func:`scaled_columns` with
+    the objective ``||w||_1`` written in its variables (weights ``2^-e_j``, those below
+    ``2^-40`` of the largest raised to it). The returned ``(w, b)`` is rescaled so that the
+    smallest functional margin is at least one in floating point (HiGHS meets constraints
+    to about 1e-7 only); ``b`` is 0.0 without an offset.
     """
-    n, d = X.shape
-    YX = _signed_rows(X, y)
-    if sp.issparse(X):
+    n = X.shape[0]
+    scaled = scaled_columns(X)
+    Z, d = scaled.Z, scaled.cols.size
+    YX = _signed_rows(Z, y)
+    if sp.issparse(Z):
         blocks = [-YX, YX] + ([sp.csr_matrix(-y[:, None])] if fit_intercept else [])
         A_ub = sp.hstack(blocks, format="csc")
     else:
         blocks = [-YX, YX] + ([-y[:, None]] if fit_intercept else [])
         A_ub = np.hstack(blocks)
-    c = np.concatenate([np.ones(2 * d), np.zeros(int(fit_intercept))])
+    cost = np.ldexp(1.0, np.minimum(scaled.e.min() - scaled.e, 0)) if d else np.ones(0)
+    cost = np.maximum(cost, 2.0**-40)
+    c = np.concatenate([cost, cost, np.zeros(int(fit_intercept))])
+    if c.size == 0:  # all-zero data through the origin: every margin is 0
+        return None
     bounds = [(0.0, None)] * (2 * d) + [(None, None)] * int(fit_intercept)
     sol = _linprog("separating LP", c, A_ub=A_ub, b_ub=-np.ones(n), bounds=bounds)
     if sol is None:
         return None
     w = sol[:d] - sol[d : 2 * d]
     b = float(sol[2 * d]) if fit_intercept else 0.0
-    margins = y * (np.asarray(X @ w).ravel() + b)
-    low = float(margins.min()) if n else 1.0
-    if not low > 0.0:
-        return None  # HiGHS' answer does not separate: let the Farkas LP decide
+    low = verified_margin(Z, y, w, b)
+    if low is None:
+        return None  # HiGHS' answer does not provably separate: let the Farkas LP decide
     if low < 1.0:
         w, b = w / low, b / low
-    return w, b
+    w = scaled.weights(w)
+    return (w, b) if np.all(np.isfinite(w)) else None
 
 
 def farkas_certificate(X, y: NDArray[np.float64], fit_intercept: bool = True):
     """Solve the Farkas alternative LP; return a verified ``alpha`` (sum 1), or None.
 
-    The LP is solved by HiGHS' simplex, so ``alpha`` is a vertex: by Caratheodory it puts
-    weight on at most ``d + 2`` rows (``d + 1`` without an offset). It is then polished on
-    its support (the exact null vector of the support's columns, when that is positive),
-    tiny entries are zeroed, and it is returned only if :func:`certificate_residual` is at
-    most ``CERTIFICATE_RTOL``.
+    The LP is solved by HiGHS' simplex on :func:`scaled_columns` (the same alternative), so
+    ``alpha`` is a vertex: by Caratheodory it puts weight on at most ``d + 2`` rows
+    (``d + 1`` without an offset). It is then polished on its support (the exact null
+    vector of the support's columns, when that is positive), tiny entries are zeroed, and
+    it is returned only if :func:`certificate_residual` is at most ``CERTIFICATE_RTOL``.
     """
-    n, d = X.shape
-    YX = _signed_rows(X, y)
+    n = X.shape[0]
+    YX = _signed_rows(scaled_columns(X).Z, y)
     rows = [YX.T] + ([y[None, :]] if fit_intercept else [])
     if sp.issparse(X):
         M = sp.vstack([sp.csr_matrix(r) for r in rows], format="csr")
@@ -208,10 +294,13 @@ def least_violation_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = 
 
     Minimises the total slack ``sum_i s_i xi_i`` (the sum of hinge losses
     ``max(0, 1 - y_i(<w,x_i>+b))`` weighted by ``sample_weight``, ``s_i > 0``, all 1 when
-    None; unregularised): zero exactly when the data is separable.
+    None; unregularised): zero exactly when the data is separable. Solved on
+    :func:`scaled_columns`.
     """
-    n, d = X.shape
-    YX = _signed_rows(X, y)
+    n = X.shape[0]
+    scaled = scaled_columns(X)
+    d = scaled.cols.size
+    YX = _signed_rows(scaled.Z, y)
     eye = sp.identity(n, format="csr")
     off = [sp.csr_matrix(-y[:, None])] if fit_intercept else []
     A_ub = sp.hstack([sp.csr_matrix(-YX), sp.csr_matrix(YX)] + off + [-eye], format="csc")
@@ -222,7 +311,7 @@ def least_violation_hyperplane(X, y: NDArray[np.float64], fit_intercept: bool = 
     sol = _linprog("least-violation LP", c, A_ub=A_ub, b_ub=-np.ones(n), bounds=bounds)
     if sol is None:  # pragma: no cover - xi large enough is always feasible
         raise RuntimeError("HiGHS reported the least-violation LP infeasible, which it is not.")
-    w = sol[:d] - sol[d : 2 * d]
+    w = scaled.weights(sol[:d] - sol[d : 2 * d])
     b = float(sol[2 * d]) if fit_intercept else 0.0
     xi = np.maximum(0.0, 1.0 - y * (np.asarray(X @ w).ravel() + b))
     return w, b, xi
