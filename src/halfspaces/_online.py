@@ -138,13 +138,15 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
                 " labels, weights = sklearn.utils.class_weight.compute_class_weight("
                 "'balanced', classes=classes, y=y_sample), and pass"
                 " class_weight=dict(zip(classes, weights)).")
-        from ._weights import example_weights
+        from ._weights import check_every_class_weighed, example_weights
 
         classes = self.classes_ if classes is None else classes
-        y = None if class_weight is None else decode_scores(
-            y_pm.T if y_pm.ndim == 2 else y_pm, classes)
-        return example_weights(f"{name}.{method}", sample_weight, X.shape[0], y, class_weight,
-                               classes)
+        y = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, classes)
+        s = example_weights(f"{name}.{method}", sample_weight, X.shape[0], y, class_weight,
+                            classes)
+        if method == "fit":  # a block of a stream may hold no example of a class
+            check_every_class_weighed(f"{name}.fit", s, y, classes, class_weight)
+        return s
 
     def _start(self, X, classes: NDArray) -> None:
         self.classes_ = classes

@@ -241,6 +241,53 @@ def _plain_labels(y: Any) -> bool:
             and y.dtype.kind in "biuf" and (y.dtype.kind != "f" or bool(np.isfinite(y).all())))
 
 
+_NUMBER, _TEXT, _MISSING, _OTHER = range(4)
+
+
+def _label_kind(value: Any) -> int:
+    """Whether one label is a number, a string, missing (None, NaN, pandas' NA or NaT) or
+    something else (left to scikit-learn's checks)."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return _MISSING
+    if isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        return _TEXT
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        return _MISSING if value != value else _NUMBER  # NaN is not equal to itself
+    return _OTHER
+
+
+def check_label_values(owner: str, y: Any) -> None:
+    """Refuse labels given as Python objects (a list, an object array or Series) that are
+    missing or that mix numbers and strings: NumPy would turn ``[1, "a"]`` into the strings
+    ``"1", "a"`` and sorting ``1`` against ``"a"`` or ``pd.NA`` raises a bare TypeError."""
+    if isinstance(y, (list, tuple)):
+        values = np.asarray(y, dtype=object)
+    elif hasattr(y, "to_numpy") and getattr(y.dtype, "kind", "O") not in "biufc":
+        values = np.asarray(y.to_numpy(dtype=object))  # pandas' object and string dtypes
+    elif isinstance(y, np.ndarray) and y.dtype == object:
+        values = y
+    else:
+        return
+    if values.ndim != 1 or values.size == 0:
+        return  # the shape checks that follow say what is wrong
+    kinds = np.fromiter(map(_label_kind, values), dtype=np.int8, count=values.size)
+    missing = np.flatnonzero(kinds == _MISSING)
+    if missing.size:
+        more = f" (and {missing.size - 1} more)" if missing.size > 1 else ""
+        raise ValueError(
+            f"{owner}: y has a missing label, {values[missing[0]]!r}, at index {missing[0]}"
+            f"{more}; every row of X needs a label in y. Drop the unlabelled rows (e.g. keep ="
+            " pd.notna(y); fit(X[keep], y[keep])) or fill in their labels.")
+    numbers, texts = np.flatnonzero(kinds == _NUMBER), np.flatnonzero(kinds == _TEXT)
+    if numbers.size and texts.size:
+        i, j = numbers[0], texts[0]
+        raise ValueError(
+            f"{owner}: y mixes numbers and strings ({values[i]!r} at index {i},"
+            f" {values[j]!r} at index {j}), so its labels have no order and no single type"
+            " for classes_. Give y one type: all strings (y = np.asarray(y, dtype=str)) or"
+            " all numbers (map each string label to a number).")
+
+
 def check_finite(estimator: Any, X: Any) -> None:
     """Raise the error :func:`validate_X` raises for inf or nan in ``X``, if there is any.
 
@@ -378,6 +425,7 @@ def validate_X_y(estimator: Any, X: Any, y: Any, *, reset: bool, allow_sparse: b
         )
     X = validate_X(estimator, X, reset=reset, allow_sparse=allow_sparse, finite=finite)
     if not _plain_labels(y):
+        check_label_values(type(estimator).__name__, y)
         from sklearn.utils.validation import check_array, column_or_1d
 
         try:

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._specs import NONE, Choice, ClassWeights, OneOf
 
-__all__ = ["CLASS_WEIGHT", "example_weights"]
+__all__ = ["CLASS_WEIGHT", "check_every_class_weighed", "example_weights"]
 
 #: ``class_weight`` in a ``_parameter_constraints`` table.
 CLASS_WEIGHT = OneOf(NONE, Choice("balanced"), ClassWeights()).about(
@@ -67,6 +67,29 @@ def example_weights(owner: str, sample_weight: ArrayLike | None, n: int,
                          f" float64 ({np.finfo(np.float64).max:.3g}); divide them by a common"
                          " factor (their largest value, for example).")
     return s
+
+
+def check_every_class_weighed(owner: str, s: NDArray | None, y: NDArray, classes: NDArray,
+                              class_weight=None) -> None:
+    """Refuse a fit where some class of ``classes`` has no example of positive weight.
+
+    Such a class is not in the data the weights leave: a model fitted anyway never predicts
+    it (a constant predictor with two classes), with nothing to say so. ``y`` holds the
+    labels as given, ``classes`` their sorted distinct values, ``s`` the example weights
+    (None: all 1, nothing to check).
+    """
+    if s is None:
+        return
+    totals = np.bincount(np.searchsorted(classes, y), weights=s, minlength=classes.size)
+    empty = np.flatnonzero(~(totals > 0))
+    if empty.size:
+        label = classes[empty[0]]
+        label = label.item() if hasattr(label, "item") else label
+        what = "sample_weight" if class_weight is None else "sample_weight times class_weight"
+        raise ValueError(
+            f"{owner}: class {label!r} has no example with a positive weight ({what}), so"
+            " there is nothing to learn it from and the model could never predict it; give"
+            " it some weight, or leave its examples out of y.")
 
 
 def _class_factors(owner: str, class_weight, y: NDArray, classes: NDArray,

@@ -150,6 +150,32 @@ CASES = [
          ValueError, r"not a row pointer", r"at row [12]", r"non-decreasing"),
     Case("csc_invalid_structure", lambda e: e.fit(_broken_csc(), Y), ValueError,
          r"not a valid CSC matrix", r"X", r"Build it with scipy\.sparse|pass a CSR"),
+    # labels that NumPy cannot sort or that it would silently turn into strings
+    Case("y_mixed_numbers_and_strings", lambda e: e.fit(X, [1, "a", 1, "a", 1, "a"]),
+         ValueError, r"y mixes numbers and strings", r"1 at index 0, 'a' at index 1",
+         r"np\.asarray\(y, dtype=str\)"),
+    Case("y_mixed_object_array_at_partial_fit",
+         lambda e: e.partial_fit(X, np.array([0, "b", 0, "b", 0, "b"], dtype=object),
+                                 classes=["0", "b"]),
+         ValueError, r"y mixes numbers and strings", r"0 at index 0, 'b' at index 1",
+         r"all numbers", applies=_online),
+    Case("y_pandas_NA", lambda e: e.fit(X, pd.Series([0, 1, pd.NA, 1, 0, 1], dtype=object)),
+         ValueError, r"missing label, <NA>", r"at index 2", r"pd\.notna\(y\)"),
+    Case("y_pandas_NA_in_strings", lambda e: e.fit(X, pd.Series(["a", "b", pd.NA] * 2)),
+         ValueError, r"missing label", r"at index 2 \(and 1 more\)", r"fill in"),
+    Case("y_None_at_partial_fit",
+         lambda e: e.partial_fit(X, np.array(["a", None, "a", "b", "a", "b"], dtype=object),
+                                 classes=["a", "b"]),
+         ValueError, r"missing label, None", r"at index 1", r"Drop the unlabelled rows",
+         applies=_online),
+    # a class whose examples all weigh 0 is not in the data: refused, never a constant model
+    Case("class_of_zero_weight", lambda e: e.fit(X, Y, sample_weight=np.where(Y == 1, 0., 1.)),
+         ValueError, r"class 1 has no example with a positive weight", r"\(sample_weight\)",
+         r"give it some weight"),
+    Case("class_weight_zero", lambda e: e.set_params(class_weight={0: 0.0}).fit(X, Y),
+         ValueError, r"class 0 has no example with a positive weight",
+         r"\(sample_weight times class_weight\)", r"leave its examples out of y",
+         applies=lambda e: "class_weight" in e.get_params()),
 ]
 
 

@@ -41,7 +41,7 @@ from .._primitives import (
     row_dot,
 )
 from .._validation import validate_X, validate_X_y
-from .._weights import CLASS_WEIGHT, example_weights
+from .._weights import CLASS_WEIGHT, check_every_class_weighed, example_weights
 from ..exceptions import NumericalError
 from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
 from ..linear._pegasos_base import (
@@ -279,6 +279,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         self.classes_ = check_classes("KernelPegasosSVC", y, None)
         s = example_weights("KernelPegasosSVC.fit", sample_weight, X.shape[0], y,
                             self.class_weight, self.classes_)
+        check_every_class_weighed("KernelPegasosSVC.fit", s, y, self.classes_,
+                                  self.class_weight)
         rows = None if s is None or (s > 0).all() else np.flatnonzero(s > 0)
         X_all, n_all = X, X.shape[0]
         if rows is not None:  # the fit is the one on the rows of positive weight

@@ -66,7 +66,7 @@ from .._primitives import (
 )
 from .._progress import lbfgs_reports, listener
 from .._validation import check_row_norms, param_error, validate_X_y
-from .._weights import example_weights
+from .._weights import check_every_class_weighed, example_weights
 
 
 @njit(cache=True)
@@ -421,6 +421,8 @@ class LogisticRegression(OnlineClassifier):
         y_pm = encode_pm(y, self.classes_)
         s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0], y,
                             self.class_weight, self.classes_)
+        check_every_class_weighed("LogisticRegression.fit", s, y, self.classes_,
+                                  self.class_weight)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         rows = sparse_product_rows(X)  # the products' rows: a dense X as CSR, once
@@ -462,9 +464,11 @@ class LogisticRegression(OnlineClassifier):
         attributes and ``rng``'s: a checkpoint (:mod:`halfspaces._checkpoint`) holds it."""
         X, y_pm = self._prepare_fit(X, y)
         check_row_norms("LogisticRegression", X)  # the scores would overflow
-        s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0],
-                            decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_),
+        y = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_)
+        s = example_weights("LogisticRegression.fit", sample_weight, X.shape[0], y,
                             self.class_weight, self.classes_)
+        check_every_class_weighed("LogisticRegression.fit", s, y, self.classes_,
+                                  self.class_weight)
         rng = check_random_state(self.random_state)
         X, y_pm, s, held_out = hold_out(self, X, y_pm, rng, s)
         if s is not None and not (s > 0).all():  # a row of weight 0 is left out

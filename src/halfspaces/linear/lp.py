@@ -32,7 +32,7 @@ from .._labels import check_classes, decode_scores, encode_pm
 from .._parallel import map_problems
 from .._params import LP_SEPARATOR
 from .._validation import check_row_norms, validate_X, validate_X_y
-from .._weights import example_weights
+from .._weights import check_every_class_weighed, example_weights
 from ..exceptions import NotSeparableError, NotSeparableWarning
 from ..solvers.lp import (
     describe_rows,
@@ -197,6 +197,7 @@ class LPSeparator(SaveMixin, ParamsMixin, ClassifierBase):
         self.classes_ = check_classes("LPSeparator", y, None)
         s = example_weights("LPSeparator.fit", sample_weight, X.shape[0], y,
                             self.class_weight, self.classes_)
+        check_every_class_weighed("LPSeparator.fit", s, y, self.classes_, self.class_weight)
         y_pm = encode_pm(y, self.classes_)
         X = X.astype(np.float64, copy=False)
         n = X.shape[0]

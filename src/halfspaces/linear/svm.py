@@ -43,7 +43,7 @@ from .._parallel import map_problems
 from .._primitives import sparse_product_rows
 from .._progress import listener
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
-from .._weights import example_weights
+from .._weights import check_every_class_weighed, example_weights
 from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NotSeparableError
 from ..kernels import gram, resolve_gamma
@@ -328,16 +328,12 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self.classes_ = check_classes("SVC", y, None)
         s = example_weights("SVC.fit", sample_weight, X.shape[0], y, self.class_weight,
                             self.classes_)
+        check_every_class_weighed("SVC.fit", s, y, self.classes_, self.class_weight)
         kept, n_given = None, X.shape[0]
         if s is not None and not s.all():  # a weight of 0 is the example left out
             kept = np.flatnonzero(s)
             X, y, s = X[kept], y[kept], s[kept]
             warm = None if warm is None else (warm[0][:, kept], warm[1])
-            missing = np.setdiff1d(self.classes_, y)
-            if missing.size:
-                raise ValueError(f"SVC.fit: class {missing.tolist()[0]!r} has no example with a"
-                                 " positive weight, so the SVM cannot separate it; give"
-                                 " it some weight, or leave its examples out of y.")
         n = X.shape[0] if s is None else float(s.sum())
         self.C_ = float(self.C) if self.lam is None else 1.0 / (float(self.lam) * n)
         if not self.C_ < np.inf and self.lam is not None:  # not the hard margin by overflow
