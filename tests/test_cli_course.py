@@ -200,3 +200,14 @@ def test_plot_update_draws_the_library_example(tmp_path, capsys, monkeypatch):
     np.testing.assert_allclose(w_got, w_ref)
     np.testing.assert_allclose(x_got, x_ref)
     assert y_got == y_ref
+
+
+@pytest.mark.parametrize("command", ["shatter", "playground"])
+def test_the_new_commands_have_help_with_examples(capsys, command):
+    with pytest.raises(SystemExit) as stop:
+        cli.main([command, "--help"])
+    out = capsys.readouterr().out
+    assert stop.value.code == 0 and "examples:" in out and f"halfspaces {command}" in out
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert f"halfspaces {command}" in capsys.readouterr().out  # in the main examples too

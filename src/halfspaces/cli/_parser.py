@@ -31,6 +31,8 @@ examples:
   halfspaces bound train.svm
   halfspaces plot boundary points --algo svm --C 10 -o boundary.png
   halfspaces data a9a -o a9a.svm     # write a bundled set to a file (halfspaces data lists them)
+  halfspaces shatter 0,0 1,1 1,0 0,1   # VC dimension: not shattered, Radon's partition
+  halfspaces playground              # a page in the browser: click points, step the learners
   halfspaces demo
 
 data formats (--format, else by extension; .gz/.bz2/.xz are stripped first):
@@ -111,7 +113,7 @@ examples:
   halfspaces bound train.svm
   halfspaces bound points.csv --no-fit-intercept --json"""),
     "plot": ("draw a figure as PNG", """\
-Draw a figure of 2-D DATA (boundary, regularization, max-margin) or of any data
+Draw a figure of 2-D DATA (boundary, regularization, max-margin, update) or of any data
 (mistakes, objective) and write it as PNG.
   boundary        fit --algo; decision boundary, margins score = +-1, circled points on
                   or inside the margin
@@ -119,11 +121,16 @@ Draw a figure of 2-D DATA (boundary, regularization, max-margin) or of any data
   max-margin      the max-margin separator and its support vectors
   mistakes        cumulative online mistakes of --algo against Novikoff's bound
   objective       Pegasos objective per epoch (--lam, --max-iter) against the exact
-                  optimum""", """\
+                  optimum
+  update          the perceptron's update w <- w + y x at its mistake --mistake K
+--columns I,J draws two feature columns of wider data (boundary, regularization,
+max-margin, update).""", """\
 examples:
   halfspaces plot boundary points.csv --algo svm --C 10 -o b.png
   halfspaces plot regularization points.csv --lams 0.001 1 -o reg.png
-  halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png"""),
+  halfspaces plot mistakes train.svm --algo perceptron -o mistakes.png
+  halfspaces plot update points.csv -o update.png
+  halfspaces plot max-margin wide.csv --columns 0,3 -o mm.png"""),
     "data": ("write a bundled data set to a file (list them without NAME)", """\
 The data sets bundled with halfspaces. Every command that reads DATA takes a bundled set's
 NAME in place of a file: "halfspaces train a9a ..." reads the bundled a9a when no file named
