@@ -211,3 +211,18 @@ def test_the_new_commands_have_help_with_examples(capsys, command):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert f"halfspaces {command}" in capsys.readouterr().out  # in the main examples too
+
+
+def test_play_trace_shows_only_the_weights_that_score(tmp_path, capsys):
+    X, y = separable(n=12, d=2, seed=4)
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    for extra, shown in (([], False), (["--set", "average=false"], True)):
+        code, out, err = _run(capsys, "play", data, "--trace", "--algo", "pegasos", "--lam",
+                              0.1, *extra, "--json")
+        assert code == 0, err
+        trace = json.loads(out)["trace"]
+        assert all((r["w"] is not None) is shown for r in trace)
+        for r in trace if shown else []:
+            x = np.zeros(2)
+            x[[int(j) for j in r["x"]]] = list(r["x"].values())
+            assert r["score"] == pytest.approx(np.dot(r["w"], x) + r["b"], abs=1e-12)

@@ -16,12 +16,13 @@ from ._theory import perceptron_bound_summary
 
 
 def _weights(learner) -> tuple[list[float] | None, float | None]:
-    """The learner's current ``(w, b)``; ``(None, None)`` for a learner that keeps no weight
-    vector (a kernel perceptron, the experts)."""
+    """The learner's current ``(w, b)``: the weights that score the next round; ``(None,
+    None)`` for a learner that keeps no weight vector (a kernel perceptron, the experts) or
+    whose ``coef_`` is an average of its iterates (Pegasos's default ``average``)."""
     import scipy.sparse as sp
 
     coef = getattr(learner, "coef_", None)
-    if coef is None:
+    if coef is None or getattr(learner, "average", False):
         return None, None
     coef = coef.toarray() if sp.issparse(coef) else np.asarray(coef)
     b = float(np.ravel(learner.intercept_)[0]) if getattr(learner, "fit_intercept", False) \
@@ -101,6 +102,9 @@ def cmd_play_passes(args: argparse.Namespace) -> int:
         return 0
     if trace is not None:
         _print_trace(trace, several=bool(args.passes))
+        if getattr(learner, "average", False):
+            print(f"w_t: '-': --algo {args.algo} reports the average of its iterates, not the"
+                  " w that scores x_t (--set average=false traces the iterates)")
     if args.passes:
         _print_epochs(result, args)
     return 0

@@ -140,8 +140,9 @@ def svm(X, y, params: dict) -> dict[str, Any]:
 
 
 def pegasos(X, y, params: dict) -> dict[str, Any]:
-    """Pegasos one example at a time (drawn by ``random_state``): the objective ``J`` after
-    every step, and its minimum ``J*`` (the SVM with ``C = 1/(lam n)`` solved exactly)."""
+    """Pegasos as the paper runs it (``eta_t = 1/(lam t)``, the last iterate), one example
+    at a time (drawn by ``random_state``): the objective ``J`` after every step, and its
+    minimum ``J*`` (the SVM with ``C = 1/(lam n)`` solved exactly)."""
     from sklearn.utils import check_random_state
 
     from ..linear.pegasos import PegasosSVC
@@ -154,7 +155,7 @@ def pegasos(X, y, params: dict) -> dict[str, Any]:
     steps = _count(params, "steps", 200, MAX_STEPS)
     seed = _count(params, "random_state", 1, 2**31 - 1)
     order = check_random_state(seed).randint(X.shape[0], size=steps)
-    learner, history = PegasosSVC(lam=lam), []
+    learner, history = PegasosSVC(lam=lam, learning_rate="pegasos", average=False), []
     for i in order:
         play(learner, X[i:i + 1], y[i:i + 1], classes=[-1.0, 1.0])
         history.append(svm_objective(np.ravel(learner.coef_), float(learner.intercept_[0]), X,
