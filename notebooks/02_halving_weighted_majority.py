@@ -49,17 +49,20 @@ assert np.array_equal(halving.version_space_, consistent)
 print(f"version space at the end: {consistent.sum()} of {N} stumps")
 
 # %% [markdown]
-# The version space shrinking: its size after each round.
+# The version space shrinking: its size after the rounds $1, 2, 4, 8, \dots$, and
+# Halving's mistakes against $\log_2 N$.
 
 # %%
 sizes, halving = [], HalvingClassifier(**H._asdict())
 for i in range(len(y_real)):
     play(halving, X[i:i + 1], y_real[i:i + 1], classes=[-1, 1])
     sizes.append(int(halving.version_space_.sum()))
-fig, ax = plt.subplots(figsize=(6, 3.5))
-ax.step(np.arange(1, len(sizes) + 1), sizes, where="post")
-ax.set(yscale="log", xlabel="round t", ylabel="|V_t|", title="Halving's version space")
+for t in [1, 2, 4, 8, 16, 32, 64, 128, len(sizes)]:
+    print(f"after round {t:>3}: |V_t| = {sizes[t - 1]}")
 assert sizes[-1] == consistent.sum() and np.all(np.diff(sizes) <= 0)
+fig, ax = plt.subplots(figsize=(6, 4))
+plot_mistakes(play(HalvingClassifier(**H._asdict()), X, y_real), bound=bound, ax=ax,
+              bound_label="log2 N")
 
 # %% [markdown]
 # ## Exercise 2: Weighted Majority on the real labels (no perfect stump)
