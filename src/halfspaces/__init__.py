@@ -26,6 +26,7 @@ _PUBLIC = {
     "NotRealizableError": ".exceptions",
     "InexactMarginWarning": ".exceptions",
     "NumericalError": ".exceptions",
+    "MemoryBudgetError": ".exceptions",
     "play": ".online",
     "Transcript": ".online",
     "load": ".persistence",

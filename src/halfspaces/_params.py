@@ -74,13 +74,14 @@ SVC = {
         "Try C=1.0, or lam=... for the lambda form."),
     "lam": OneOf(POSITIVE, NONE).about("lambda of 1/n sum loss + lam/2 ||theta||^2",
                                        "Try a small positive value such as 1e-4."),
-    **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd"),
+    **KERNEL_PARAMS, "fit_intercept": Bool(), "solver": Choice("auto", "qp", "dcd", "smo"),
     "loss": Choice("hinge", "squared_hinge"),
     "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
     "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
     "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
     "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "n_jobs": N_JOBS,
-    "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer")}
+    "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer"),
+    "cache_size": POSITIVE.about("kernel cache in MB", "Try cache_size=200.")}
 
 #: The table of each class whose model file ``read_linear`` reads (a subclass keeps its
 #: parent's table unless it names its own).

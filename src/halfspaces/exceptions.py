@@ -70,3 +70,21 @@ class NumericalError(ValueError):
             " absolute value) or lower the step size / C."
         )
         self.row = row
+
+
+class MemoryBudgetError(MemoryError):
+    """An allocation would not fit in the memory this process may still use; refused before
+    it is made (instead of an abort or the kernel's OOM killer).
+
+    ``needed`` and ``available`` are in bytes (``available``: the least of the system's
+    MemAvailable, the cgroup's limit less its usage, and ``RLIMIT_AS`` less the address space
+    in use); the message says what the allocation was for and how to do without it.
+    """
+
+    def __init__(self, owner: str, what: str, needed: int, available: int, fix: str):
+        super().__init__(
+            f"{owner}: {what} needs about {needed / 2**20:,.0f} MB, more than the"
+            f" {available / 2**20:,.0f} MB this process may still allocate. {fix}"
+        )
+        self.needed = needed
+        self.available = available

@@ -60,9 +60,24 @@ def resolve_gamma(gamma: Any, X, sample_weight: NDArray | None = None) -> float:
     return float(gamma)
 
 
-def gram(X, Z, kernel: Any, gamma: float, degree: int, coef0: float) -> NDArray[np.float64]:
-    """The Gram matrix ``K[i, j] = k(X[i], Z[j])`` as a C-contiguous float64 array."""
+#: Bytes per entry of a Gram matrix while it is computed: the result and one temporary of
+#: its size (the squared distances of the rbf kernel, the products of the others).
+GRAM_BYTES_PER_ENTRY = 16
+
+
+def gram(X, Z, kernel: Any, gamma: float, degree: int, coef0: float, *,
+         owner: str = "gram", fix: str = "Use fewer rows.") -> NDArray[np.float64]:
+    """The Gram matrix ``K[i, j] = k(X[i], Z[j])`` as a C-contiguous float64 array.
+
+    Refused (:class:`~halfspaces.exceptions.MemoryBudgetError`, naming ``owner`` and
+    suggesting ``fix``) when it would not fit in the memory available.
+    """
     from sklearn.metrics.pairwise import pairwise_kernels  # only where a kernel is used
+
+    from ._memory import check_allocation
+
+    check_allocation(owner, GRAM_BYTES_PER_ENTRY * X.shape[0] * Z.shape[0],
+                     f"the {X.shape[0]} x {Z.shape[0]} kernel (Gram) matrix", fix)
     if callable(kernel):
         K = kernel(X, Z)
     elif kernel == "linear":

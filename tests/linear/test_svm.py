@@ -278,7 +278,7 @@ def test_tie_predicts_positive_class():
     ({"C": -1.0}, "'C' must be a float > 0"),
     ({"lam": 0.0}, "'lam' must be a float > 0"),
     ({"lam": 0.1, "C": 2.0}, "either C or lam, not both"),
-    ({"solver": "smo"}, "'solver' must be one of 'auto', 'qp', 'dcd'; got 'smo'"),
+    ({"solver": "lbfgs"}, "'solver' must be one of 'auto', 'qp', 'dcd', 'smo'; got 'lbfgs'"),
     ({"loss": "log"}, "'loss' must be one of 'hinge', 'squared_hinge'; got 'log'"),
     ({"kernel": "sigmoid"}, "'kernel' must be 'linear', 'poly', 'rbf' or a callable"),
     ({"kernel": "rbf", "solver": "dcd"}, "'solver' must be 'qp' or 'auto' for a non-linear"),

@@ -16,9 +16,11 @@ constant ``C_i = C s_i``: the primal sums ``C s_i loss_i``, the dual box is
 ``0 <= alpha_i <= C s_i``, and ``lam`` converts with ``C = 1/(lam S)``, ``S = sum_i s_i``.
 
 Solvers: ``"qp"`` (Clarabel interior point, :mod:`halfspaces.solvers.qp`; the primal for the
-linear kernel, the dual for the others) and ``"dcd"`` (dual coordinate descent,
-:mod:`halfspaces.solvers.dcd`, linear kernel, large sparse data). Both solve the same problem,
-with the same unregularized offset.
+linear kernel, the dual for the others), ``"dcd"`` (dual coordinate descent,
+:mod:`halfspaces.solvers.dcd`, linear kernel, large sparse data) and ``"smo"`` (sequential
+minimal optimization on the dual with a bounded kernel cache,
+:mod:`halfspaces.solvers.smo`, kernels on many rows). All solve the same problem, with the
+same unregularized offset.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from .._base import (
     convergence_warning,
 )
 from .._labels import check_classes, decode_scores, encode_pm
+from .._memory import check_allocation
 from .._parallel import map_problems
 from .._primitives import sparse_product_rows
 from .._progress import listener
@@ -48,9 +51,10 @@ from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NotSeparableError
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
-from ..solvers.dcd import dcd_svm, feasible_dual, primal_dual
+from ..solvers.dcd import _GAP_PER_TOL, dcd_svm, feasible_dual, primal_dual
 from ..solvers.lp import error_over_rows, scale_exponent, separate_or_certify, times_power_of_two
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
+from ..solvers.smo import smo_svm
 from ._svc_checkpoint import solve_with_checkpoints
 from ._svc_crammer_singer import crammer_singer_is_linear, solve_crammer_singer
 
@@ -62,6 +66,16 @@ _AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this 
 # (1M) 10 s and +220 MB, 5000 x 500 dense (2.75M) 69 s and +400 MB.
 _QP_MAX_ENTRIES = 5_000_000
 _SV_RELATIVE_THRESHOLD = 1e-6  # interior-point alphas below this fraction of max are zero
+# solver="auto": kernel problems with more rows than this go to SMO (below it the QP is as
+# fast, and it certifies the hard margin)
+_AUTO_SMO_MIN_SAMPLES = 1000
+_PREDICT_BLOCK_BYTES = 64 << 20  # the kernel block of decision_function, at most
+# Peak bytes of the interior point, per entry: n^2 for the dual of a kernel (the Gram matrix,
+# Q, its triangle and the KKT factor), nnz(X) + d^2 for the primal.
+_QP_DUAL_BYTES = 110
+_QP_PRIMAL_BYTES = 250
+_SMO_FIX = ("Use solver='smo' (kernel columns computed as needed, at most cache_size MB of"
+            " them kept).")
 
 
 def _qp_fits(X) -> bool:
@@ -77,6 +91,17 @@ def _c_or_lam(svc) -> None:
             f"SVC: give either C or lam, not both; got C={svc.C!r} and lam={svc.lam!r}."
             " C = 1/(lam n) is computed from lam at fit time; leave C at its default."
         )
+
+
+def _smo_needs_hinge_finite(svc) -> None:
+    """SMO solves the box-constrained dual of the hinge loss."""
+    if svc.solver == "smo" and np.isinf(svc.C):
+        raise param_error("SVC", "solver", "'qp' or 'auto' for the hard margin (C=inf)",
+                          svc.solver, "SMO solves the soft-margin dual, whose box needs a"
+                          " finite C; the QP solves the hard-margin SVM.")
+    if svc.solver == "smo" and svc.loss != "hinge":
+        raise param_error("SVC", "solver", "'qp' or 'auto' with loss='squared_hinge'",
+                          svc.solver, "SMO solves the dual of the hinge loss.")
 
 
 def _dcd_needs_linear_finite(svc) -> None:
@@ -114,10 +139,14 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     fit_intercept : bool, default=True
         Learn the unregularized offset ``theta_0`` (both solvers); ``False`` fits
         ``theta_0 = 0`` and drops the constraint ``sum_i alpha_i y_i = 0`` from the dual.
-    solver : {"auto", "qp", "dcd"}, default="auto"
+    solver : {"auto", "qp", "dcd", "smo"}, default="auto"
         ``"qp"``: interior point (Clarabel) on the primal QP (linear kernel) or the dual QP
         (other kernels). ``"dcd"``: dual coordinate descent (linear kernel only).
-        ``"auto"``: ``"qp"`` for non-linear kernels, ``C = inf`` and small dense data,
+        ``"smo"``: sequential minimal optimization on the dual, kernel columns computed on
+        demand through a cache of ``cache_size`` MB (hinge loss, finite ``C``; a callable
+        kernel's Gram matrix is computed whole). ``"auto"``: ``"smo"`` for non-linear
+        kernels on more than 1000 rows (hinge loss, finite ``C``), ``"qp"`` for smaller
+        ones, ``C = inf`` and small dense data,
         ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows; when DCD does
         not converge within ``max_iter`` epochs (a large ``C max ||x_i||^2``, e.g. columns
         1000 times larger than others) and the QP is small enough (``nnz(X) + d^2`` at most
@@ -128,14 +157,19 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         objective is then within ``0.01 tol`` of the optimum, relatively: 1e-6 by default),
         checked whenever ``max PG - min PG <= tol'`` over every row (projected gradients of
         the dual, as in LIBLINEAR; ``tol' = tol``, divided by 10 each time the gap is not
-        met yet) and every half as many epochs again from epoch 10. The QP is always solved
+        met yet) and every half as many epochs again from epoch 10. SMO stops on the same
+        gap, checked when its KKT violation ``m - M`` is at most ``eps`` (1e-3, LIBSVM's
+        default, then divided by 10 each time the gap is not met). The QP is always solved
         to Clarabel's accuracy (1e-9 gap and feasibility; 1e-10 for the dual of a kernel).
     max_iter : int, default=1000
         DCD: epochs, i.e. ``n`` coordinate visits each (a pass over the full data, or several
         cheaper passes over a shrunk active set; LIBLINEAR counts each such pass as one
-        iteration). Interior point: iterations.
+        iteration). Interior point: iterations. SMO: at most ``max_iter * n`` pair steps.
     shrinking : bool, default=True
-        DCD shrinking (Hsieh et al. 2008, section 3.2).
+        DCD shrinking (Hsieh et al. 2008, section 3.2); SMO shrinking (as LIBSVM's).
+    cache_size : float > 0, default=200.0
+        SMO: the kernel columns kept, in MB (scikit-learn's name and meaning; at least two
+        columns). The diagonal of the kernel is kept apart.
     random_state : int, RandomState or None, default=None
         Seed of the DCD row permutations. With a fixed seed, DCD (one-vs-rest or
         Crammer-Singer) gives the same model, bit for bit, on dense input and on its sparse
@@ -200,10 +234,10 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         solver's ``alpha`` made exactly feasible; >= 0 by weak duality (rounding below 0 is
         reported as 0)
     C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
-    solver_ : str, the solver that produced the model ("qp" or "dcd"; "qp" also when
+    solver_ : str, the solver that produced the model ("qp", "dcd" or "smo"; "qp" also when
         ``solver="auto"`` fell back on it because DCD did not converge)
-    n_iter_ : int, iterations of the solver (DCD: epochs; the largest over one-vs-rest
-        problems)
+    n_iter_ : int, iterations of the solver (DCD: epochs; SMO: pair steps; the largest over
+        one-vs-rest problems)
     classes_, n_features_in_
 
     Notes
@@ -240,14 +274,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     """
 
     _parameter_constraints = _params.SVC
-    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, crammer_singer_is_linear)
+    _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _smo_needs_hinge_finite,
+                        crammer_singer_is_linear)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
                  verbose: bool = False, class_weight=None, probability: bool = False,
-                 n_jobs: int | None = None, warm_start: bool = False, multi_class: str = "ovr"):
+                 n_jobs: int | None = None, warm_start: bool = False, multi_class: str = "ovr",
+                 cache_size: float = 200.0):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -267,6 +303,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self.n_jobs = n_jobs
         self.warm_start = warm_start
         self.multi_class = multi_class
+        self.cache_size = cache_size
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -294,7 +331,9 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         if self.solver != "auto":
             return self.solver
         if not self._is_linear() or np.isinf(self.C_):
-            return "qp"
+            smo = (not np.isinf(self.C_) and self.loss == "hinge"
+                   and X.shape[0] > _AUTO_SMO_MIN_SAMPLES)
+            return "smo" if smo else "qp"
         if sp.issparse(X) or X.shape[0] > _AUTO_DCD_MIN_SAMPLES:
             return "dcd"
         return "qp"
@@ -311,6 +350,9 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             refuse_unsaved(self, f"--solver auto solves these {X.shape[0]} dense rows (at most"
                                  f" {_AUTO_DCD_MIN_SAMPLES}) by the QP",
                            "pass --solver dcd (dual coordinate descent checkpoints its epochs)")
+        elif self.solver_ == "smo":
+            refuse_unsaved(self, "solver_='smo' (SMO on the kernel's dual)",
+                           "pass --solver dcd with the linear kernel")
         else:
             refuse_unsaved(self, f"solver={self.solver!r} with kernel={self.kernel!r} is the"
                                  " QP", "pass --solver dcd with the linear kernel")
@@ -416,6 +458,10 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                     " features (e.g. StandardScaler), lower C, or use solver='qp'.",
                     convergence_warning(), stacklevel=4)
             return res.theta, res.theta_0, res.alpha, res.n_iter
+        nnz = X.nnz if sp.issparse(X) else X.size
+        check_allocation("SVC", _QP_PRIMAL_BYTES * (nnz + X.shape[1] ** 2),
+                         f"the interior point on {X.shape[0]} x {X.shape[1]} rows",
+                         "Use solver='dcd' (dual coordinate descent), or sparse input.")
         # The hard margin is the same problem on X 2^-e (theta 2^e, alpha 2^2e), where the
         # interior point's absolute tolerances hold at every scale of the data.
         e = scale_exponent(X) if np.isinf(C) else 0
@@ -433,6 +479,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         """Fit the binary ``problems`` (one-vs-rest) or, when ``joint``, Crammer-Singer's."""
         if joint:
             self._fit_crammer_singer(X, y, s)
+        elif self.solver_ == "smo":
+            self._fit_smo(X, problems, s)
         elif self._is_linear():
             if not self._fit_linear(X, problems, s, warm):
                 # solver="auto": DCD did not reach tol on a problem the QP can hold
@@ -527,8 +575,12 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             self.n_jobs)
 
     def _fit_kernel(self, X, problems: list[NDArray], s: NDArray | None) -> None:
+        n = X.shape[0]
+        check_allocation("SVC", _QP_DUAL_BYTES * n * n,
+                         f"the interior point on the dual of {n} rows", _SMO_FIX)
         self.gamma_ = resolve_gamma(self.gamma, X, s)
-        K = gram(X, X, self.kernel, self.gamma_, self.degree, self.coef0)
+        K = gram(X, X, self.kernel, self.gamma_, self.degree, self.coef0, owner="SVC",
+                 fix=_SMO_FIX)
         C = self.C_
         Ci = C if s is None or np.isinf(C) else C * s  # C_i = C s_i
         U = Ci if self.loss == "hinge" else np.inf
@@ -566,6 +618,53 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self._set_support(X, problems, alphas, zs)
         self._set_summaries(margins, objectives, gaps, iters)
 
+    def _fit_smo(self, X, problems: list[NDArray], s: NDArray | None) -> None:
+        """Every binary problem by SMO (:mod:`halfspaces.solvers.smo`)."""
+        linear = self._is_linear()
+        self.gamma_ = resolve_gamma(self.gamma, X, s)
+        if callable(self.kernel):
+            K = gram(X, X, self.kernel, self.gamma_, self.degree, self.coef0, owner="SVC",
+                     fix="Give the kernel by name ('rbf', 'poly' or 'linear'): SMO then"
+                         " computes its columns as needed.")
+            kernel, rows = "precomputed", None
+        else:
+            K, kernel, rows = None, self.kernel, X
+        if linear:  # a linear model keeps coef_, not gamma_
+            del self.gamma_
+        n = X.shape[0]
+        max_steps = int(self.max_iter) * max(n, 1)
+        results = map_problems(
+            lambda k: smo_svm(rows, problems[k], self.C_, kernel=kernel,
+                              gamma=getattr(self, "gamma_", 1.0), degree=int(self.degree),
+                              coef0=float(self.coef0), fit_intercept=bool(self.fit_intercept),
+                              gap_rtol=_GAP_PER_TOL * self.tol, max_steps=max_steps,
+                              cache_size=float(self.cache_size), shrinking=bool(self.shrinking),
+                              sample_weight=s, gram=K, verbose=bool(self.verbose),
+                              owner="SVC"),
+            len(problems), self.n_jobs)
+        alphas = np.vstack([res.alpha for res in results])
+        self.intercept_ = np.array([res.theta_0 for res in results])
+        margins, objectives, gaps = [], [], []
+        for k, res in enumerate(results):
+            if not res.converged:
+                gap = (res.primal - res.dual) / abs(res.primal)
+                warnings.warn(
+                    f"SVC: SMO did not reach tol={self.tol:g} in max_iter={self.max_iter}"
+                    f" times {n} steps (problem {k}); its objective is within a relative"
+                    f" duality gap of {gap:.2g} of the optimum. Increase max_iter, scale the"
+                    " features, or lower C.", convergence_warning(), stacklevel=4)
+            sq_norm = 2.0 * (res.primal - res.hinge)
+            margins.append(1.0 / np.sqrt(sq_norm) if sq_norm > 0 else np.inf)
+            objectives.append(res.primal)
+            gaps.append(max(res.primal - res.dual, 0.0))
+        signed = alphas * np.vstack(problems)
+        self.support_ = np.flatnonzero((alphas > 0.0).any(axis=0))
+        self.support_vectors_ = X[self.support_]
+        self.dual_coef_ = signed[:, self.support_]
+        if linear:
+            self.coef_ = np.asarray(self.dual_coef_ @ self.support_vectors_)
+        self._set_summaries(margins, objectives, gaps, [res.n_iter for res in results])
+
     def _set_support(self, X, problems: list[NDArray], alphas: NDArray, z: NDArray) -> None:
         # alpha_i > 0 needs z_i = y_i f(x_i) <= 1 (KKT); an interior-point alpha is only
         # complementary to its tolerance, so a tiny alpha on a point outside the margin is 0.
@@ -596,10 +695,14 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         X = validate_X(self, X, reset=False)
         if hasattr(self, "coef_"):
             scores = np.asarray(X @ self.coef_.T)
-        else:
-            K = gram(X, self.support_vectors_, self.kernel, self.gamma_, self.degree,
-                     self.coef0)
-            scores = K @ self.dual_coef_.T
+        else:  # in blocks of rows: the kernel block stays small
+            n_sv = max(self.support_vectors_.shape[0], 1)
+            step = max(1, _PREDICT_BLOCK_BYTES // (8 * n_sv))
+            scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
+            for start in range(0, X.shape[0], step):
+                K = gram(X[start:start + step], self.support_vectors_, self.kernel,
+                         self.gamma_, self.degree, self.coef0, owner="SVC.decision_function")
+                scores[start:start + step] = K @ self.dual_coef_.T
         scores = scores + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
