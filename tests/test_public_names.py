@@ -24,6 +24,8 @@ FUNCTIONS = {
     "halfspaces.datasets": ["load", "load_svmlight", "iter_svmlight", "dump_svmlight",
                             "make_separable"],
     "halfspaces.dask": ["fit", "predict", "decision_function", "predict_proba"],
+    "halfspaces.model_selection": ["path_scores", "refit_best"],
+    "halfspaces.metrics": ["evaluate", "evaluate_blocks", "scores_of", "brier_score"],
 }
 
 
@@ -55,3 +57,11 @@ def test_save_and_load_are_the_persistence_functions():
 
     assert _get("halfspaces", "save") is persistence.save
     assert _get("halfspaces", "load") is persistence.load
+
+
+def test_svccv_is_the_search_estimator_with_the_classifier_contract():
+    """SVCCV saves its refitted SVC (best_estimator_.save), not itself."""
+    cls = _get("halfspaces", "SVCCV")
+    assert cls is _get("halfspaces.model_selection", "SVCCV")
+    for method in ("fit", "predict", "decision_function", "score", "get_params"):
+        assert callable(getattr(cls, method, None)), f"SVCCV.{method}"

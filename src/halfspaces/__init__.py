@@ -19,6 +19,7 @@ _PUBLIC = {
     "WeightedMajorityClassifier": ".experts.weighted_majority",
     "PegasosSVC": ".linear.pegasos",
     "SVC": ".linear.svm",
+    "SVCCV": ".model_selection",
     "LogisticRegression": ".linear.logistic",
     "LPSeparator": ".linear.lp",
     "NotSeparableError": ".exceptions",

@@ -33,7 +33,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["LOWER_IS_BETTER", "brier_score", "evaluate", "evaluate_blocks", "scores_of"]
+__all__ = ["LOWER_IS_BETTER", "SCORES", "brier_score", "evaluate", "evaluate_blocks",
+           "scores_of"]
+
+# The single numbers of evaluate() that a search can score by (where the model has them).
+SCORES = frozenset({"accuracy", "balanced_accuracy", "precision", "recall", "f1",
+                    "precision_macro", "recall_macro", "f1_macro", "precision_weighted",
+                    "recall_weighted", "f1_weighted", "roc_auc", "average_precision",
+                    "log_loss", "brier", "zero_one", "hinge", "logistic",
+                    "min_functional_margin", "mean_functional_margin", "geometric_margin"})
 
 # The figures of evaluate() that are losses: smaller is better (for a search over C).
 LOWER_IS_BETTER = frozenset({"zero_one", "hinge", "logistic", "log_loss", "brier",

@@ -126,3 +126,17 @@ def test_warm_start_must_be_a_bool():
     X, y = _noisy(n=20)
     with pytest.raises(ValueError, match="SVC: 'warm_start' must be a bool"):
         SVC(warm_start="yes").fit(X, y)
+
+
+def test_the_start_is_the_previous_alpha_scaled_to_the_new_c():
+    """With C this small every alpha_i sits at its bound C (every row inside the margin),
+    so the previous solution scaled by C_new / C_old is the new optimum: the refit stops at
+    its first check (the previous alpha, clipped but not scaled, is not optimal)."""
+    X, y = _noisy(seed=3)
+    svc = SVC(C=1e-4, solver="dcd", fit_intercept=False, warm_start=True,
+              random_state=0).fit(X, y)
+    assert np.all(np.abs(svc.dual_coef_) == pytest.approx(1e-4))
+    svc.set_params(C=2e-4).fit(X, y)
+    assert svc.n_iter_ <= 2
+    assert svc.objective_ == pytest.approx(_optimum(X, y, 2e-4, fit_intercept=False),
+                                           rel=1e-6)

@@ -194,10 +194,12 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         DCD starts from the dual variables of the previous fit (``support_``,
         ``dual_coef_``, ``intercept_``) instead of 0, when that fit was linear, with the
         same classes, and its ``support_`` indexes rows of the new data (a start only: any
-        one reaches the same optimum); each ``alpha_i`` is clipped to the box ``[0, C_i]`` of
-        the new ``C`` (the squared hinge has no upper bound). Along a path of ``C`` values each
-        fit then starts near its optimum and takes a fraction of the epochs; the optimum is
-        the same. A QP fit ignores it.
+        one reaches the same optimum): the previous ``alpha`` clipped to the box ``[0, C_i]``
+        of the new ``C``, or scaled by ``C_new / C_old`` (an ``alpha_i`` at its bound stays
+        at its bound), whichever has the larger dual objective (see
+        :func:`~halfspaces.solvers.dcd.dcd_svm`). Along a path of ``C`` values each fit then
+        starts near its optimum and takes a fraction of the epochs; the optimum is the same,
+        and so is the stop, a certified duality gap. A QP fit ignores it.
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         More than two classes: one-vs-rest, or the Crammer-Singer SVM (as scikit-learn's
         ``LinearSVC``; LIBLINEAR's ``-s 4``): ``min 1/2 sum_m ||w_m||^2 + sum_i C_i max_m
@@ -367,6 +369,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self._validate_params()
         X, y = validate_X_y(self, X, y, reset=True)
         warm = self._warm_start_point(X.shape[0], y)  # before classes_ and coef_ are reset
+        previous_C = self.__dict__.get("C_")
         self.classes_ = check_classes("SVC", y, None)
         s = example_weights("SVC.fit", sample_weight, X.shape[0], y, self.class_weight,
                             self.classes_)
@@ -382,6 +385,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             raise param_error("SVC", "lam", f"large enough that C = 1/(lam n) is finite (n = {n})",
                               self.lam, "Use C=np.inf for the hard margin, or a lam of 1e-12"
                               " or more.")
+        if warm is not None:  # dcd_svm may scale the alpha to the new C
+            warm = (*warm, previous_C)
         # more than two classes by Crammer-Singer: its own solver, dual coordinate descent
         joint = self.multi_class == "crammer_singer" and len(self.classes_) > 2
         self.solver_ = "dcd" if joint else self._pick_solver(X)
@@ -441,11 +446,12 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
-            alpha0, theta_0 = (None, 0.0) if warm is None else (warm[0][k], warm[1][k])
+            alpha0, theta_0, C0 = (None, 0.0, None) if warm is None else \
+                (warm[0][k], warm[1][k], warm[2])
             res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
                           max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=seed,
                           verbose=bool(self.verbose), owner="SVC", sample_weight=s,
-                          alpha0=alpha0, theta_0=theta_0, callback=listener(),
+                          alpha0=alpha0, theta_0=theta_0, C0=C0, callback=listener(),
                           checkpoint=checkpoint, resume=resume)
             if not res.converged:
                 if self.solver == "auto" and _qp_fits(X):

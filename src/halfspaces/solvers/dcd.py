@@ -477,7 +477,7 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             tol: float = 1e-4, max_iter: int = 1000, shrinking: bool = True,
             rng: np.random.RandomState | int | None = None, verbose: bool = False,
             owner: str = "dcd_svm", sample_weight: NDArray | None = None,
-            alpha0: NDArray | None = None, theta_0: float = 0.0,
+            alpha0: NDArray | None = None, theta_0: float = 0.0, C0: float | None = None,
             callback: Callback | None = None, checkpoint: Checkpoint | None = None,
             resume: dict | None = None) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
@@ -501,7 +501,12 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     ``rng`` draws the seed of the row permutations (an int is that seed).
 
     Warm start: ``alpha0`` (clipped to the box ``[0, C_i]`` of this ``C``) and the offset
-    ``theta_0`` of an earlier solution are where the run starts (see ``_warm_state``).
+    ``theta_0`` of an earlier solution are where the run starts (see ``_warm_state``). Given
+    ``C0``, the ``C`` that ``alpha0`` solved, the start is the better, by the dual objective,
+    of ``alpha0`` clipped and ``alpha0 C / C0`` clipped (Chu, Ho, Lin 2015 scale the dual
+    solution along a path of ``C``: the rows at their bound, where noisy data puts most,
+    stay there; clipping suits nearly separable data, whose ``alpha`` settle as ``C``
+    grows).
 
     Checkpoints: ``checkpoint(epochs, state)`` is called after every epoch (the compiled
     calls stop at the epochs' ends, as for ``callback``); ``state()`` gives the run's state
@@ -517,6 +522,8 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
                                          owner, sample_weight)
     st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     if alpha0 is not None and resume is None:
+        if C0 is not None and 0.0 < C0 < np.inf and C0 != C:
+            alpha0 = _better_start(products, a, p, mu, alpha0, C / C0)
         st = _warm_state(products, a, p, st, mu, m, alpha0, theta_0)
     # One compiled call runs every outer iteration up to the next check (verbose: one per
     # call, to print progress); p.budget is where the current call stops.
@@ -592,6 +599,25 @@ def _warm_state(rows, a: DCDArrays, p: DCDParams, st: DCDState, mu: NDArray,
         beta = float(a.w @ m)
         return st._replace(beta=beta, c=beta)
     return st
+
+
+def _better_start(rows, a: DCDArrays, p: DCDParams, mu: NDArray, alpha0: NDArray,
+                  scale: float) -> NDArray:
+    """``alpha0`` or ``scale alpha0``, clipped to the box, whichever has the larger dual
+    objective ``sum_i alpha_i - 1/2 ||theta||^2 - 1/2 sum_i D_ii alpha_i^2`` (``theta =
+    sum_i alpha_i y_i (x_i - mu)`` with an offset, the problem the steps solve)."""
+    U = p.U if a.s is None else p.U * a.s
+    Dii = p.Dii if a.s is None else p.Dii / a.s
+    best, best_dual = alpha0, -np.inf
+    for candidate in (np.clip(alpha0, 0.0, U), np.clip(alpha0 * scale, 0.0, U)):
+        theta = _rmatvec(rows, candidate * a.y, a.w.shape[0])
+        if p.offset:
+            theta = theta - float(candidate @ a.y) * mu
+        dual = candidate.sum() - 0.5 * float(theta @ theta) \
+            - 0.5 * float(np.sum(Dii * candidate * candidate))
+        if dual > best_dual:
+            best, best_dual = candidate, dual
+    return best
 
 
 def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st: DCDState,

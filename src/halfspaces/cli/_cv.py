@@ -1,0 +1,97 @@
+"""``cv``: choose C or lam by stratified K-fold cross-validation along a warm-started path
+(:func:`halfspaces.model_selection.path_scores`), and with ``-o`` refit the best."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from . import _estimators
+from ._io import CLIError, about, print_json, print_table, read_args_data, save_model
+
+# The regularization parameters cv searches, with the --algo each belongs to.
+GRID_PARAMS = {"C": "svm, logistic", "lam": "svm, pegasos"}
+
+
+def float_list(text: str) -> list[float]:
+    """``0.01,0.1,1``: the values to try."""
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, e.g."
+                                         f" 0.01,0.1,1,10,100; got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas; got {text!r}")
+    return values
+
+
+def cmd_cv(args: argparse.Namespace) -> int:
+    from ..metrics import LOWER_IS_BETTER
+    from ..model_selection import path_scores, refit_best
+
+    grids = {name: getattr(args, name) for name in GRID_PARAMS if hasattr(args, name)}
+    if len(grids) != 1:
+        raise CLIError("cv searches one parameter: give its values as --C 0.01,0.1,1,10,100"
+                       " (svm, logistic) or --lam 1e-5,1e-4,1e-3 (svm, pegasos), not"
+                       f" {' and '.join('--' + name for name in grids) or 'neither'}")
+    ((param, values),) = grids.items()
+    delattr(args, param)
+    data = read_args_data(args, numeric="cv needs feature vectors: raw text is not searched"
+                                        " yet; featurize it (svmlight, CSV) first")
+    estimator = _estimators.make_estimator(args, data.X)
+    if param not in estimator.get_params():
+        raise CLIError(f"--{param} does not apply to --algo {args.algo}"
+                       f" ({type(estimator).__name__}); --{param} searches"
+                       f" {GRID_PARAMS[param]}")
+    weights = _estimators.fit_weights(args, data).get("sample_weight")
+    seed = getattr(args, "random_state", None)
+    start = time.perf_counter()
+    with about(data):
+        found = path_scores(estimator, data.X, data.y, param, values, cv=args.folds,
+                            scoring=args.scoring, sample_weight=weights,
+                            random_state=0 if seed is None else seed)
+    seconds = time.perf_counter() - start
+    gaps = found.relative_gaps
+    max_gap = None if np.all(np.isnan(gaps)) else float(np.nanmax(gaps))
+    result = {"data": data.path, "estimator": type(estimator).__name__, "param": param,
+              "values": found.values, "folds": args.folds, "scoring": args.scoring,
+              "greater_is_better": args.scoring not in LOWER_IS_BETTER,
+              "mean": found.mean, "std": found.std, "scores": found.scores,
+              "best": found.values[found.best], "max_relative_duality_gap": max_gap,
+              "time_s": seconds, "model": None}
+    if args.output:
+        with about(data):
+            model = refit_best(estimator, data.X, data.y, found, weights)
+        save_model(model, args.output, data)
+        result["model"] = args.output
+    if args.json:
+        print_json(result)
+        return 0
+    _print(result, found)
+    return 0
+
+
+def _print(result: dict, found) -> None:
+    better = "higher" if result["greater_is_better"] else "lower"
+    print(f"cv {result['data']}: {result['estimator']}, {result['folds']} stratified folds,"
+          f" scoring {result['scoring']} ({better} is better), {result['time_s']:.3g} s")
+    gaps = np.nanmax(found.relative_gaps, axis=0) if result["max_relative_duality_gap"] \
+        is not None else [None] * len(found.values)
+    header = [result["param"], "mean", "std"] + (["max gap"] if gaps[0] is not None else [])
+    rows = [header] + [[f"{v:g}", f"{m:.4f}", f"{s:.4f}"]
+                       + ([f"{g:.1e}"] if g is not None else [])
+                       for v, m, s, g in zip(found.values, found.mean, found.std, gaps,
+                                             strict=True)]
+    widths = [max(len(row[j]) for row in rows) for j in range(len(header))]
+    for i, row in enumerate(rows):
+        line = "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        print(line + ("  <- best" if i - 1 == found.best else ""))
+    notes = [("best", f"{result['param']} = {result['best']:g}")]
+    if result["max_relative_duality_gap"] is not None:
+        notes.append(("largest relative duality gap of a fit",
+                      result["max_relative_duality_gap"]))
+    if result["model"]:
+        notes.append(("refitted on every row, saved to", result["model"]))
+    print_table(notes)
