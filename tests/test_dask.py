@@ -255,6 +255,31 @@ def test_lbfgs_on_two_blocks_reaches_the_single_machine_optimum(client):
     assert est.predict_proba(X).shape == (60, 2)
 
 
+@pytest.mark.parametrize("multi_class", ["auto", "ovr"])
+def test_lbfgs_three_classes_on_one_block_is_the_single_machine_fit(client, multi_class):
+    """Multinomial (the default for three classes) and one-vs-rest alike."""
+    X, y = _data(n=60, seed=11, n_classes=3)
+    est = hd.fit(LogisticRegression(C=0.5, multi_class=multi_class),
+                 *_dask(X, y, chunks=(60,)))
+    ref = LogisticRegression(C=0.5, multi_class=multi_class).fit(X, y)
+    assert est.multi_class_ == ref.multi_class_ == (
+        "multinomial" if multi_class == "auto" else "ovr")
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(est.predict_proba(X), ref.predict_proba(X), rtol=1e-12)
+    assert est.n_iter_ == ref.n_iter_
+
+
+def test_lbfgs_multinomial_on_three_blocks_reaches_the_single_machine_optimum(client):
+    X, y = _data(n=60, seed=12, n_classes=3)
+    est = hd.fit(LogisticRegression(C=2.0, tol=1e-10), *_dask(X, y, chunks=(20, 15, 25)))
+    ref = LogisticRegression(C=2.0, tol=1e-10).fit(X, y)
+    assert est.multi_class_ == "multinomial"
+    np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-7)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, atol=1e-7)
+    assert est.objective_ == pytest.approx(ref.objective_, rel=1e-10)
+
+
 # -- two workers: IPM separates, with the mixing bound ----------------------------------------
 @pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
 def test_ipm_separates_separable_data_within_the_mixing_bound(client, mixing):

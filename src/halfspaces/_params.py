@@ -62,7 +62,7 @@ LOGISTIC_REGRESSION = {
     "eta0": OneOf(POSITIVE, Choice("auto")).about("first SGD step"),
     "shuffle": Bool(), "random_state": Seed(),
     "warm_start": Bool(), "class_weight": CLASS_WEIGHT, **EARLY_STOPPING_PARAMS,
-    "n_jobs": N_JOBS}
+    "n_jobs": N_JOBS, "multi_class": Choice("auto", "multinomial", "ovr")}
 
 LP_SEPARATOR = {"fit_intercept": Bool(),
                 "on_infeasible": Choice("least_violation", "raise"),

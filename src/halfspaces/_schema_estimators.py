@@ -313,7 +313,8 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         (_svc_kernel, _platt)),
     "LogisticRegression": Schema(
         {**_ONLINE, **HELD_OUT, "coef_": WEIGHTS, "intercept_": OFFSETS, "eta0_": POSITIVE,
-         "objective_": OneOf(Float(low=0), Array(F8, ("n_models",), finite=True, low=0))},
+         "objective_": OneOf(Float(low=0), Array(F8, ("n_models",), finite=True, low=0)),
+         "multi_class_": Choice("multinomial", "ovr")},
         _ONLINE_REQUIRED + ("coef_", "intercept_")),
     "LPSeparator": Schema(
         {**_CLASSIFIER, "coef_": WEIGHTS, "intercept_": OFFSETS,

@@ -59,7 +59,7 @@ def test_lam_form_equals_C_form():
 
 def test_one_vs_rest_matches_sklearn_ovr():
     X, y = _data(n=300, n_classes=3)
-    ours = LogisticRegression(C=0.5, tol=1e-10, max_iter=1000).fit(X, y)
+    ours = LogisticRegression(C=0.5, tol=1e-10, max_iter=1000, multi_class="ovr").fit(X, y)
     ref = OneVsRestClassifier(SkLogisticRegression(C=0.5, tol=1e-10, max_iter=1000)).fit(X, y)
     ref_coef = np.vstack([e.coef_ for e in ref.estimators_])
     np.testing.assert_allclose(ours.coef_, ref_coef, rtol=1e-6, atol=1e-7)

@@ -39,7 +39,7 @@ LEARNERS = {
     "PegasosSVC": lambda j: PegasosSVC(lam=0.01, max_iter=3, random_state=0, n_jobs=j),
     "PegasosSVC-batch": lambda j: PegasosSVC(lam=0.01, max_iter=3, batch_size=4,
                                              random_state=0, n_jobs=j),
-    "LogisticRegression": lambda j: LogisticRegression(max_iter=20, n_jobs=j),
+    "LogisticRegression": lambda j: LogisticRegression(max_iter=20, n_jobs=j, multi_class="ovr"),
     "LogisticRegression-sgd": lambda j: LogisticRegression(solver="sgd", max_iter=3,
                                                            random_state=0, n_jobs=j),
     "LPSeparator": lambda j: LPSeparator(n_jobs=j),

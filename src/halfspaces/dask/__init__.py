@@ -20,7 +20,8 @@ any with ``partial_fit``            ``"online"``     the exact online pass: the 
 ``SVC`` (linear)                    ``"cocoa"``      CoCoA+ (Ma et al. 2015): local dual coordinate
                                                      ascent on each shard's rows, updates added
 ``LogisticRegression``              ``"lbfgs"``      the loss and gradient of each shard, for
-                                                     L-BFGS on the client (exact objective)
+                                                     L-BFGS on the client (exact objective;
+                                                     one-vs-rest or multinomial)
 ``PegasosSVC``                      ``"average"``,   Pegasos epochs mixed per epoch, or synchronous
                                     ``"minibatch"``  mini-batch steps (independent of the workers)
 ==================================  ===============  ===============================================
@@ -404,9 +405,12 @@ def _fit_lbfgs(run, estimator, classes, opts):
 
     n = run.shards.n_samples
     lam = float(estimator.lam) if estimator.lam is not None else 1.0 / (float(estimator.C) * n)
-    coef, intercept, objectives, n_iter, history = fit_lbfgs(run, estimator, classes, lam=lam)
+    multinomial = classes.size > 2 and estimator.multi_class != "ovr"  # L-BFGS: "auto" too
+    coef, intercept, objectives, n_iter, history = fit_lbfgs(run, estimator, classes, lam=lam,
+                                                             multinomial=multinomial)
     fitted = clone(estimator)
     fitted.classes_, fitted.coef_, fitted.intercept_ = classes, coef, intercept
+    fitted.multi_class_ = "multinomial" if multinomial else "ovr"
     fitted.objective_ = objectives[0] if objectives.size == 1 else objectives
     fitted.n_iter_ = n_iter
     fitted.t_, fitted.n_mistakes_, fitted.mistakes_per_epoch_ = 0, 0, []  # as after fit

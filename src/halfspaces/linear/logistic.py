@@ -27,6 +27,11 @@ With example weights the step is s_t g_t (rows of weight 0 left out before the f
 then counting the others) and ``lam = 1/(C n)``, or ``lam S / n`` for a given ``lam``: an
 epoch then follows the gradient of (S / n) J, the weighted J that ``solver="lbfgs"``
 minimizes, so both solvers aim at the same optimum.
+
+More than two classes: the multinomial (softmax) objective of
+:mod:`halfspaces.linear._multinomial` by L-BFGS-B (``multi_class="multinomial"``, the default
+with ``solver="lbfgs"``), or one binary problem per class against the rest (``"ovr"``; SGD is
+always one-vs-rest).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import expit, log_expit
+from scipy.special import expit, log_expit, log_softmax, softmax
 
 from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
 from .._checkpoint import epoch_done, resume_point
@@ -67,6 +72,7 @@ from .._primitives import (
 from .._progress import lbfgs_reports, listener
 from .._validation import check_row_norms, param_error, validate_X_y
 from .._weights import check_every_class_weighed, example_weights
+from ._multinomial import softmax_objective
 
 
 @njit(cache=True)
@@ -191,6 +197,32 @@ def lbfgs(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int = 
     return res
 
 
+def _multinomial_needs_lbfgs(estimator) -> None:
+    """The SGD steps are one-vs-rest: the multinomial objective is L-BFGS-B's."""
+    if estimator.multi_class == "multinomial" and estimator.solver == "sgd":
+        raise param_error("LogisticRegression", "multi_class", "'auto' or 'ovr' with"
+                          " solver='sgd' (its steps are one-vs-rest)", estimator.multi_class,
+                          "Use solver='lbfgs' for the multinomial objective.")
+
+
+def lbfgs_with_value(fun, theta0: NDArray, *, max_iter: int, tol: float, stacklevel: int):
+    """:func:`lbfgs` (its progress to :func:`halfspaces._progress.listener`) and ``J`` at its
+    result: the last evaluation's where that was at ``res.x`` (one evaluation fewer, 3% of a
+    fit on a9a), else a new one (``res.fun`` need not be ``J(res.x)``)."""
+    last = [b"", 0.0]  # the bits of the last point evaluated, and its J
+
+    def objective(theta):
+        value = fun(theta)
+        last[:] = [theta.tobytes(), value[0]]
+        return value
+
+    res = lbfgs(objective, theta0, max_iter=max_iter, tol=tol, stacklevel=stacklevel + 1,
+                callback=listener())
+    if res.x.tobytes() != last[0]:
+        objective(res.x)
+    return res, last[1]
+
+
 class LogisticRegression(OnlineClassifier):
     """L2-regularized logistic regression: L-BFGS-B (or SGD epochs) for ``fit``, online SGD
     for ``partial_fit``.
@@ -248,7 +280,17 @@ class LogisticRegression(OnlineClassifier):
         GIL, over the same order of rows. L-BFGS-B: one minimization per class; only the
         evaluations of ``J`` (compiled mat-vecs) run in parallel, as SciPy's L-BFGS-B
         update holds the GIL, so the gain is smaller where ``n_features`` is large against
-        the non-zeros of ``X`` (``benchmarks/bench_ovr_threads.py``).
+        the non-zeros of ``X`` (``benchmarks/bench_ovr_threads.py``). The multinomial
+        problem is one minimization in one thread.
+    multi_class : {"auto", "multinomial", "ovr"}, default="auto"
+        More than two classes: ``"multinomial"`` minimizes the softmax objective (one
+        problem, ``K`` weight vectors; scikit-learn's ``LogisticRegression`` default) by
+        L-BFGS-B; ``"ovr"`` one binary problem per class against the rest; ``"auto"`` is
+        ``"multinomial"`` with ``solver="lbfgs"`` and ``"ovr"`` with ``solver="sgd"`` (the
+        SGD steps of ``fit`` and ``partial_fit`` are one-vs-rest, so ``"multinomial"``
+        needs ``solver="lbfgs"`` and refuses ``partial_fit``; under ``"auto"``,
+        ``partial_fit`` after a multinomial ``fit`` continues from its coefficients with
+        one-vs-rest steps). Two classes are the binary problem either way.
 
     Raises
     ------
@@ -260,8 +302,10 @@ class LogisticRegression(OnlineClassifier):
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
+        Multinomial: the intercepts that sum to 0 (the loss is unchanged by a common shift).
     classes_ : ndarray of labels
-    objective_ : float (binary) or ndarray of shape (n_classes,)
+    multi_class_ : {"multinomial", "ovr"}, what ``multi_class`` resolved to
+    objective_ : float (binary, multinomial) or ndarray of shape (n_classes,)
         ``J`` (lam form) at the solution of ``fit``, per one-vs-rest problem (with
         ``early_stopping``, on the training rows).
     n_iter_ : int, L-BFGS-B iterations (largest over the problems) or SGD epochs, plus
@@ -283,8 +327,10 @@ class LogisticRegression(OnlineClassifier):
     given it uses :math:`\\lambda = 1/(C m)`, ``m`` the examples seen so far including the
     batch, which is the lam form of the C-form objective on those examples; its
     ``sample_weight`` scales each step (``s_t g_t``; rows of weight 0 take no step and are
-    not counted in ``m``). More than two
-    classes: one-vs-rest, ``predict_proba`` normalising the per-class sigmoids.
+    not counted in ``m``). More than two classes, multinomial: the softmax loss
+    :math:`\\log\\sum_k e^{z_{ik}} - z_{iy_i}` in place of the logistic loss, with
+    :math:`\\lambda/2 \\sum_k \\|w_k\\|^2`, and ``predict_proba`` the softmax of the scores;
+    one-vs-rest: ``predict_proba`` normalises the per-class sigmoids.
 
     References
     ----------
@@ -303,13 +349,14 @@ class LogisticRegression(OnlineClassifier):
     """
 
     _parameter_constraints = LOGISTIC_REGRESSION
+    _parameter_rules = (_multinomial_needs_lbfgs,)
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, fit_intercept: bool = True,
                  max_iter: int = 100, tol: float = 1e-4, solver: str = "lbfgs",
                  eta0="auto", shuffle: bool = True, random_state=None,
                  warm_start: bool = False, class_weight=None, early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
-                 n_jobs: int | None = None):
+                 n_jobs: int | None = None, multi_class: str = "auto"):
         keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
@@ -341,6 +388,11 @@ class LogisticRegression(OnlineClassifier):
     def _start(self, X, classes: NDArray) -> None:
         self.__dict__.pop("eta0_", None)
         super()._start(X, classes)
+        self.multi_class_ = "ovr"  # the SGD steps'; a multinomial fit sets its own
+
+    def _multinomial(self) -> bool:
+        """Whether ``fit`` (L-BFGS-B) minimizes the multinomial objective."""
+        return self.multi_class != "ovr" and self.solver == "lbfgs"
 
     def _set_eta0(self, X) -> None:
         """``eta0_``, unless set: ``eta0``, or ``"auto"``'s ``1 / mean ||x||^2`` of ``X``."""
@@ -355,6 +407,14 @@ class LogisticRegression(OnlineClassifier):
     _takes_sample_weight = True
 
     def _run_pass(self, X, y_pm: NDArray, order: NDArray, *weights) -> int:
+        if self.classes_.size > 2 and self.multi_class == "multinomial":
+            raise ValueError(
+                "LogisticRegression.partial_fit: the SGD steps are one-vs-rest, and"
+                " multi_class='multinomial' asks for the softmax objective. Use"
+                " multi_class='auto' or 'ovr' for online learning, or fit the multinomial"
+                " model in one batch.")
+        # "auto": the steps continue from any fit's coefficients, one-vs-rest from now on
+        self.multi_class_ = "ovr"
         self._set_eta0(X)  # before the classes' passes, which may run in threads
         if weights:  # a row of weight 0 is no step: it does not advance t_ or shrink w
             order = order[weights[0][order] > 0]
@@ -427,26 +487,18 @@ class LogisticRegression(OnlineClassifier):
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
         rows = sparse_product_rows(X)  # the products' rows: a dense X as CSR, once
         fit_b = bool(self.fit_intercept)
+        if self.classes_.size > 2 and self._multinomial():
+            return self._fit_multinomial(rows, np.searchsorted(self.classes_, y), s, lam)
         problems = self._y_rows(y_pm)
+        self.multi_class_ = "ovr"
 
         def solve(k: int):
             y_k = problems[k]
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
-            last = [b"", 0.0]  # the bits of the last point evaluated, and its J
-
-            def objective(theta):
-                value = _objective_and_grad(theta, rows, y_k, lam, fit_b, s)
-                last[:] = [theta.tobytes(), value[0]]
-                return value
-
             # stacklevel: past solve and map_problems to fit's caller (one thread)
-            res = lbfgs(objective, theta0, max_iter=self.max_iter, tol=self.tol, stacklevel=5,
-                        callback=listener())
-            # J at the result: the last evaluation's where that was at res.x (one evaluation
-            # fewer, 3% of a fit on a9a), else a new one (res.fun need not be J(res.x))
-            if res.x.tobytes() != last[0]:
-                objective(res.x)
-            return res, last[1]
+            return lbfgs_with_value(
+                lambda theta: _objective_and_grad(theta, rows, y_k, lam, fit_b, s), theta0,
+                max_iter=self.max_iter, tol=self.tol, stacklevel=5)
 
         objectives, n_iter = [], 0
         for k, (res, objective) in enumerate(map_problems(solve, len(problems), self.n_jobs)):
@@ -456,6 +508,22 @@ class LogisticRegression(OnlineClassifier):
             n_iter = max(n_iter, int(res.nit))
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
         self.n_iter_ = max(n_iter, 1)
+        return self
+
+    def _fit_multinomial(self, rows, labels: NDArray, s: NDArray | None, lam: float):
+        """Minimize the multinomial ``J`` with L-BFGS-B from ``(coef_, intercept_)``."""
+        K, d = self.coef_.shape
+        fit_b = bool(self.fit_intercept)
+        labels = labels.astype(np.int64)
+        theta0 = np.concatenate([self.coef_.ravel(), self.intercept_ if fit_b else []])
+        res, value = lbfgs_with_value(
+            lambda theta: softmax_objective(theta, rows, labels, K, lam, fit_b, s), theta0,
+            max_iter=self.max_iter, tol=self.tol, stacklevel=3)
+        self.coef_ = res.x[:K * d].reshape(K, d).copy()
+        self.intercept_ = res.x[K * d:].copy() if fit_b else np.zeros(K)
+        self.objective_ = float(value)
+        self.n_iter_ = max(int(res.nit), 1)
+        self.multi_class_ = "multinomial"
         return self
 
     def _fit_sgd(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None):
@@ -517,13 +585,20 @@ class LogisticRegression(OnlineClassifier):
 
     # -- probabilities -----------------------------------------------------------------------
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        """``P(y = classes_[k] | x)``: sigmoid of the score (binary), normalised OvR sigmoids."""
+        """``P(y = classes_[k] | x)``: sigmoid of the score (binary), softmax of the scores
+        (multinomial), normalised sigmoids (one-vs-rest)."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = expit(scores)
             return np.column_stack([1.0 - p, p])
+        if self._fitted_multinomial():
+            return softmax(scores, axis=1)
         p = expit(scores)
         return p / p.sum(axis=1, keepdims=True)
+
+    def _fitted_multinomial(self) -> bool:
+        # a model saved before multi_class_ existed is one-vs-rest
+        return getattr(self, "multi_class_", "ovr") == "multinomial"
 
     def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Logarithm of :meth:`predict_proba`."""
@@ -531,6 +606,8 @@ class LogisticRegression(OnlineClassifier):
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return np.column_stack([log_expit(-scores), log_expit(scores)])
+        if self._fitted_multinomial():
+            return log_softmax(scores, axis=1)
         log_p = log_expit(scores)
         return log_p - np.logaddexp.reduce(log_p, axis=1, keepdims=True)
 
