@@ -45,7 +45,7 @@ import re
 import sys
 import warnings
 
-from ._io import CLIError
+from ._io import CLIError, refuse_overwriting_inputs
 from ._options import ALGOS, BOOL_OPTIONS, known_flag
 from ._parser import PROG, build_parser
 
@@ -198,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
+            refuse_overwriting_inputs(args)
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import math
+import os
 import re
 import sys
 from typing import Any
@@ -275,6 +276,47 @@ def model_hints(args: argparse.Namespace, n_features: int | None, recorded) -> d
                                " training file had no index 0); if that file was 0-based too,"
                                " train again with --zero-based")
     return hints
+
+
+# -- outputs --------------------------------------------------------------------------------
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output file of the command that is one of its inputs
+    (the same file by device and inode: a symbolic or hard link, another spelling of the
+    path): writing it would destroy the input. Standard input and output (``-``), and files
+    that are not regular files (``/dev/null``, a FIFO), are never the same file."""
+    outputs = [("-o", getattr(args, "output", None))]
+    if getattr(args, "checkpoint_every", 0) or getattr(args, "resume", False):
+        outputs.append(("the checkpoint", args.output and args.output + ".checkpoint"))
+    inputs = [("MODEL", getattr(args, "model", None)), ("DATA", getattr(args, "data", None))]
+    if getattr(args, "command", None) == "data" and args.name is not None:
+        from ..datasets.bundled import BUNDLED, _path
+
+        if BUNDLED[args.name].file is not None:
+            inputs.append((f"the bundled set {args.name}", str(_path(BUNDLED[args.name].file))))
+    for out_name, out in outputs:
+        out_id = _regular_file_id(out)
+        if out_id is None:
+            continue
+        for in_name, source in inputs:
+            if _regular_file_id(source) == out_id:
+                raise CLIError(f"{out_name} {out} is the same file as {in_name} {source}:"
+                               " writing it would destroy the command's own input; write"
+                               " to another file")
+
+
+def _regular_file_id(path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the regular file ``path`` leads to, else None."""
+    import stat
+
+    if not isinstance(path, str) or path == STDIN:
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
 
 # -- models ---------------------------------------------------------------------------------
