@@ -207,3 +207,12 @@ def load_error(load, path, content: bytes, pattern: str):
     with pytest.raises(DataFormatError, match=pattern) as err:
         load(path)
     return err.value
+
+
+def run_cli(capsys, *argv):
+    """``(status, stdout, stderr)`` of the ``halfspaces`` command run in this process."""
+    from halfspaces import cli
+
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err

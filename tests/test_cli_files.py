@@ -173,8 +173,10 @@ def test_standard_input_in_the_models_recorded_format(tmp_path, capsys, monkeypa
     code, _, err = _run(capsys, "train", "-", "--format", "csv", "--algo", "perceptron",
                         "-o", model)
     assert code == 0, err
-    assert load(model, with_metadata=True)[1] == {"format": "csv", "zero_based": None,
-                                                  "n_features": 4}
+    assert load(model, with_metadata=True)[1] == {
+        "format": "csv", "zero_based": None, "n_features": 4,
+        "csv": {"version": 1, "header": None, "label": 0, "weight": None, "n_fields": 5,
+                "delimiter": ","}}
     monkeypatch.setattr(sys, "stdin", _stdin(csv.encode()))
     code, out, err = _run(capsys, "predict", model, "-")  # read as CSV, as recorded
     assert code == 0, err

@@ -542,7 +542,8 @@ def test_pipeline_memory_cannot_be_saved(tmp_path):
 # -- metadata -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("metadata, message", [
-    ({"format": {"nested": "dict"}}, r"must be a dict of str keys to None, bools, numbers"),
+    ({"format": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}}},
+     r"must be a dict of str keys to None, bools,"),
     ({"rows": ["x" * 70_000]}, r"takes \d{2},\d{3} bytes of JSON, more than 65,536"),
 ])
 def test_metadata_is_plain_and_small(tmp_path, path, metadata, message):
@@ -555,7 +556,8 @@ def test_metadata_is_plain_and_small(tmp_path, path, metadata, message):
 
 
 def test_metadata_lists_round_trip(path):
-    metadata = {"format": "svmlight", "columns": [1, 2.5, None, ["a", True]]}
+    metadata = {"format": "svmlight", "columns": [1, 2.5, None, ["a", True]],
+                "csv": {"header": ["y", "a"], "label": 0, "nested": {"x": [None]}}}
     save(_fitted(), path, metadata=metadata)
     assert load(path, with_metadata=True)[1] == metadata
 

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -96,16 +97,19 @@ class ModelFormatError(ValueError):
 
 
 def _check_metadata(metadata: Any, where: str) -> None:
-    """``metadata``: a dict of JSON scalars, strings and (nested) lists of them, small."""
+    """``metadata``: a dict of JSON scalars, strings and (nested) lists and dicts of them,
+    small."""
     def plain(v, depth=0) -> bool:
         if v is None or isinstance(v, (bool, str)) or type(v) in (int, float):
             return True
+        if isinstance(v, dict):
+            return depth < 8 and all(isinstance(k, str) and plain(x, depth + 1)
+                                     for k, x in v.items())
         return isinstance(v, list) and depth < 8 and all(plain(x, depth + 1) for x in v)
 
-    if not isinstance(metadata, dict) or not all(
-            isinstance(k, str) and plain(v) for k, v in metadata.items()):
-        raise SchemaError(where, "must be a dict of str keys to None, bools, numbers, strings"
-                                 " or lists of them.")
+    if not isinstance(metadata, dict) or not plain(metadata):
+        raise SchemaError(where, "must be a dict of str keys to None, bools, numbers,"
+                                 " strings, or lists and dicts of them.")
     size = len(json.dumps(metadata))
     if size > _MAX_METADATA_BYTES:
         raise SchemaError(where, f"takes {size:,} bytes of JSON, more than"
@@ -124,6 +128,29 @@ def _digest(meta_bytes: bytes, arrays: dict[str, np.ndarray]) -> str:
     return h.hexdigest()
 
 
+def _too_large(total: int, max_bytes: int | None) -> str | None:
+    """Why a file whose entries take ``total`` bytes decompressed is refused (None when it
+    is not): more than ``max_bytes`` (None: :data:`MAX_BYTES`). Both :func:`save` and
+    :func:`load` ask this, so save never writes what load refuses."""
+    limit = MAX_BYTES if max_bytes is None else max_bytes
+    if total <= limit:
+        return None
+    return (f"its arrays take {total:,} bytes once decompressed, more than"
+            f" max_bytes={limit:,}.")
+
+
+def _npy_bytes(a: np.ndarray) -> int:
+    """The bytes of ``a`` as a ``.npy`` entry of the archive: its header, then its data."""
+    header = np.lib.format.header_data_from_array_1_0(a)
+    buf = io.BytesIO()
+    try:
+        np.lib.format.write_array_header_1_0(buf, header)
+    except ValueError:  # too long for version 1.0: np.save writes 2.0
+        buf = io.BytesIO()
+        np.lib.format.write_array_header_2_0(buf, header)
+    return buf.tell() + a.nbytes
+
+
 def _write_npz(stream, entries: dict[str, np.ndarray]) -> None:
     np.savez_compressed(stream, **entries)
 
@@ -132,7 +159,7 @@ class _Archive:
     """A model file's zip archive, read entry by entry, every size checked before it is
     decompressed. ``zipfile`` never inflates an entry past the size its directory gives."""
 
-    def __init__(self, path, zf: zipfile.ZipFile, max_bytes: int):
+    def __init__(self, path, zf: zipfile.ZipFile, max_bytes: int | None):
         self.path, self.zf = path, zf
         infos = zf.infolist()
         names = [info.filename for info in infos]
@@ -149,11 +176,10 @@ class _Archive:
                 raise ModelFormatError(path, f"entry {info.filename!r} is encrypted or uses"
                                              " a compression method other than deflate.")
             self.entries[key] = info
-        total = sum(info.file_size for info in infos)
-        if total > max_bytes:
-            raise ModelFormatError(path, f"its arrays take {total:,} bytes once decompressed,"
-                                         f" more than max_bytes={max_bytes:,}. If you trust"
-                                         " this file, pass a larger max_bytes to load.")
+        too_large = _too_large(sum(info.file_size for info in infos), max_bytes)
+        if too_large:
+            raise ModelFormatError(path, f"{too_large} If you trust this file, pass a larger"
+                                         " max_bytes to load.")
 
     def header(self, key: str, where: str) -> tuple[np.dtype, tuple[int, ...]]:
         """The dtype and shape of an entry, from its ``.npy`` header alone."""
@@ -259,8 +285,8 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
         The file to write (``.npz`` is a good extension; the name is used as given).
     metadata : dict, optional
         Facts about how the model was made that are not estimator state, such as the input
-        format the command line read: str keys to None, bools, numbers, strings or lists of
-        them, at most 64 KiB as JSON (``load(path, with_metadata=True)`` returns them).
+        format the command line read: str keys to None, bools, numbers, strings, or lists
+        and dicts of them, at most 64 KiB as JSON (``load(path, with_metadata=True)`` returns them).
     arrays : dict, optional
         Numeric arrays stored beside the estimator, by name (a checkpoint's solver state,
         :mod:`halfspaces._checkpoint`); ``load(path, with_arrays=True)`` returns them. No
@@ -271,7 +297,8 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
     ValueError
         When the estimator's class is not registered, a parameter or attribute cannot be
         stored as data (a callable, an arbitrary object), or the model holds something
-        :func:`load` would refuse (e.g. a vectorizer with a custom ``token_pattern``).
+        :func:`load` would refuse (e.g. a vectorizer with a custom ``token_pattern``, or
+        arrays of more than :data:`MAX_BYTES` in all).
 
     Examples
     --------
@@ -322,12 +349,18 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
     entries = dict(encoder.arrays)
     entries["__meta__"] = np.frombuffer(meta_bytes, dtype=np.uint8)
     entries["__sha256__"] = np.array(_digest(meta_bytes, encoder.arrays))
+    too_large = _too_large(sum(_npy_bytes(a) for a in entries.values()), None)
+    if too_large:
+        raise ValueError(f"save({name}): cannot save the model: {too_large[:-1]} (load's"
+                         f" limit, MAX_BYTES), so load would refuse the file. A weight vector"
+                         f" that wide comes from the data's largest feature index: train on"
+                         f" fewer features (e.g. hash them into fewer buckets)")
     with atomic_write(path, compress=False) as f:
         _write_npz(f, entries)
 
 
 def load(path: str | os.PathLike, *, with_metadata: bool = False,
-         max_bytes: int = MAX_BYTES, with_arrays: bool = False):
+         max_bytes: int | None = None, with_arrays: bool = False):
     """Load a model written by :func:`save` (or ``Estimator.save``).
 
     With ``with_metadata=True`` returns ``(model, metadata)``, the dict given to
@@ -345,9 +378,10 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
     ----------
     path : str or path-like
     with_metadata : bool, default=False
-    max_bytes : int, default=MAX_BYTES (2 GiB)
+    max_bytes : int or None, default=None
         The most bytes the file's arrays may take once decompressed, checked from the zip
-        directory before anything is decompressed.
+        directory before anything is decompressed; None: :data:`MAX_BYTES` (2 GiB), the
+        limit :func:`save` keeps to.
 
     Raises
     ------
@@ -371,7 +405,7 @@ def load(path: str | os.PathLike, *, with_metadata: bool = False,
     return (model, metadata) if with_metadata else model
 
 
-def _read(path, max_bytes: int, accept=None):
+def _read(path, max_bytes: int | None, accept=None):
     """Steps 1 to 4 of :func:`load`: the metadata and the arrays, checked. ``accept(tree)``
     may refuse a file by returning False before its schemas are checked; then None."""
     with _zip_archive(path) as zf:
@@ -406,7 +440,8 @@ LINEAR = ("Perceptron", "AveragedPerceptron", "PegasosSVC", "LogisticRegression"
           "LPSeparator", "SVC")
 
 
-def read_linear(path: str | os.PathLike, *, max_bytes: int = MAX_BYTES) -> LinearModel | None:
+def read_linear(path: str | os.PathLike, *,
+                max_bytes: int | None = None) -> LinearModel | None:
     """The arrays of a fitted linear model in ``path``, without building the estimator.
 
     The estimator's module imports numba, which a process that only predicts

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import os
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -169,9 +170,22 @@ texts = st.lists(st.tuples(st.text(_ONE_LINE, min_size=1).filter(str.strip),
 @given(examples=texts)
 def test_label_tab_text(tmp_path_factory, examples):
     body = "".join(f"{label}\t{text}\n" for label, text in examples)
-    got_texts, got_labels = load_text_tsv(write(tmp_path_factory, "d.tsv", body.encode()))
+    path = write(tmp_path_factory, "d.tsv", body.encode())
+    got_texts, got_labels = load_text_tsv(path, header=False)
     assert got_texts == [t for _, t in examples]
     assert got_labels.tolist() == [label for label, _ in examples]
+    # detected: a first line is dropped only when it reads as column names
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        got_texts, got_labels = load_text_tsv(path)
+    if len(got_texts) < len(examples):
+        (label, text), rest = examples[0], examples[1:]
+        assert got_texts == [t for _, t in rest]
+        assert label not in [other for other, _ in rest] and len(rest) >= 3
+        assert re.fullmatch(r"[A-Za-z_][\w.-]*", label) and re.fullmatch(r"[A-Za-z_][\w.-]*",
+                                                                          text)
+    else:
+        assert got_texts == [t for _, t in examples]
 
 
 _MODELS = [Perceptron(max_iter=5), AveragedPerceptron(max_iter=5), VotedPerceptron(max_iter=5),

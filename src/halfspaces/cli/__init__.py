@@ -24,6 +24,7 @@ nor numba (``_quick.py``).
     _parser.py      the argument parser
     _options.py     algorithms, and the options that map 1:1 to parameters
     _io.py          reading data and model files, writing tables, JSON and files
+    _records.py     outputs that are inputs; a model's record of its CSV columns; widths
     _estimators.py  the estimator --algo names
     _models.py      train, predict, evaluate
     _stream.py      train and predict from a svmlight file block by block (fit_file)
@@ -45,9 +46,10 @@ import re
 import sys
 import warnings
 
-from ._io import CLIError, refuse_overwriting_inputs
+from ._io import CLIError
 from ._options import ALGOS, BOOL_OPTIONS, known_flag
 from ._parser import PROG, build_parser
+from ._records import refuse_overwriting_inputs
 
 __all__ = ["CLIError", "build_parser", "cli_terms", "describe_error", "main"]
 
@@ -127,6 +129,7 @@ _CLI_TERMS = [
      _flag_value),
     (re.compile(r"\b(Increase|increase|Raise|raise|Lower|lower) ([A-Za-z][a-z_]*)\b(?![=(])"),
      _flag_advice),
+    (re.compile(r"\bheader=False\b"), "--no-header"),
     (re.compile(r"\blabel_column (?=-?\d)"), "--label-column "),
     (re.compile(r"\bweight_column (?=-?\d)"), "--weight-column "),
     (re.compile(r"\blabel_column and weight_column\b"), "--label-column and --weight-column"),

@@ -8,7 +8,6 @@ import dataclasses
 import io
 import json
 import math
-import os
 import re
 import sys
 from typing import Any
@@ -31,11 +30,14 @@ _HINTS = {
 _DATA_FLAGS = {"label_column": "--label-column", "weight_column": "--weight-column",
                "n_features": "--n-features",
                "zero_based": "--zero-based/--one-based", "encoding": "--encoding",
-               "delimiter": "--delimiter"}
+               "delimiter": "--delimiter", "header": "--header/--no-header"}
 _DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "comma": ",", "semicolon": ";"}
 # A "text" made of numbers only, e.g. "0.5\t1\t-2": numeric data in a text format.
 _NUMBERS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+)*"
                       r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+
+# A svmlight line: a number, then index:value pairs (and maybe a comment).
+_SVMLIGHT_LINE = re.compile(r"\s*[-+]?[\w.]+(?:\s+(?:qid:)?\d+:\S+)+\s*(?:#.*)?")
 
 
 class CLIError(Exception):
@@ -134,7 +136,7 @@ def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
                      weight_column=getattr(args, "weight_column", None),
                      n_features=None if fmt == "tsv" else args.n_features,
                      zero_based=getattr(args, "zero_based", None), encoding=args.encoding,
-                     delimiter=args.delimiter)
+                     delimiter=args.delimiter, header=args.header)
     if data.is_text and featurize:
         from ..datasets import make_text_pipeline
 
@@ -184,22 +186,37 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
 
     text_model = is_text_model(model)
     n_model = None if text_model else getattr(model, "n_features_in_", None)
-    # A file is told by its extension (as at training); standard input by the model's record.
-    fmt = _data_format(args, metadata.get("format", "svmlight") if args.data == STDIN
-                       else "svmlight")
+    # A file is told by its extension, else (as standard input) by the model's record.
+    fmt = _data_format(args, metadata.get("format", "svmlight"))
     recorded = metadata.get("zero_based") if fmt == "svmlight" else None
     zero_based = args.zero_based if args.zero_based is not None else recorded
     hints = model_hints(args, n_model if fmt != "svmlight" else None, recorded)
-    source = args.data
+    source, header = args.data, args.header
     if fmt == "tsv" and text_model and not labelled and bundled_name(args.data) is None:
-        texts, source = _unlabelled_texts(args.data, args.encoding or "utf-8")
+        texts, source, header = _unlabelled_texts(args.data, args.encoding or "utf-8",
+                                                  model.classes_, header)
+        if texts is not None and texts and all(map(_SVMLIGHT_LINE.fullmatch, texts)):
+            raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
+                           f" label<TAB>text file or one text per line, not {_name(args.data)}"
+                           " (svmlight lines, label index:value ...)")
         if texts is not None:
             return texts, _name(args.data)
-    n_features = args.n_features if fmt == "svmlight" else n_model
-    data = read_data(source, fmt, hints=hints, label_column=args.label_column,
-                     weight_column=getattr(args, "weight_column", None),
-                     n_features=None if fmt == "tsv" else n_features, zero_based=zero_based,
-                     encoding=args.encoding, delimiter=args.delimiter)
+    from ._records import csv_layout, read_csv_like
+
+    layout = csv_layout(args.model, metadata, n_model) if fmt == "csv" else None
+    if layout is not None and bundled_name(args.data) is None:
+        data = read_csv_like(args, layout, metadata, labelled)
+        if data.y is None:
+            return data.X, data.path
+    else:
+        n_features = args.n_features if fmt == "svmlight" else n_model
+        delimiter = args.delimiter or (metadata.get("csv") or {}).get("delimiter") \
+            if fmt == "csv" else args.delimiter
+        data = read_data(source, fmt, hints=hints, label_column=args.label_column,
+                         weight_column=getattr(args, "weight_column", None),
+                         n_features=None if fmt == "tsv" else n_features,
+                         zero_based=zero_based, encoding=args.encoding, delimiter=delimiter,
+                         header=header)
     if text_model and not data.is_text:
         raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
                        f" label<TAB>text file (.tsv or --format tsv), not {data.path}")
@@ -217,10 +234,14 @@ def _name(path: str) -> str:
     return "<stdin>" if path == STDIN else path
 
 
-def _unlabelled_texts(path: str, encoding: str):
-    """``(lines, None)`` for a raw-text file with no tab at all (one text per line, no
-    labels), else ``(None, source)`` to read as ``label<TAB>text`` (standard input, read
-    here once, as an in-memory stream)."""
+def _unlabelled_texts(path: str, encoding: str, classes, header: bool | None):
+    """``(texts, None, header)`` for raw text that is not ``label<TAB>text``: one text per
+    line, whole (tabs included; after a first line that ``header`` says names the columns),
+    else ``(None, source, header)`` to read as ``label<TAB>text`` (standard input, read
+    here once, as an in-memory stream). A file is ``label<TAB>text`` when every line but a
+    header starts with one of the model's ``classes`` and a tab; a first line that does
+    not, before lines that all do, is a header (unless ``header`` is False)."""
+    from .._labels import format_label
     from ..datasets import DataFormatError
     from ..datasets._io import read_text
 
@@ -232,11 +253,22 @@ def _unlabelled_texts(path: str, encoding: str):
         text = read_text(source, encoding)
     except DataFormatError as exc:
         raise exc.with_hint(_HINTS["encoding"]) from None
-    if "\t" in text:
+    lines = [line.removesuffix("\r") for line in text.split("\n") if line.strip()]
+    known = {format_label(c) for c in classes} | {str(c) for c in classes}
+
+    def labelled(line: str) -> bool:
+        label, tab, _ = line.partition("\t")
+        return bool(tab) and label in known
+
+    if header is None and len(lines) > 1 and not labelled(lines[0]) \
+            and all(map(labelled, lines[1:])):
+        header = True
+    rest = lines[1:] if header else lines
+    if rest and all(map(labelled, rest)):
         if path == STDIN:
             source.seek(0)
-        return None, source
-    return [line.removesuffix("\r") for line in text.split("\n") if line.strip()], None
+        return None, source, header
+    return rest, None, header
 
 
 def fit_columns(X, n_model: int):
@@ -278,47 +310,6 @@ def model_hints(args: argparse.Namespace, n_features: int | None, recorded) -> d
     return hints
 
 
-# -- outputs --------------------------------------------------------------------------------
-
-
-def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
-    """Refuse, before any work, an output file of the command that is one of its inputs
-    (the same file by device and inode: a symbolic or hard link, another spelling of the
-    path): writing it would destroy the input. Standard input and output (``-``), and files
-    that are not regular files (``/dev/null``, a FIFO), are never the same file."""
-    outputs = [("-o", getattr(args, "output", None))]
-    if getattr(args, "checkpoint_every", 0) or getattr(args, "resume", False):
-        outputs.append(("the checkpoint", args.output and args.output + ".checkpoint"))
-    inputs = [("MODEL", getattr(args, "model", None)), ("DATA", getattr(args, "data", None))]
-    if getattr(args, "command", None) == "data" and args.name is not None:
-        from ..datasets.bundled import BUNDLED, _path
-
-        if BUNDLED[args.name].file is not None:
-            inputs.append((f"the bundled set {args.name}", str(_path(BUNDLED[args.name].file))))
-    for out_name, out in outputs:
-        out_id = _regular_file_id(out)
-        if out_id is None:
-            continue
-        for in_name, source in inputs:
-            if _regular_file_id(source) == out_id:
-                raise CLIError(f"{out_name} {out} is the same file as {in_name} {source}:"
-                               " writing it would destroy the command's own input; write"
-                               " to another file")
-
-
-def _regular_file_id(path) -> tuple[int, int] | None:
-    """``(device, inode)`` of the regular file ``path`` leads to, else None."""
-    import stat
-
-    if not isinstance(path, str) or path == STDIN:
-        return None
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
-
-
 # -- models ---------------------------------------------------------------------------------
 
 
@@ -332,12 +323,17 @@ def load_model(path: str) -> tuple[Any, dict]:
     return load(path, with_metadata=True)
 
 
-def save_model(model, path: str, data) -> None:
-    """Save ``model`` with how its training ``data`` was read, for :func:`read_for_model`."""
+def save_model(model, path: str, data, delimiter: str | None = None) -> None:
+    """Save ``model`` with how its training ``data`` was read (a CSV: with ``delimiter``),
+    for :func:`read_for_model`."""
     from ..persistence import save
 
     metadata = {"format": data.format, "zero_based": data.zero_based,
                 "n_features": None if data.is_text else int(data.X.shape[1])}
+    if data.format == "csv" and data.layout is not None:
+        from ._records import csv_entry
+
+        metadata["csv"] = csv_entry(data, delimiter)
     with writing(path):
         save(model, path, metadata=metadata)
 

@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from . import _estimators, _io
+from . import _estimators, _io, _records
 from ._io import (
     about,
     fit_progress,
@@ -139,6 +139,7 @@ def _train(args: argparse.Namespace) -> int:
                         time.perf_counter() - start,
                         _weights_used(args, "vw", streamed.weighted), streamed.progressive)
     data = read_args_data(args)
+    _records.check_width(args, data)
     estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
     weights = _estimators.fit_weights(args, data)
     _stream.note_in_memory(args, data, estimator)
@@ -147,7 +148,7 @@ def _train(args: argparse.Namespace) -> int:
     with about(data), fit_progress(args, estimator):
         model.fit(data.X, data.y, **weights)
     seconds = time.perf_counter() - start
-    save_model(model, args.output, data)
+    save_model(model, args.output, data, args.delimiter)
     return _trained(args, estimator, data, float(model.score(data.X, data.y)), seconds,
                     _weights_used(args, data.format, data.sample_weight is not None))
 

@@ -194,6 +194,10 @@ def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
     parser.add_argument("--encoding", metavar="NAME",
                         help="CSV and raw text: the file's encoding (default: utf-8), e.g."
                              " cp1252, latin-1")
+    parser.add_argument("--header", action=argparse.BooleanOptionalAction,
+                        help="raw text (.tsv): the first line names the columns"
+                             " (label<TAB>text), or with --no-header it is an example"
+                             " (default: detected, with a warning)")
     if indexing_help:
         group = parser.add_mutually_exclusive_group()
         group.add_argument("--zero-based", dest="zero_based", action="store_const", const=True,

@@ -24,7 +24,7 @@ def predict(args: argparse.Namespace):
     from ..datasets import detect_format
 
     if args.data == STDIN or not os.path.isfile(args.data) or not os.path.isfile(args.model) \
-            or detect_format(args.data, args.format) != "svmlight" \
+            or detect_format(args.data, args.format, default="") not in ("svmlight", "") \
             or any(getattr(args, key, None) is not None
                    for key in ("label_column", "weight_column", "encoding", "delimiter")):
         return None
@@ -36,8 +36,10 @@ def predict(args: argparse.Namespace):
     from ..persistence import read_linear
 
     model = read_linear(args.model)
-    if model is None:
-        return None
+    recorded_format = None if model is None else model.metadata.get("format", "svmlight")
+    if model is None or detect_format(args.data, args.format,
+                                      default=recorded_format) != "svmlight":
+        return None  # a file named as no format is read in the model's
     recorded = model.metadata.get("zero_based")
     zero_based = args.zero_based if args.zero_based is not None else recorded
     if not isinstance(zero_based, bool):

@@ -370,7 +370,8 @@ def model_blocks(model, metadata: dict, args: argparse.Namespace, *, weights: bo
     n_features = getattr(model, "n_features_in_", None)
     recorded = metadata.get("zero_based")
     zero_based = args.zero_based if args.zero_based is not None else recorded
-    fmt = None if args.data == STDIN else detect_format(args.data, args.format)
+    fmt = None if args.data == STDIN else detect_format(
+        args.data, args.format, default=metadata.get("format", "svmlight"))
     if (fmt not in ("svmlight", "vw") or not os.path.isfile(args.data)
             or n_features is None or is_text_model(model)
             or (fmt == "svmlight" and zero_based is None)):

@@ -268,13 +268,17 @@ def weights_size_if_too_large(n_features: int) -> str | None:
     try:
         np.empty(n_features, dtype=np.float64)
     except (MemoryError, ValueError):  # ValueError: more bytes than an address can hold
-        value, unit = 8.0 * n_features, "bytes"
-        for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-            if value < 1024 or unit == "EiB":
-                break
-            value /= 1024
-        return f"{value:.3g} {unit}"
+        return byte_size(8.0 * n_features)
     return None
+
+
+def byte_size(value: float) -> str:
+    """A number of bytes as text, e.g. ``byte_size(2**34)`` is '16 GiB'."""
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if value < 1024 or unit == "EiB":
+            break
+        value /= 1024
+    return f"{value:.3g} {unit}"
 
 
 def line_and_column(buf: np.ndarray, pos: int, first_line: int = 1) -> tuple[int, int]:

@@ -11,6 +11,7 @@ import csv
 import io
 import numbers
 import os
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -18,7 +19,7 @@ from numpy.typing import NDArray
 from .._validation import param_error
 from ._io import DataFormatError, read_text
 
-__all__ = ["load_csv"]
+__all__ = ["CSVLayout", "CSVTable", "load_csv", "read_csv", "read_csv_like"]
 
 
 def load_csv(
@@ -76,23 +77,174 @@ def load_csv(
     >>> load_csv(path, -1)[0].shape
     (2, 2)
     """
+    table = read_csv(path, label_column, weight_column=weight_column, encoding=encoding,
+                     delimiter=delimiter)
+    if weight_column is None:
+        return table.X, table.y
+    return table.X, table.y, table.sample_weight
+
+
+class CSVLayout(NamedTuple):
+    """Where a CSV file's columns are: its ``header`` (the column names, or None), the
+    ``label`` and ``weight`` (or None) columns' 0-based indices, and ``n_fields`` in a row.
+    The other columns are the features, in file order."""
+
+    header: tuple[str, ...] | None
+    label: int
+    weight: int | None
+    n_fields: int
+
+    @property
+    def features(self) -> list[int]:
+        return [j for j in range(self.n_fields) if j not in (self.label, self.weight)]
+
+    def names(self) -> list[str] | None:
+        """The features' names, when the header names every column once (else None)."""
+        if self.header is None or len(set(self.header)) != len(self.header) \
+                or "" in self.header:
+            return None
+        return [self.header[j] for j in self.features]
+
+
+class CSVTable(NamedTuple):
+    """What :func:`read_csv` read: ``X``, ``y`` (None where the file has no label column),
+    ``sample_weight`` (None without a weight column), the file's ``layout`` and the names of
+    the columns it ``ignored`` (by name: neither a feature, the label nor the weight)."""
+
+    X: np.ndarray
+    y: np.ndarray | None
+    sample_weight: np.ndarray | None
+    layout: CSVLayout
+    ignored: tuple[str, ...] = ()
+
+
+def read_csv(path, label_column: int | str = 0, *, weight_column: int | str | None = None,
+             encoding: str = "utf-8", delimiter: str = ",") -> CSVTable:
+    """:func:`load_csv`, returning the file's :class:`CSVLayout` too."""
     label_column = _check_column("label_column", label_column)
     if weight_column is not None:
         weight_column = _check_column("weight_column", weight_column)
+    lines, rows = _rows(path, encoding, delimiter)
+    n_fields, first = len(rows[0]), [field.strip() for field in rows[0]]
+    (column, weight), data_lines, rows = _split_header(path, lines, rows, label_column,
+                                                       weight_column)
+    header = tuple(first) if int(data_lines[0]) != int(lines[0]) else None
+    layout = CSVLayout(header, column, weight, n_fields)
+    return _read_table(path, data_lines, rows, layout, layout.features,
+                       None if header is None else int(lines[0]))
+
+
+def read_csv_like(path, layout: CSVLayout, *, labelled: bool = True,
+                  label_column: int | str | None = None,
+                  weight_column: int | str | None = None, encoding: str = "utf-8",
+                  delimiter: str = ",") -> CSVTable:
+    """Read a CSV file as one laid out as ``layout`` (a model's training file).
+
+    When ``layout`` names its columns and the file's first row names any of them, the
+    columns are taken by name, in any order: a feature missing is an error, the label
+    column may be missing only when not ``labelled``, the weight column may be missing,
+    and other columns are ignored (their names in ``ignored``). Otherwise the columns are
+    taken by position, as ``layout`` has them (the weight column where the rows have as
+    many fields as the training file's); a header row that names none of the model's
+    columns is an error. ``label_column`` and ``weight_column``, when given, name the
+    columns in this file instead."""
+    if label_column is not None:
+        label_column = _check_column("label_column", label_column)
+    if weight_column is not None:
+        weight_column = _check_column("weight_column", weight_column)
+    lines, rows = _rows(path, encoding, delimiter)
+    first = [field.strip() for field in rows[0]]
+    names = layout.names()
+    wanted = None if names is None else {*names, layout.header[layout.label]}
+    if wanted is None or not wanted & set(first):
+        return _by_position(path, lines, rows, layout, names, label_column, weight_column)
+    if label_column is None:
+        label_column = layout.header[layout.label]
+    if weight_column is None and layout.weight is not None:
+        weight_column = layout.header[layout.weight]
+    columns = ", ".join(first)
+    missing = [name for name in names if name not in first]
+    if missing:
+        raise DataFormatError(path, int(lines[0]), f"no column named {missing[0]!r}, a"
+                              f" feature of the model (trained on the columns"
+                              f" {', '.join(layout.header)}); this file's columns: {columns}",
+                              hint="give the file every feature column the model was"
+                              " trained on (in any order)", reason="columns")
+    label = _column_in(path, lines[0], first, "label_column", label_column)
+    if label is None and labelled:
+        raise DataFormatError(path, int(lines[0]), f"no label column {label_column!r}; this"
+                              f" file's columns: {columns}", hint="name the label's column"
+                              " with label_column", reason="label_column")
+    weight = _column_in(path, lines[0], first, "weight_column", weight_column)
+    kept = [first.index(name) for name in names]
+    ignored = tuple(name for j, name in enumerate(first) if j not in (*kept, label, weight))
+    layout = CSVLayout(tuple(first), label, weight, len(first))
+    if len(rows) == 1:
+        raise DataFormatError(path, int(lines[0]), "the file has a header row but no data"
+                              " rows")
+    table = _read_table(path, lines[1:], rows[1:], layout, kept, int(lines[0]))
+    return table._replace(ignored=ignored)
+
+
+def _by_position(path, lines, rows, layout, names, label_column, weight_column) -> CSVTable:
+    """:func:`read_csv_like` by the positions of ``layout``."""
+    label = layout.label if label_column is None else label_column
+    weight = weight_column
+    if weight is None and layout.weight is not None:
+        if len(rows[0]) == layout.n_fields:
+            weight = layout.weight
+        elif layout.weight < label and label_column is None:  # no weights: one field less
+            label -= 1
+    (column, weight), data_lines, rows_left = _split_header(path, lines, rows, label, weight)
+    has_header = int(data_lines[0]) != int(lines[0])
+    if has_header and names is not None and not isinstance(label, str) \
+            and not isinstance(weight, str):
+        first = ", ".join(field.strip() for field in rows[0])
+        raise DataFormatError(path, int(lines[0]), f"the header row names none of the"
+                              f" model's columns ({', '.join(layout.header)}): {first}",
+                              hint="write the columns' names as at training, or remove the"
+                              " header row to take the columns by position",
+                              reason="columns")
+    n_fields = len(rows[0])
+    here = CSVLayout(tuple(f.strip() for f in rows[0]) if has_header else None, column,
+                     weight, n_fields)
+    return _read_table(path, data_lines, rows_left, here, here.features,
+                       int(lines[0]) if has_header else None)
+
+
+def _column_in(path, line, first: list[str], name: str, value) -> int | None:
+    """The index of column ``value`` (a name, None where the header lacks it, or an
+    index) in a file whose header is ``first``."""
+    if value is None:
+        return None
+    value = _check_column(name, value)
+    if isinstance(value, str):
+        return first.index(value) if value in first else None
+    if not -len(first) <= value < len(first):
+        raise DataFormatError(path, int(line), f"{name} {value} is out of range for"
+                              f" {len(first)} columns")
+    return int(value) % len(first)
+
+
+def _rows(path, encoding: str, delimiter: str):
+    """The file's non-blank rows and their lines; an error when there are none."""
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise param_error("load_csv", "delimiter", "one character, e.g. ',' or '\\t'",
                           delimiter)
     lines, rows = _read_rows(path, encoding, delimiter)
     if not rows:
         raise DataFormatError(path, 1, "the file has no data rows")
-    n_fields, first_line = len(rows[0]), int(lines[0])
-    (column, weight), lines, rows = _split_header(path, lines, rows, label_column,
-                                                  weight_column)
-    header = first_line if int(lines[0]) != first_line else None
-    table = _table(path, lines, rows, n_fields, header)
-    X = _features(path, lines, table, [column] if weight is None else [column, weight])
-    y = _labels(path, lines, table, column)
-    return (X, y) if weight is None else (X, y, _weights(path, lines, table, weight))
+    return lines, rows
+
+
+def _read_table(path, lines, rows, layout: CSVLayout, kept: list[int],
+                header: int | None) -> CSVTable:
+    """The values of the data ``rows`` laid out as ``layout``: the features ``kept``."""
+    table = _table(path, lines, rows, layout.n_fields, header)
+    X = _features(path, lines, table, kept)
+    y = None if layout.label is None else _labels(path, lines, table, layout.label)
+    w = None if layout.weight is None else _weights(path, lines, table, layout.weight)
+    return CSVTable(X, y, w, layout)
 
 
 def _check_column(name: str, value):
@@ -162,10 +314,10 @@ def _table(path, lines, rows, n_fields: int, header: int | None = None) -> np.nd
     return np.array(rows, dtype=str).reshape(len(rows), n_fields)
 
 
-def _features(path, lines, table: np.ndarray, skip: list[int]) -> np.ndarray:
-    """The columns other than those in ``skip`` (the label's, the weight's) as finite
-    float64 numbers."""
-    kept = np.delete(np.arange(table.shape[1]), skip)  # each feature's column in the file
+def _features(path, lines, table: np.ndarray, kept: list[int]) -> np.ndarray:
+    """The columns ``kept`` (each feature's column in the file) as finite float64
+    numbers."""
+    kept = np.asarray(kept, dtype=np.intp)
     features = table[:, kept]
     try:
         X = features.astype(np.float64)

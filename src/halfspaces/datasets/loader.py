@@ -37,7 +37,7 @@ _OPTIONS = {
     "svmlight": ("n_features", "zero_based", "dtype"),
     "vw": ("n_features", "zero_based", "hash_features", "seed", "dtype"),
     "csv": ("label_column", "weight_column", "encoding", "delimiter", "n_features"),
-    "tsv": ("encoding",),
+    "tsv": ("encoding", "header"),
 }
 
 
@@ -57,6 +57,9 @@ class Dataset:
     sample_weight : ndarray of float64 or None
         The examples' weights (``>= 0``) when the file gives any other than 1: VW's
         importance weights, a CSV's ``weight_column``; None when every weight is 1.
+    layout : CSVLayout or None
+        csv: the header (or None), the label's and the weight's columns
+        (:class:`~halfspaces.datasets.csv_format.CSVLayout`); None for other formats.
     """
 
     X: Any
@@ -65,6 +68,7 @@ class Dataset:
     format: str
     zero_based: bool | None = None
     sample_weight: NDArray | None = None
+    layout: Any = None
 
     @property
     def is_text(self) -> bool:
@@ -159,9 +163,10 @@ def load(path, format: str | None = None, **options) -> Dataset:
         if not os.path.lexists(path):
             raise no_such_file(name)
         check_readable(path)
-    X, y, zero_based, w = _READERS[format](path, **given)
+    X, y, zero_based, w, *layout = _READERS[format](path, **given)
     unit = w is None or bool(np.all(w == 1.0))
-    return Dataset(X, np.asarray(y), str(name), format, zero_based, None if unit else w)
+    return Dataset(X, np.asarray(y), str(name), format, zero_based, None if unit else w,
+                   *layout)
 
 
 def _load_bundled(path: str, name: str, format: str | None, options: dict) -> Dataset:
@@ -174,7 +179,8 @@ def _load_bundled(path: str, name: str, format: str | None, options: dict) -> Da
                    **{key: value for key, value in options.items() if value is not None}}
     with open_bundled(name) as source:
         data = load(source, format, **options)
-    return Dataset(data.X, data.y, path, data.format, data.zero_based, data.sample_weight)
+    return Dataset(data.X, data.y, path, data.format, data.zero_based, data.sample_weight,
+                   data.layout)
 
 
 def _svmlight(path, *, n_features=None, zero_based="auto", dtype=np.float64):
@@ -193,14 +199,19 @@ def _vw(path, **options):
 
 def _csv(path, *, label_column=0, weight_column=None, encoding="utf-8", delimiter=",",
          n_features=None):
-    from .csv_format import load_csv
+    from .csv_format import read_csv
 
-    X, y, *w = load_csv(path, label_column, weight_column=weight_column, encoding=encoding,
-                        delimiter=delimiter)
+    table = read_csv(path, label_column, weight_column=weight_column, encoding=encoding,
+                     delimiter=delimiter)
+    check_csv_features(path, table.X, n_features)
+    return table.X, table.y, None, table.sample_weight, table.layout
+
+
+def check_csv_features(path, X, n_features: int | None) -> None:
+    """A CSV's features must be ``n_features`` columns, when that is given."""
     if n_features is not None and X.shape[1] != n_features:
         raise DataFormatError(path, None, f"has {X.shape[1]} feature columns, not"
                               f" n_features={n_features}", reason="n_features")
-    return X, y, None, w[0] if w else None
 
 
 def _tsv(path, **options):

@@ -18,6 +18,8 @@ idf weights, as arrays and JSON).
 from __future__ import annotations
 
 import os
+import re
+import warnings
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,9 +30,11 @@ from ._io import DataFormatError, read_text
 
 __all__ = ["load_text_tsv", "make_text_pipeline"]
 
+_NAME = re.compile(r"[A-Za-z_][\w.-]*")
+
 
 def load_text_tsv(
-    path: str | os.PathLike, *, encoding: str = "utf-8"
+    path: str | os.PathLike, *, encoding: str = "utf-8", header: bool | None = None
 ) -> tuple[list[str], NDArray[np.str_]]:
     """Read a ``label<TAB>text`` file (one example per line) as texts and labels.
 
@@ -42,6 +46,12 @@ def load_text_tsv(
     ----------
     path : str or path-like
     encoding : str, default="utf-8"
+    header : bool or None, default=None
+        Whether the first line names the columns (``label<TAB>text``) instead of holding an
+        example. None detects it: the first line is a header when its label and its text
+        are each a name (a letter or ``_``, then letters, digits, ``_``, ``.``, ``-``) and
+        its label is on no other line of a file of at least three more examples (a class of
+        one example whose text is one word); a warning says so.
 
     Returns
     -------
@@ -67,6 +77,7 @@ def load_text_tsv(
     text = read_text(path, encoding)
     texts: list[str] = []
     labels: list[str] = []
+    lines: list[int] = []
     for lineno, line in enumerate(text.split("\n"), start=1):  # once per file, not a fast path
         line = line.removesuffix("\r")
         if not line.strip():
@@ -83,10 +94,27 @@ def load_text_tsv(
                                   " bytes (a binary or corrupt file?)")
         labels.append(label)
         texts.append(body)
+        lines.append(lineno)
+    if labels and (header or header is None and _is_header(labels, texts)):
+        if header is None:
+            name = getattr(path, "name", path)
+            warnings.warn(f"{name}:{lines[0]}: {labels[0]!r}<TAB>{texts[0]!r} read as a"
+                          " header row, not an example (its label is on no other line and"
+                          " its text is one word); pass header=False to read it as an"
+                          " example", UserWarning, stacklevel=2)
+        labels, texts = labels[1:], texts[1:]
     if not labels:
         raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
-                              " blank lines)", reason="no_examples")
+                              " blank lines or a header)", reason="no_examples")
     return texts, np.array(labels, dtype=str)
+
+
+def _is_header(labels: list[str], texts: list[str]) -> bool:
+    """Whether the first line looks like column names: a label on no other line, in a file
+    of at least three more examples, and the label and the text each one name (a letter or
+    ``_``, then letters, digits, ``_``, ``.``, ``-``)."""
+    return len(labels) >= 4 and labels[0] not in labels[1:] \
+        and all(_NAME.fullmatch(field) for field in (labels[0], texts[0]))
 
 
 def make_text_pipeline(estimator, vectorizer: str = "hashing", **vectorizer_params) -> Pipeline:
