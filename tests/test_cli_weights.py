@@ -284,3 +284,20 @@ def test_a_negative_importance_weight_is_refused_at_its_line_and_column(tmp_path
                         tmp_path / "m")
     assert code == 1
     assert "n.vw:3:3: the importance weight '-0.5' is negative" in err
+
+
+def test_a_weight_near_the_float_range_trains_and_never_converges_to_inf(tmp_path, capsys):
+    # The CLI printed "duality gap inf, converged" for a weight of 1e300 (the QP's failure).
+    weights = [1.0] * 24
+    weights[3] = 1e300
+    path, X, y, w = _csv(tmp_path / "d.csv", weights)
+    code, out, err = _run(capsys, "train", path, "--weight-column", "2", "--algo", "svm",
+                          "--solver", "qp", "-o", tmp_path / "m", "--json")
+    assert code == 0, err
+    fit = json.loads(out)
+    assert np.isfinite(fit["duality_gap"]) and np.isfinite(fit["objective"])
+    assert fit["duality_gap"] <= 1e-3 * fit["objective"]
+    # whatever an estimator records, an infinite objective or gap is never "converged"
+    stuck = SVC().fit(X, y)
+    stuck.duality_gap_ = float("inf")
+    assert _models.fit_summary(stuck, None)["converged"] is False

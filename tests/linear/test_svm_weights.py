@@ -29,6 +29,7 @@ from halfspaces import (
     PegasosSVC,
     Perceptron,
 )
+from halfspaces.solvers.qp import svm_primal_qp
 
 
 def _data(n=40, d=3, seed=0):
@@ -228,3 +229,35 @@ def test_the_hard_margin_certificate_names_the_rows_as_given_when_some_weigh_zer
     a = err.certificate * y_pm
     np.testing.assert_allclose(a @ X, 0.0, atol=1e-8)
     assert abs(a.sum()) < 1e-8
+
+
+def _one_heavy_row(weight, n=100, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    s = np.ones(n)
+    s[3] = weight
+    return X, y, s
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("weight", [1e12, 1e20, 1e300])
+@pytest.mark.parametrize("solver", ["qp", "auto", "dcd"])
+def test_a_weight_near_the_float_range_is_solved(weight, solver):
+    # With C_3 = 1e20 the interior point declared the soft margin infeasible (then a
+    # TypeError), with 1e300 it stopped with an infinite objective (accuracy 0.6), and at
+    # 1e12 it returned a wrong "DualInfeasible" answer. Reference: the QP with the heavy
+    # row's weight capped at 1e4, where its multiplier stays below the cap, so the bound
+    # alpha_3 <= C_3 is inactive and that optimum is the optimum for every larger C_3.
+    X, y, s = _one_heavy_row(weight)
+    capped = s.copy()
+    capped[3] = 1e4
+    ref = svm_primal_qp(X, y, 1.0, sample_weight=capped)
+    assert ref.status == "solved" and ref.alpha[3] < 0.5 * 1e4
+    scores = X @ ref.theta + ref.theta_0
+    best = 0.5 * ref.theta @ ref.theta + capped @ np.maximum(0.0, 1.0 - y * scores)
+    clf = SVC(solver=solver).fit(X, y, sample_weight=s)
+    assert np.isfinite(clf.objective_) and np.isfinite(clf.duality_gap_)
+    assert clf.objective_ == pytest.approx(best, rel=1e-3)
+    assert clf.duality_gap_ <= 1e-3 * clf.objective_
+    np.testing.assert_array_equal(clf.predict(X), np.where(scores >= 0, 1.0, -1.0))

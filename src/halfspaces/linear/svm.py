@@ -446,23 +446,11 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
-            alpha0, theta_0, C0 = (None, 0.0, None) if warm is None else \
-                (warm[0][k], warm[1][k], warm[2])
-            res = dcd_svm(X, y, C, loss=self.loss, fit_intercept=fit_b, tol=self.tol,
-                          max_iter=self.max_iter, shrinking=bool(self.shrinking), rng=seed,
-                          verbose=bool(self.verbose), owner="SVC", sample_weight=s,
-                          alpha0=alpha0, theta_0=theta_0, C0=C0, callback=listener(),
-                          checkpoint=checkpoint, resume=resume)
-            if not res.converged:
-                if self.solver == "auto" and _qp_fits(X):
-                    return None
-                gap = (res.primal - res.dual) / abs(res.primal)
-                warnings.warn(
-                    f"SVC: dual coordinate descent did not reach tol={self.tol:g} in"
-                    f" max_iter={self.max_iter} epochs; its objective is within a relative"
-                    f" duality gap of {gap:.2g} of the optimum. Increase max_iter, scale the"
-                    " features (e.g. StandardScaler), lower C, or use solver='qp'.",
-                    convergence_warning(), stacklevel=4)
+            res = self._dcd(X, y, seed, s, None if warm is None else
+                            (warm[0][k], warm[1][k], warm[2]), checkpoint, resume)
+            if not res.converged and self.solver == "auto" and _qp_fits(X):
+                return None
+            self._warn_unconverged(res)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         nnz = X.nnz if sp.issparse(X) else X.size
         check_allocation("SVC", _QP_PRIMAL_BYTES * (nnz + X.shape[1] ** 2),
@@ -475,10 +463,43 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         res = svm_primal_qp(Xq, y, C, fit_intercept=fit_b, loss=self.loss,
                             max_iter=self.max_iter, verbose=bool(self.verbose),
                             sample_weight=s, callback=listener())
+        if res.status != "solved" and np.isfinite(C):
+            # The soft margin is always feasible: a failed interior point (example constants
+            # C s_i spanning many orders of magnitude) is solved by DCD, certified by its gap.
+            span = "" if s is None else (f" (example constants C_i = C sample_weight_i up to"
+                                         f" {C * float(s.max()):.3g})")
+            warnings.warn(f"SVC: the interior-point QP stopped with status {res.status!r}"
+                          f"{span}; solving this problem by dual coordinate descent instead.",
+                          convergence_warning(), stacklevel=4)
+            dcd = self._dcd(X, y, seed, s, None, None, None)
+            self._warn_unconverged(dcd)
+            return dcd.theta, dcd.theta_0, dcd.alpha, dcd.n_iter
         self._check_qp(res, X, y, k)
         if e:
             return np.ldexp(res.theta, -e), res.theta_0, np.ldexp(res.alpha, -2 * e), res.n_iter
         return res.theta, res.theta_0, res.alpha, res.n_iter
+
+    def _dcd(self, X, y: NDArray, seed: int, s: NDArray | None, warm, checkpoint, resume):
+        """DCD's result on one binary problem, from ``warm = (alpha, theta_0, C0)`` (see
+        ``dcd_svm``) or zero."""
+        alpha0, theta_0, C0 = (None, 0.0, None) if warm is None else warm
+        return dcd_svm(X, y, self.C_, loss=self.loss, fit_intercept=bool(self.fit_intercept),
+                       tol=self.tol, max_iter=self.max_iter, shrinking=bool(self.shrinking),
+                       rng=seed, verbose=bool(self.verbose), owner="SVC", sample_weight=s,
+                       alpha0=alpha0, theta_0=theta_0, C0=C0, callback=listener(),
+                       checkpoint=checkpoint, resume=resume)
+
+    def _warn_unconverged(self, res) -> None:
+        """A ConvergenceWarning when DCD's ``res`` did not reach ``tol``."""
+        if res.converged:
+            return
+        gap = (res.primal - res.dual) / abs(res.primal)
+        warnings.warn(
+            f"SVC: dual coordinate descent did not reach tol={self.tol:g} in"
+            f" max_iter={self.max_iter} epochs; its objective is within a relative"
+            f" duality gap of {gap:.2g} of the optimum. Increase max_iter, scale the"
+            " features (e.g. StandardScaler), lower C, or use solver='qp'.",
+            convergence_warning(), stacklevel=5)
 
     def _solve(self, X, y: NDArray, problems: list[NDArray], s: NDArray | None, warm,
                joint: bool) -> None:
