@@ -2,7 +2,7 @@
 LIBSVM (scikit-learn's ``SVC``) on an ijcnn1-shaped synthetic set.
 
     python benchmarks/bench_kernel_svc.py                       # 6,000, 30,000, 100,000 rows
-    python benchmarks/bench_kernel_svc.py --rows 6000 --repeats 5
+    python benchmarks/bench_kernel_svc.py --rows 100000 --repeats 3
     python benchmarks/bench_kernel_svc.py --crossover           # QP against SMO, small n
 
 The set (``_ijcnn1_like.py``) has ijcnn1's shape: 22 dense features in [-1, 1], 9.7%

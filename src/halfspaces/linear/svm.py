@@ -66,9 +66,9 @@ _AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this 
 # (1M) 10 s and +220 MB, 5000 x 500 dense (2.75M) 69 s and +400 MB.
 _QP_MAX_ENTRIES = 5_000_000
 _SV_RELATIVE_THRESHOLD = 1e-6  # interior-point alphas below this fraction of max are zero
-# solver="auto": kernel problems with more rows than this go to SMO (below it the QP is as
-# fast, and it certifies the hard margin)
-_AUTO_SMO_MIN_SAMPLES = 1000
+# solver="auto": kernel problems with more rows than this go to SMO; the QP keeps the small
+# ones, where it takes milliseconds and solves to 1e-10
+_AUTO_SMO_MIN_SAMPLES = 200
 _PREDICT_BLOCK_BYTES = 64 << 20  # the kernel block of decision_function, at most
 # Peak bytes of the interior point, per entry: n^2 for the dual of a kernel (the Gram matrix,
 # Q, its triangle and the KKT factor), nnz(X) + d^2 for the primal.
@@ -145,7 +145,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         ``"smo"``: sequential minimal optimization on the dual, kernel columns computed on
         demand through a cache of ``cache_size`` MB (hinge loss, finite ``C``; a callable
         kernel's Gram matrix is computed whole). ``"auto"``: ``"smo"`` for non-linear
-        kernels on more than 1000 rows (hinge loss, finite ``C``), ``"qp"`` for smaller
+        kernels on more than 200 rows (hinge loss, finite ``C``), ``"qp"`` for smaller
         ones, ``C = inf`` and small dense data,
         ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows; when DCD does
         not converge within ``max_iter`` epochs (a large ``C max ||x_i||^2``, e.g. columns
