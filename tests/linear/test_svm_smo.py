@@ -110,3 +110,24 @@ def test_smo_model_survives_save_and_load(tmp_path):
     back = load(path)
     assert back.solver_ == "smo" and back.cache_size == 1.0
     np.testing.assert_array_equal(back.decision_function(X), clf.decision_function(X))
+
+
+def test_smo_counts_epochs_of_n_steps(monkeypatch):
+    from halfspaces.solvers import smo
+
+    X, y = _noisy(n=80, seed=6)
+    steps = []
+    solve = smo.smo_svm
+
+    def spy(*args, **kwargs):
+        res = solve(*args, **kwargs)
+        steps.append(res.n_iter)
+        return res
+
+    monkeypatch.setattr(svm, "smo_svm", spy)
+    clf = SVC(kernel="rbf", solver="smo").fit(X, y)
+    assert clf.n_iter_ == -(-steps[0] // 80) < clf.max_iter
+    # max_iter bounds the epochs: one epoch is too few here, and says so
+    with pytest.warns(UserWarning, match="SMO did not reach"):
+        one = SVC(kernel="rbf", solver="smo", max_iter=1, tol=1e-10).fit(X, y)
+    assert one.n_iter_ == 1

@@ -164,7 +164,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     max_iter : int, default=1000
         DCD: epochs, i.e. ``n`` coordinate visits each (a pass over the full data, or several
         cheaper passes over a shrunk active set; LIBLINEAR counts each such pass as one
-        iteration). Interior point: iterations. SMO: at most ``max_iter * n`` pair steps.
+        iteration). Interior point: iterations. SMO: epochs of ``n`` pair steps.
     shrinking : bool, default=True
         DCD shrinking (Hsieh et al. 2008, section 3.2); SMO shrinking (as LIBSVM's).
     cache_size : float > 0, default=200.0
@@ -238,8 +238,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
     solver_ : str, the solver that produced the model ("qp", "dcd" or "smo"; "qp" also when
         ``solver="auto"`` fell back on it because DCD did not converge)
-    n_iter_ : int, iterations of the solver (DCD: epochs; SMO: pair steps; the largest over
-        one-vs-rest problems)
+    n_iter_ : int, iterations of the solver (DCD: epochs; SMO: epochs of ``n`` pair steps,
+        rounded up; the largest over one-vs-rest problems)
     classes_, n_features_in_
 
     Notes
@@ -690,7 +690,9 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self.dual_coef_ = signed[:, self.support_]
         if linear:
             self.coef_ = np.asarray(self.dual_coef_ @ self.support_vectors_)
-        self._set_summaries(margins, objectives, gaps, [res.n_iter for res in results])
+        # epochs of n pair steps (rounded up), as DCD's of n coordinate steps
+        self._set_summaries(margins, objectives, gaps,
+                            [-(-res.n_iter // max(n, 1)) for res in results])
 
     def _set_support(self, X, problems: list[NDArray], alphas: NDArray, z: NDArray) -> None:
         # alpha_i > 0 needs z_i = y_i f(x_i) <= 1 (KKT); an interior-point alpha is only
