@@ -655,7 +655,9 @@ BAD_FILES = {
     "bit flipped in an array": (_flipped("a1.npy"), r"corrupted or truncated|checksum"),
     "bit flipped in the metadata": (_flipped("__meta__.npy"),
                                     r"corrupted or truncated|checksum mismatch|metadata"),
-    "newer version": (_version(2), r"format version 2 is not supported.*upgrade halfspaces"),
+    "newer version": (_version(persistence.FORMAT_VERSION + 1),
+                      rf"format version {persistence.FORMAT_VERSION + 1} is not"
+                      r" supported.*upgrade halfspaces"),
     "version 0": (_version(0), r"format version 0 is not supported"),
     "version as text": (_version("1"), r"format version '1' is not supported"),
     "no version": (_version(None), r"format version None is not supported"),

@@ -22,7 +22,7 @@ FUNCTIONS = {
                           "perceptron_mistake_bound", "halving_mistake_bound",
                           "max_margin_separator", "is_linearly_separable", "shatters"],
     "halfspaces.datasets": ["load", "load_svmlight", "iter_svmlight", "dump_svmlight",
-                            "make_separable"],
+                            "make_separable", "load_text_per_class"],
     "halfspaces.dask": ["fit", "predict", "decision_function", "predict_proba"],
     "halfspaces.model_selection": ["path_scores", "refit_best"],
     "halfspaces.metrics": ["evaluate", "evaluate_blocks", "scores_of", "brier_score"],

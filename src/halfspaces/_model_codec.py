@@ -47,6 +47,9 @@ REGISTRY: dict[str, str] = {
     "TfidfVectorizer": "sklearn.feature_extraction.text",
     "TfidfTransformer": "sklearn.feature_extraction.text",
     "CountVectorizer": "sklearn.feature_extraction.text",
+    "StandardScaler": "sklearn.preprocessing",
+    "MaxAbsScaler": "sklearn.preprocessing",
+    "MinMaxScaler": "sklearn.preprocessing",
 }
 
 

@@ -32,9 +32,14 @@ from ._schema_estimators import ESTIMATOR_SCHEMAS
 from ._schema_text import TEXT_SCHEMAS
 from ._specs import Schema, SchemaError, Spec, _Dims
 
-__all__ = ["SchemaError", "SCHEMAS", "check_structure", "check_values", "label", "param_specs"]
+__all__ = ["SchemaError", "SCHEMAS", "SINCE", "check_structure", "check_values",
+           "format_version", "label", "param_specs"]
 
 SCHEMAS: dict[str, Schema] = {**ESTIMATOR_SCHEMAS, **TEXT_SCHEMAS}
+#: The file format version that first holds each class (1 for those not listed): a file is
+#: written with the lowest version that holds all its classes, so a halfspaces that predates
+#: a class says to upgrade instead of naming an unknown class.
+SINCE: dict[str, int] = {"StandardScaler": 2, "MaxAbsScaler": 2, "MinMaxScaler": 2}
 
 
 def label(name: str, where: str) -> str:
@@ -57,6 +62,16 @@ def param_specs(name: str) -> dict[str, Spec]:
         table = getattr(importlib.import_module(REGISTRY[name]), name)._parameter_constraints
     specs = {key: spec.stored() for key, spec in table.items()}
     return {key: spec for key, spec in specs.items() if spec is not None}
+
+
+def format_version(node: Any) -> int:
+    """The lowest file format version that holds every class named in the tree ``node``."""
+    if isinstance(node, list):
+        return max(map(format_version, node), default=1)
+    if not isinstance(node, dict):
+        return 1
+    own = SINCE.get(node.get("__estimator__"), 1) if "__estimator__" in node else 1
+    return max([own, *map(format_version, node.values())])
 
 
 def _schema_of(node: Any, where: str) -> tuple[str, Schema, dict, dict]:

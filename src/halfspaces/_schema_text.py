@@ -1,5 +1,6 @@
-"""What a model file may hold of a raw-text pipeline: scikit-learn's ``Pipeline``, text
-vectorizers and ``TfidfTransformer`` (the classes halfspaces saves but does not define).
+"""What a model file may hold of a pipeline: scikit-learn's ``Pipeline``, text vectorizers,
+``TfidfTransformer`` and the feature scalers (the classes halfspaces saves but does not
+define).
 
 Their parameters accept only values that are data, never behaviour: ``input="content"``
 (never a file name to open), no callables, a ``token_pattern`` from a short list of
@@ -41,33 +42,45 @@ def _tfidf_width(params, attrs, where):
 
 
 _VECTORIZERS = ("HashingVectorizer", "CountVectorizer", "TfidfVectorizer")
+SCALERS = ("StandardScaler", "MaxAbsScaler", "MinMaxScaler")
 _ESTIMATORS = tuple(name for name in ESTIMATOR_SCHEMAS if name != "CoordinateStump")
 
 
+def _roles(steps: list) -> list[tuple[str, ...]]:
+    """What each step of a saved Pipeline may be: a text vectorizer then optional
+    TfidfTransformers, or neither; then at most one scaler; then one of our estimators."""
+    first = type(steps[0][1]).__name__
+    text = first in _VECTORIZERS or first not in SCALERS
+    scaled = type(steps[-2][1]).__name__ in SCALERS and (len(steps) > 2 or not text)
+    tfidf = len(steps) - 1 - text - scaled
+    return [_VECTORIZERS] * text + [("TfidfTransformer",)] * tfidf \
+        + [SCALERS] * scaled + [_ESTIMATORS]
+
+
 def _pipeline_steps(params, attrs, where):
-    """A text vectorizer, optional TfidfTransformers, then one of our estimators, agreeing
-    on the number of features."""
+    """A text vectorizer and optional TfidfTransformers, or neither; an optional scaler;
+    then one of our estimators, agreeing on the number of features."""
     steps = params.get("steps", [])
     names = [name for name, _ in steps]
     for i, name in enumerate(names):
         if "__" in name or not name or names.index(name) != i:
             raise SchemaError(f"{where}.steps[{i}][0]", f"{name!r} is not a unique step name"
                                                         " without '__'.")
-    roles = [_VECTORIZERS] + [("TfidfTransformer",)] * (len(steps) - 2) + [_ESTIMATORS]
+    roles = _roles(steps)
     width = None
     for i, ((_, step), allowed) in enumerate(zip(steps, roles, strict=True)):
         here = f"{where}.steps[{i}][1]"
         if type(step).__name__ not in allowed:
             raise SchemaError(here, f"is a {type(step).__name__}; a saved Pipeline is a text"
-                                    " vectorizer, optional TfidfTransformers, then a"
-                                    " halfspaces estimator.")
+                                    " vectorizer and optional TfidfTransformers (or neither),"
+                                    " an optional scaler, then a halfspaces estimator.")
         seen = getattr(step, "n_features_in_", None)
         if i > 0 and None not in (seen, width) and seen != width:
             raise SchemaError(f"{here}.n_features_in_", f"is {seen}, but the step before it"
                                                         f" outputs {width} features.")
         if i == 0:
             width = step.n_features if hasattr(step, "n_features") else (
-                len(step.vocabulary_) if hasattr(step, "vocabulary_") else None)
+                len(step.vocabulary_) if hasattr(step, "vocabulary_") else seen)
 
 
 #: The token patterns a saved vectorizer may use: scikit-learn's default (words of 2+
@@ -105,11 +118,31 @@ _TFIDF_PARAMS = {"norm": Choice("l1", "l2", None), "use_idf": Bool(), "smooth_id
 _VOCABULARY_ATTRS = {"vocabulary_": Vocabulary(dim="n_features"), "fixed_vocabulary_": Bool(),
                      "_stop_words_id": Int()}
 
+def _positive_scale(params, attrs, where):
+    """A scaler divides by ``scale_`` (multiplies, for MinMaxScaler): never by zero."""
+    scale = attrs.get("scale_")
+    if scale is not None and scale.size and scale.min() <= 0:
+        raise SchemaError(f"{where}.scale_", f"holds {scale.min()}; a fitted scaler's scales"
+                                             " are > 0 (a constant feature gets 1).")
+
+
+def _feature_range(params, attrs, where):
+    lo, hi = params.get("feature_range", (0, 1))
+    if not lo < hi:
+        raise SchemaError(f"{where}.feature_range", f"is {(lo, hi)}; the first must be below"
+                                                    " the second.")
+
+
+_PER_FEATURE = Array(F8, ("n_features",), finite=True)
+_SCALED = {**FEATURES, "n_samples_seen_": OneOf(Int(low=0), Float(low=0),
+                                                Array(("i8",), ("n_features",), low=0))}
+
 TEXT_SCHEMAS: dict[str, Schema] = {
     "Pipeline": Schema(
         rules=(_pipeline_steps,),
         params={"steps": ListOf(Tuple(Str(max_len=100), Est(*_VECTORIZERS, "TfidfTransformer",
-                                                            *_ESTIMATORS)), min_len=2),
+                                                            *SCALERS, *_ESTIMATORS)),
+                                min_len=2),
                 "memory": NONE, "transform_input": NONE, "verbose": Bool()}),
     "HashingVectorizer": Schema(
         {"_stop_words_id": Int()}, rules=(_ngram_range,),
@@ -125,4 +158,18 @@ TEXT_SCHEMAS: dict[str, Schema] = {
     "TfidfTransformer": Schema(
         {**FEATURES, "idf_": Array(F8, ("n_features",), finite=True)}, ("n_features_in_",),
         params=_TFIDF_PARAMS),
+    "StandardScaler": Schema(
+        {**_SCALED, **dict.fromkeys(("mean_", "var_", "scale_"), OneOf(NONE, _PER_FEATURE))},
+        ("n_features_in_", "n_samples_seen_", "mean_", "var_", "scale_"), (_positive_scale,),
+        params={"copy": Bool(), "with_mean": Bool(), "with_std": Bool()}),
+    "MaxAbsScaler": Schema(
+        {**_SCALED, "max_abs_": _PER_FEATURE, "scale_": _PER_FEATURE},
+        ("n_features_in_", "n_samples_seen_", "max_abs_", "scale_"), (_positive_scale,),
+        params={"copy": Bool(), "clip": Bool()}),
+    "MinMaxScaler": Schema(
+        {**_SCALED, **dict.fromkeys(("scale_", "min_", "data_min_", "data_max_",
+                                     "data_range_"), _PER_FEATURE)},
+        ("n_features_in_", "n_samples_seen_", "scale_", "min_", "data_min_", "data_max_",
+         "data_range_"), (_positive_scale, _feature_range),
+        params={"feature_range": Tuple(Float(), Float()), "copy": Bool(), "clip": Bool()}),
 }

@@ -38,7 +38,7 @@ class may hold, with its dtype, its shape in named dimensions (``n_features``,
    configuration), and only then builds it.
 
 It builds objects only from the classes in :data:`REGISTRY` (our estimators, and the
-scikit-learn Pipeline and text vectorizers of raw-text models), never imports a name found
+scikit-learn Pipeline, text vectorizers and feature scalers), never imports a name found
 in the file, and never unpickles. Every refusal is a :class:`ModelFormatError` (a
 ValueError) naming the file, the attribute and the problem. :func:`save` runs the same
 checks on what it writes, so it never writes a file that :func:`load` refuses. Files are
@@ -77,7 +77,9 @@ __all__ = ["save", "load", "read_linear", "LinearModel", "ModelFormatError", "RE
            "FORMAT_VERSION", "MAX_BYTES"]
 
 FORMAT_NAME = "halfspaces-model"
-FORMAT_VERSION = 1
+#: The newest file format version; a file is written with the lowest that holds its classes
+#: (:data:`halfspaces._schema.SINCE`: version 2 added the feature scalers).
+FORMAT_VERSION = 2
 
 #: Default cap of ``load``: the total decompressed size of a file's arrays (2 GiB).
 MAX_BYTES = 2 * 2**30
@@ -280,7 +282,7 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
     Parameters
     ----------
     estimator : a halfspaces estimator, or a scikit-learn Pipeline of a registered text
-        vectorizer and a halfspaces estimator (see :data:`REGISTRY`).
+        vectorizer or scaler (or both) and a halfspaces estimator (see :data:`REGISTRY`).
     path : str or path-like
         The file to write (``.npz`` is a good extension; the name is used as given).
     metadata : dict, optional
@@ -335,7 +337,7 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
 
     meta = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": _schema.format_version(tree),
         "halfspaces_version": __version__,
         "numpy_version": np.__version__,
         "sklearn_version": version("scikit-learn"),

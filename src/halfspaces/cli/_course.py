@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _estimators
+from . import _estimators, _features
 from ._io import CLIError, print_json, print_table, read_args_data
 from ._options import PERCEPTRON_ALGOS
 from ._theory import perceptron_bound_summary
@@ -82,7 +82,7 @@ def cycle(learner, X, y, passes: int, trace: list | None = None) -> list[dict]:
 def cmd_play_passes(args: argparse.Namespace) -> int:
     """``play --passes N`` (cycle over the data until a pass without a mistake, at most N
     passes; a row per pass) and ``play --trace`` (a row per round)."""
-    data = read_args_data(args, featurize=True)
+    _, data = _features.scaled(args, read_args_data(args, featurize=True))
     learner = _estimators.online_learner(args, data.X)
     trace: list | None = [] if args.trace else None
     epochs = cycle(learner, data.X, data.y, args.passes or 1, trace)

@@ -121,13 +121,21 @@ def online_learner(args: argparse.Namespace, X):
 
 
 def wrap_for_text(estimator, args: argparse.Namespace):
-    """A Pipeline(vectorizer, estimator) that learns from raw text (kept in the saved model)."""
+    """A Pipeline(vectorizer, [scaler,] estimator) that learns from raw text (kept in the
+    saved model); the scaler of --scale, which must keep the vectors sparse."""
     from ..datasets import make_text_pipeline
 
     params = {}
     if args.vectorizer == "hashing" and args.n_features:
         params["n_features"] = args.n_features
-    return make_text_pipeline(estimator, vectorizer=args.vectorizer, **params)
+    from ._features import make_scaler, text_params
+
+    params.update(text_params(args))
+    model = make_text_pipeline(estimator, vectorizer=args.vectorizer, **params)
+    if getattr(args, "scale", None):
+        model.steps.insert(-1, ("scaler", make_scaler(args, sparse=True, what="raw text, whose"
+                                                                             " vectors")))
+    return model
 
 
 def fit_weights(args: argparse.Namespace, data) -> dict:

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from ..datasets._io import atomic_write
-from . import _estimators
+from . import _estimators, _features
 from ._io import CLIError, read_args_data, writing
 from ._options import PERCEPTRON_ALGOS
 from ._theory import perceptron_bound_summary, prefix_bound
@@ -112,6 +112,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     elif args.columns is not None:
         raise CLIError(f"--columns: plot {args.kind} uses every feature; --columns picks the"
                        f" two drawn by plot {', '.join(PLANE_KINDS)}")
+    _, data = _features.scaled(args, data)
     args.algo = args.algo or ("perceptron" if args.kind == "mistakes" else "svm")
     size = (10, 4.5) if args.kind == "regularization" else (6, 5)
     fig = Figure(figsize=size, layout="constrained")

@@ -30,7 +30,8 @@ _HINTS = {
 _DATA_FLAGS = {"label_column": "--label-column", "weight_column": "--weight-column",
                "n_features": "--n-features",
                "zero_based": "--zero-based/--one-based", "encoding": "--encoding",
-               "delimiter": "--delimiter", "header": "--header/--no-header"}
+               "delimiter": "--delimiter", "header": "--header/--no-header",
+               "interactions": "--quadratic"}
 _DELIMITERS = {"tab": "\t", "\\t": "\t", "space": " ", "comma": ",", "semicolon": ";"}
 # A "text" made of numbers only, e.g. "0.5\t1\t-2": numeric data in a text format.
 _NUMBERS = re.compile(r"\s*(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s+)*"
@@ -136,7 +137,8 @@ def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
                      weight_column=getattr(args, "weight_column", None),
                      n_features=None if fmt == "tsv" else args.n_features,
                      zero_based=getattr(args, "zero_based", None), encoding=args.encoding,
-                     delimiter=args.delimiter, header=args.header)
+                     delimiter=args.delimiter, header=args.header,
+                     interactions=getattr(args, "quadratic", None))
     if data.is_text and featurize:
         from ..datasets import make_text_pipeline
 
@@ -165,10 +167,11 @@ def about(data):
 
 
 def is_text_model(model) -> bool:
-    """A model trained on raw text is a Pipeline (vectorizer, estimator)."""
+    """A model trained on raw text is a Pipeline whose first step is a text vectorizer (a
+    model trained with --scale on numbers starts with its scaler)."""
     from sklearn.pipeline import Pipeline
 
-    return isinstance(model, Pipeline)
+    return isinstance(model, Pipeline) and hasattr(model.steps[0][1], "build_analyzer")
 
 
 def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
@@ -216,7 +219,8 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
                          weight_column=getattr(args, "weight_column", None),
                          n_features=None if fmt == "tsv" else n_features,
                          zero_based=zero_based, encoding=args.encoding, delimiter=delimiter,
-                         header=header)
+                         header=header,
+                         interactions=metadata.get("interactions") if fmt == "vw" else None)
     if text_model and not data.is_text:
         raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
                        f" label<TAB>text file (.tsv or --format tsv), not {data.path}")
@@ -323,9 +327,10 @@ def load_model(path: str) -> tuple[Any, dict]:
     return load(path, with_metadata=True)
 
 
-def save_model(model, path: str, data, delimiter: str | None = None) -> None:
-    """Save ``model`` with how its training ``data`` was read (a CSV: with ``delimiter``),
-    for :func:`read_for_model`."""
+def save_model(model, path: str, data, delimiter: str | None = None,
+               interactions=None) -> None:
+    """Save ``model`` with how its training ``data`` was read (a CSV: with ``delimiter``;
+    VW: with the ``interactions`` of --quadratic), for :func:`read_for_model`."""
     from ..persistence import save
 
     metadata = {"format": data.format, "zero_based": data.zero_based,
@@ -334,6 +339,8 @@ def save_model(model, path: str, data, delimiter: str | None = None) -> None:
         from ._records import csv_entry
 
         metadata["csv"] = csv_entry(data, delimiter)
+    if interactions:
+        metadata["interactions"] = list(interactions)
     with writing(path):
         save(model, path, metadata=metadata)
 

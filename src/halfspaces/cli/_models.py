@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from . import _estimators, _io, _records
+from . import _estimators, _features, _io, _records
 from ._io import (
     about,
     fit_progress,
@@ -25,6 +25,9 @@ from ._io import (
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from ..datasets import detect_format
+
+    _features.check_options(args, detect_format(args.data, args.format))
     checkpoints = _checkpoints(args)
     if checkpoints is None:
         return _train(args)
@@ -84,7 +87,9 @@ def _checkpoints(args: argparse.Namespace):
                        " library, so a restart from the iterate alone would not give the same"
                        " bits; pass --solver sgd (its epochs are checkpointed), or train"
                        " without --checkpoint-every")
-    options = {"format": args.format, "n_features": args.n_features,
+    options = {"format": args.format, "n_features": args.n_features, "scale": args.scale,
+               "ngram": args.ngram, "char_ngram": list(args.char_ngram or []) or None,
+               "quadratic": args.quadratic,
                "zero_based": args.zero_based, "vectorizer": args.vectorizer,
                "weight_column": getattr(args, "weight_column", None),
                "ignore_weights": getattr(args, "ignore_weights", False)}
@@ -140,16 +145,21 @@ def _train(args: argparse.Namespace) -> int:
                         _weights_used(args, "vw", streamed.weighted), streamed.progressive)
     data = read_args_data(args)
     _records.check_width(args, data)
-    estimator = _estimators.make_estimator(args, None if data.is_text else data.X)
+    scaler, seen = _features.scaled(args, data)  # what the estimator sees, with --scale
+    estimator = _estimators.make_estimator(args, None if data.is_text else seen.X)
     weights = _estimators.fit_weights(args, data)
     _stream.note_in_memory(args, data, estimator)
     model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
     start = time.perf_counter()
     with about(data), fit_progress(args, estimator):
-        model.fit(data.X, data.y, **weights)
+        model.fit(seen.X, data.y, **weights)
     seconds = time.perf_counter() - start
-    save_model(model, args.output, data, args.delimiter)
-    return _trained(args, estimator, data, float(model.score(data.X, data.y)), seconds,
+    if scaler is not None:  # the model scales what it is given, as it was trained
+        from sklearn.pipeline import Pipeline
+
+        model = Pipeline([("scaler", scaler), ("classifier", estimator)])
+    save_model(model, args.output, data, args.delimiter, args.quadratic)
+    return _trained(args, estimator, seen, float(model.score(data.X, data.y)), seconds,
                     _weights_used(args, data.format, data.sample_weight is not None))
 
 
@@ -173,12 +183,14 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
     ``weights``: see :func:`_weights_used`): its training accuracy (``model.score``), or a
     stream's progressive accuracy (``progressive``, the other being None)."""
     fit = fit_summary(estimator, data, weights in ("importance", "column"))
+    collisions = _features.hash_collisions(args, estimator)
     if args.json:
         print_json({"model": args.output, "algo": args.algo,
                     "estimator": type(estimator).__name__,
                     "params": _estimators.given_params(args), "n_samples": data.n_samples,
                     "sample_weight": weights, "train_accuracy": accuracy,
                     "progressive_accuracy": progressive, "time_s": seconds,
+                    "hash_collisions": collisions,
                     **fit})
     else:
         done = [f"{seconds:.3g} s"] + ([_WEIGHTS_WORDS[weights]] if weights else [])
@@ -206,6 +218,8 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
             " FILE' gives the model's accuracy)")
         print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}"
               f" ({', '.join(done)}): {score}; saved to {args.output}")
+        if collisions is not None:
+            print(_features.collisions_line(collisions))
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..datasets.loader import FORMATS
-from . import _figures, _io, _models, _theory
+from . import _features, _figures, _io, _models, _theory
 from ._io import PROG, delimiter
 from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, PLOT_KINDS, float_or_inf
 
@@ -70,6 +70,9 @@ examples:
   halfspaces train heart_scale --algo kernel-perceptron --kernel rbf --gamma 0.5 -o m
   halfspaces train sms.tsv --algo logistic --C 10 -o spam.model
   halfspaces train points.csv --label-column -1 --algo halving --n-hypotheses 4096 -o m
+  halfspaces train points.csv --algo svm --scale standard -o m   # the scaler kept in the model
+  halfspaces train reviews.tsv --algo pegasos --ngram 2 -o m       # words and word pairs
+  halfspaces train ratings.vw --algo perceptron --quadratic ui --hash-bits 20 -o m   # VW -q, -b
 """
 
 
@@ -144,7 +147,8 @@ examples:
   halfspaces train a9a --algo svm --lam 1e-4 -o a9a.model   # by name, no file needed
   halfspaces evaluate a9a.model bundled:a9a.t
   halfspaces data a9a -o a9a.svm
-  halfspaces data sms -o sms.tsv"""),
+  halfspaces data sms -o sms.tsv
+  halfspaces data --text-per-class pos.txt neg.txt -o polarity.tsv  # labels pos and neg"""),
     "split": ("cut a data file into a training and a test file", """\
 Hold out --test-fraction of the examples of DATA (drawn by scikit-learn's train_test_split,
 stratified by label with --stratify, seeded by --random-state) and write the two parts as
@@ -204,6 +208,41 @@ def _add_data_options(parser: argparse.ArgumentParser, *, n_features_help: str,
                            help="svmlight: indices start at 0 (" + indexing_help + ")")
         group.add_argument("--one-based", dest="zero_based", action="store_const", const=False,
                            help="svmlight: indices start at 1")
+
+
+def _add_feature_options(parser: argparse.ArgumentParser, *, kept: bool) -> None:
+    """The features the learner sees: --scale (``kept``: fitted on the training rows and
+    saved in the model, which applies it in predict and evaluate; else fitted on DATA)."""
+    group = parser.add_argument_group("features" + (" (kept in the model)" if kept else ""))
+    group.add_argument("--scale", choices=("standard", "maxabs", "minmax"),
+                       help="scale each feature, fitted on "
+                            + ("the training rows and applied by the model" if kept
+                               else "DATA") + ": standard (zero mean, unit variance), maxabs"
+                            " (divide by the largest |value|: keeps zeros, for sparse data)"
+                            " or minmax (onto [0, 1]); standard and minmax centre, so need"
+                            " dense data (CSV)")
+    if kept:
+        for flag, kwargs in _KEPT_FEATURES:
+            group.add_argument(flag, **kwargs)
+
+
+# train's features that the model keeps, besides --scale: (flag, add_argument's options)
+_KEPT_FEATURES = (
+    ("--ngram", {"type": _features.ngram, "metavar": "N", "help": (
+        "raw text: count the n-grams of 1 to N adjacent words (as Vowpal Wabbit's --ngram;"
+        " scikit-learn's ngram_range=(1, N)), e.g. 2 for words and word pairs")}),
+    ("--char-ngram", {"type": _features.char_ngram, "metavar": "A,B", "help": (
+        "raw text: count the character n-grams of A to B characters inside each word, padded"
+        " with a space (scikit-learn's analyzer='char_wb', ngram_range=(A, B)), e.g. 2,5")}),
+    ("--quadratic", {"action": "append", "type": _features.quadratic, "metavar": "AB",
+                     "help": "VW: add the products of the features of namespaces A and B"
+                             " (first letters; ':' any namespace, as Vowpal Wabbit's -q),"
+                             " hashed as VW does; repeat for more pairs, e.g. --quadratic ab"
+                             " --quadratic ::"}),
+    ("--hash-bits", {"type": _features.hash_bits, "metavar": "B", "help": (
+        "VW, and raw text with --vectorizer hashing: hash into 2**B buckets (Vowpal Wabbit's"
+        " -b; default 18); train reports the distinct features that share a bucket")}),
+)
 
 
 def _add_common(parser: argparse.ArgumentParser, *, json_help: str | None = None,
@@ -277,6 +316,7 @@ def _add_train(sub) -> None:
                         " command that was stopped; the model is the one the run would have"
                         " saved, bit for bit")
     _add_estimator_options(p, default_algo=None)
+    _add_feature_options(p, kept=True)
     _add_common(p, json_help="print one JSON object; train_accuracy is the model's accuracy on"
                              " DATA, or null where the training streamed two classes:"
                              " progressive_accuracy is then the last pass's, each row"
@@ -346,6 +386,7 @@ def _add_play(sub) -> None:
     p.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo="perceptron")
+    _add_feature_options(p, kept=False)
     p.add_argument("--bound-limit", type=int, default=5000,
                    help="largest number of examples for which the separability LP and margin"
                         " QP are solved (default: 5000)")
@@ -377,6 +418,7 @@ def _add_plot(sub) -> None:
     _add_data_options(p, n_features_help=_ANY_FEATURES, indexing_help=_DETECT_INDEXING)
     _add_estimator_options(p, default_algo=None,
                            default_text="default: svm for boundary, perceptron for mistakes")
+    _add_feature_options(p, kept=False)
     p.add_argument("--quiet", "-q", action="store_true", help="no messages")
     p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
     p.set_defaults(func=_figures.cmd_plot)
@@ -389,6 +431,13 @@ def _add_data(sub) -> None:
     p.add_argument("name", nargs="?", choices=list(BUNDLED), metavar="NAME",
                    help=", ".join(BUNDLED))
     p.add_argument("-o", "--output", metavar="FILE", help="where to write it")
+    p.add_argument("--text-per-class", nargs="+", metavar="[LABEL=]FILE",
+                   help="instead of NAME: raw text given as one file per class, one text per"
+                        " line, written to FILE as label<TAB>text (.tsv) for every command to"
+                        " read; a file's label is its name without .txt (spam.txt: spam)"
+                        " unless given as LABEL=FILE")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="--text-per-class: the files' encoding (default: utf-8)")
     p.add_argument("--quiet", "-q", action="store_true", help="no message")
     p.add_argument("--debug", action="store_true", help="show the Python traceback on errors")
     p.set_defaults(func=_cmd_data)
@@ -399,6 +448,9 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
     if args.name is not None and not args.output:
         raise _io.CLIError(f"data {args.name}: give the file to write with -o FILE")
+    if args.text_per_class and (args.name is not None or not args.output):
+        raise _io.CLIError("data --text-per-class FILE ... writes the texts of those files, not"
+                           " a bundled set: give no NAME, and the .tsv file to write with -o")
     return cmd_data(args)
 
 

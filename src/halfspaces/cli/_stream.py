@@ -73,6 +73,8 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
         return "a pipe is read once"
     if fmt not in ("svmlight", "vw"):
         return f"only svmlight and VW files stream ({fmt} data is read whole)"
+    if getattr(args, "scale", None):
+        return "--scale fits its scaler on every row before the learner sees one"
     if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
         return f"--algo {args.algo} needs all the rows at once"
     if getattr(estimator, "early_stopping", False) or getattr(estimator, "probability", False):
@@ -103,6 +105,9 @@ def train(args: argparse.Namespace) -> Streamed | None:
     fmt = detect_format(args.data, args.format)
     estimator = None if args.algo in EXPERT_ALGOS else _estimators.make_estimator(args)
     why = _why_not(args, fmt, estimator)
+    if cache and args.quadratic:
+        raise CLIError("--cache stores a file's features as read, and --quadratic adds their"
+                       " products as they are read: drop --cache")
     if why is not None:
         if cache:
             flag = "--cache-dir" if args.cache_dir else "--cache"
@@ -172,7 +177,8 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
     with writing(args.output):
         save(estimator, args.output, metadata={
             "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
-            "n_features": int(n_features)})
+            "n_features": int(n_features),
+            **({"interactions": args.quadratic} if args.quadratic else {})})
     return Streamed(estimator, args.data, n, accuracy, progressive, weighted)
 
 
@@ -204,8 +210,8 @@ class _Counted:
     yielded, and so does the end of a pass that did not see them all."""
 
     def __init__(self, path, fmt: str, n_features: int | None, zero_based, assumed=None,
-                 widened=None, auto: bool = False):
-        self.path, self.fmt = path, fmt
+                 widened=None, auto: bool = False, interactions=None):
+        self.path, self.fmt, self.interactions = path, fmt, interactions
         self.n_features, self.zero_based = n_features, zero_based
         self.rows, self.weights_seen = 0, False  # not 'weighted': a cache's header
         self.assumed, self.seen = assumed, set()
@@ -221,7 +227,8 @@ class _Counted:
         if self.n_features is not None:
             yield from iter_blocks(self.path, self.fmt, n_features=self.n_features,
                                    zero_based=self.zero_based, block_bytes=stream.BLOCK_BYTES,
-                                   return_weights=self.fmt == "vw")
+                                   return_weights=self.fmt == "vw",
+                                   interactions=self.interactions)
             return
         from ..datasets import svmlight
         from ..datasets._io import check_n_threads
@@ -278,7 +285,7 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
             check_n_threads("train", None))
         summary = Summary(n_rows, n_features, None, classes)
         _note_one_read(args, estimator, n_features, zero_based, classes)
-    blocks = _Counted(args.data, fmt, n_features, zero_based)
+    blocks = _Counted(args.data, fmt, n_features, zero_based, interactions=args.quadratic)
     with fit_progress(args, estimator):
         fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights)
     return blocks
@@ -377,7 +384,7 @@ def model_blocks(model, metadata: dict, args: argparse.Namespace, *, weights: bo
             or (fmt == "svmlight" and zero_based is None)):
         return None
     if fmt == "vw":
-        return _vw_blocks(args, n_features, weights)
+        return _vw_blocks(args, n_features, weights, metadata.get("interactions"))
     return _svmlight_blocks(args, n_features, zero_based, model_hints(args, None, recorded))
 
 
@@ -400,13 +407,14 @@ def _svmlight_blocks(args: argparse.Namespace, n_features: int, zero_based: bool
                        " and comment lines)")
 
 
-def _vw_blocks(args: argparse.Namespace, n_features: int, weights: bool = False):
+def _vw_blocks(args: argparse.Namespace, n_features: int, weights: bool = False,
+               interactions=None):
     from ..datasets import iter_blocks
 
     n_rows = 0
     with _in_cli_terms(model_hints(args, n_features, None)):
         for block in iter_blocks(args.data, "vw", n_features=n_features,
-                                 return_weights=weights):
+                                 return_weights=weights, interactions=interactions):
             n_rows += block[0].shape[0]
             yield block
     if not n_rows:

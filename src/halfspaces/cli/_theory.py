@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _estimators
+from . import _estimators, _features
 from ._io import about, print_json, print_table, progress, read_args_data
 from ._options import PERCEPTRON_ALGOS
 
@@ -59,7 +59,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.passes or args.trace:
         return args.course_func(args)
-    data = read_args_data(args, featurize=True)
+    _, data = _features.scaled(args, read_args_data(args, featurize=True))
     learner = _estimators.online_learner(args, data.X)
     y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
     from ..theory import halving_mistake_bound

@@ -24,6 +24,7 @@ _PUBLIC = {
     "fit_file": ".stream",
     "open_cached": ".cache",
     "load_text_tsv": ".text",
+    "load_text_per_class": ".text",
     "load_csv": ".csv_format",
     "DataFormatError": "._io",
     "make_text_pipeline": ".text",

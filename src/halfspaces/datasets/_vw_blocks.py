@@ -120,8 +120,11 @@ class PythonLine:
     def _column(self, namespace: str, name: str, lineno: int) -> int:
         if self.opts.hash_features:
             key = np.frombuffer((namespace + "^" + name).encode("utf-8"), dtype=np.uint8)
-            return int(kernel.murmurhash3_32(key, key.size, self.opts.seed)
-                       % self.opts.n_buckets)
+            column = int(kernel.murmurhash3_32(key, key.size, self.opts.seed)
+                         % self.opts.n_buckets)
+            if self.opts.tag_namespaces:  # as the kernel: the first byte of the name
+                column += (int(key[0]) if namespace else 32) << 32
+            return column
         if not name.isdigit() or not name.isascii():
             raise _name_error(self.path, lineno, name)
         if int(name) > _INT64_MAX:
@@ -352,7 +355,12 @@ def parsed_blocks(path, opts: kernel.Options, n_threads: int,
         first_line += block.newlines
 
 
-def options(n_features, hash_features: bool, seed: int) -> kernel.Options:
+def options(n_features, hash_features: bool, seed: int,
+            tag_namespaces: bool = False) -> kernel.Options:
+    """The kernel's options; ``tag_namespaces``: the full 32-bit hashes, each tagged with
+    its namespace (``n_features`` is then ignored)."""
     return kernel.Options(hash_features=bool(hash_features),
-                          n_buckets=int(n_features) if hash_features else 1,
-                          seed=int(seed), use_strtod=strtod_usable())
+                          n_buckets=2**32 if tag_namespaces else
+                          int(n_features) if hash_features else 1,
+                          seed=int(seed), use_strtod=strtod_usable(),
+                          tag_namespaces=bool(tag_namespaces))

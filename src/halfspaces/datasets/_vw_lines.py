@@ -49,12 +49,16 @@ _S8, _S16, _S24 = np.uint64(8), np.uint64(16), np.uint64(24)
 
 class Options(NamedTuple):
     """``hash_features``; ``n_buckets`` (the modulus of the hash); ``seed`` (uint32, as a
-    non-negative int); whether C's strtod may finish the hard numbers."""
+    non-negative int); whether C's strtod may finish the hard numbers; ``tag_namespaces``:
+    each column also holds, in bits 32 to 39, the first byte of its namespace's name (a
+    space for the default namespace), which feature interactions pair
+    (:mod:`halfspaces.datasets._vw_interactions`)."""
 
     hash_features: bool
     n_buckets: int
     seed: int
     use_strtod: bool
+    tag_namespaces: bool = False
 
 
 class Rows(NamedTuple):
@@ -317,6 +321,8 @@ def _features(buf, p, nnz, key, opts, out):
                 return st, nnz, key, p
             out.data[nnz] = v * scale
             out.indices[nnz] = col
+            if opts.tag_namespaces:
+                out.indices[nnz] += np.int64(key[0] if k > 1 else 32) << 32
             nnz += 1
             p = e
         if c == 10:

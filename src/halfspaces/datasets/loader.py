@@ -35,7 +35,7 @@ _EXTENSIONS = {".tsv": "tsv", ".csv": "csv", ".vw": "vw"}
 # The options each format's reader takes (besides the file).
 _OPTIONS = {
     "svmlight": ("n_features", "zero_based", "dtype"),
-    "vw": ("n_features", "zero_based", "hash_features", "seed", "dtype"),
+    "vw": ("n_features", "zero_based", "hash_features", "seed", "dtype", "interactions"),
     "csv": ("label_column", "weight_column", "encoding", "delimiter", "n_features"),
     "tsv": ("encoding", "header"),
 }
@@ -125,7 +125,7 @@ def load(path, format: str | None = None, **options) -> Dataset:
         ``label_column``, ``weight_column``, ``delimiter`` (csv), ``encoding`` (csv, tsv),
         ``dtype``,
         ``hash_features``,
-        ``seed`` (vw).
+        ``seed``, ``interactions`` (vw).
 
     Returns
     -------

@@ -67,6 +67,7 @@ def iter_blocks(
     hash_features: bool = True,
     seed: int = 0,
     return_weights: bool = False,
+    interactions=None,
 ) -> Iterator[tuple]:
     """Yield the examples of a file as CSR blocks ``(X, y)``, in file order, parsed ahead.
 
@@ -97,7 +98,7 @@ def iter_blocks(
         it.
     query_id : bool, default=False
         svmlight: yield ``(X, y, qid)``.
-    hash_features, seed, return_weights
+    hash_features, seed, return_weights, interactions
         VW: as in :func:`~halfspaces.datasets.load_vw`; ``return_weights`` yields
         ``(X, y, sample_weight)``.
 
@@ -134,10 +135,11 @@ def iter_blocks(
     if n_features is None and hash_features:
         n_features = 2**18
     dt = vw._check_common(n_features, hash_features, zero_based, dtype)
+    specs = vw._check_interactions(interactions, hash_features)
     shift, n_cols = vw._stream_columns(path, "iter_blocks", n_features, hash_features, seed,
                                        zero_based)
     return vw._vw_blocks(path, n_cols, hash_features, seed, shift, dt, return_weights,
-                         block_bytes, n_threads)
+                         block_bytes, n_threads, specs)
 
 
 class WeightsRefused(ValueError):

@@ -28,7 +28,7 @@ from sklearn.pipeline import Pipeline
 
 from ._io import DataFormatError, read_text
 
-__all__ = ["load_text_tsv", "make_text_pipeline"]
+__all__ = ["load_text_tsv", "load_text_per_class", "make_text_pipeline"]
 
 _NAME = re.compile(r"[A-Za-z_][\w.-]*")
 
@@ -115,6 +115,87 @@ def _is_header(labels: list[str], texts: list[str]) -> bool:
     ``_``, then letters, digits, ``_``, ``.``, ``-``)."""
     return len(labels) >= 4 and labels[0] not in labels[1:] \
         and all(_NAME.fullmatch(field) for field in (labels[0], texts[0]))
+
+
+def load_text_per_class(
+    files, *, encoding: str = "utf-8"
+) -> tuple[list[str], NDArray[np.str_]]:
+    """Read raw text given as one file per class, one text per line, as texts and labels.
+
+    Parameters
+    ----------
+    files : dict of label to path, or list of paths
+        With a list, each file's label is its name without folders, without ``.gz``,
+        ``.bz2`` or ``.xz`` and without a final ``.txt`` (``spam.txt`` gives ``spam``).
+    encoding : str, default="utf-8"
+
+    Returns
+    -------
+    texts : list of str, the files' lines in the order given (blank lines skipped)
+    labels : ndarray of str, one per text
+
+    Raises
+    ------
+    DataFormatError
+        A file with no text, or bytes that are not ``encoding``.
+    ValueError
+        Fewer than two files, two files of the same label, or a label that is empty or
+        holds a tab or a line break (it could not be written as ``label<TAB>text``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for name, lines in (("spam.txt", "WIN cash now\\nclaim a prize\\n"),
+    ...                     ("ham.txt", "lunch at noon?\\n")):
+    ...     with open(os.path.join(folder, name), "w") as f:
+    ...         _ = f.write(lines)
+    >>> texts, labels = load_text_per_class([os.path.join(folder, "spam.txt"),
+    ...                                      os.path.join(folder, "ham.txt")])
+    >>> texts, labels.tolist()
+    (['WIN cash now', 'claim a prize', 'lunch at noon?'], ['spam', 'spam', 'ham'])
+    """
+    if not isinstance(files, dict):
+        files = {_label_of(path): path for path in _distinct(files)}
+    if len(files) < 2:
+        raise ValueError(f"load_text_per_class: 'files' must name at least two files, one per"
+                         f" class; got {len(files)}.")
+    texts: list[str] = []
+    labels: list[str] = []
+    for label, path in files.items():
+        if not isinstance(label, str) or not label.strip() or any(c in label for c in "\t\r\n"):
+            raise ValueError(f"load_text_per_class: the label {label!r} of {path} must be"
+                             " non-empty text without tabs or line breaks.")
+        lines = [line.removesuffix("\r") for line in read_text(path, encoding).split("\n")]
+        lines = [line for line in lines if line.strip()]
+        if not lines:
+            raise DataFormatError(path, None, "no text in the file (it is empty, or has only"
+                                  " blank lines); give one text per line",
+                                  reason="no_examples")
+        texts += lines
+        labels += [label] * len(lines)
+    return texts, np.array(labels, dtype=str)
+
+
+def _label_of(path) -> str:
+    """A file's class: its name without folders, compression suffix and ``.txt``."""
+    name = os.path.basename(os.fspath(path))
+    for suffix in (".gz", ".bz2", ".xz", ".txt"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _distinct(paths) -> list:
+    """``paths``, refusing two that give the same label."""
+    paths = list(paths)
+    seen: dict[str, object] = {}
+    for path in paths:
+        label = _label_of(path)
+        if label in seen:
+            raise ValueError(f"load_text_per_class: {seen[label]} and {path} would both be"
+                             f" class {label!r}; pass a dict {{label: path}} to name them.")
+        seen[label] = path
+    return paths
 
 
 def make_text_pipeline(estimator, vectorizer: str = "hashing", **vectorizer_params) -> Pipeline:

@@ -43,8 +43,9 @@ import scipy.sparse as sp
 
 from ._io import DataFormatError, check_n_threads, require_regular_file, weights_size_if_too_large
 from ._vw_blocks import BLOCK_BYTES, Block, options, parsed_blocks
+from ._vw_interactions import Collisions, check_interactions, interact
 
-__all__ = ["load_vw", "iter_vw"]
+__all__ = ["load_vw", "iter_vw", "hash_collisions"]
 
 
 class _Extent:
@@ -90,10 +91,22 @@ def _check_common(n_features, hash_features, zero_based, dtype, seed=0):
 
 
 def _blocks(path, n_features, hash_features: bool, seed: int, n_threads=None,
-            block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[Block, int]]:
-    """``(block, first line)`` of the file's parsed blocks; the caller raises their errors."""
-    opts = options(n_features, hash_features, seed)
+            block_bytes: int = BLOCK_BYTES, tagged: bool = False
+            ) -> Iterator[tuple[Block, int]]:
+    """``(block, first line)`` of the file's parsed blocks (``tagged``: the full hashes,
+    tagged with their namespaces); the caller raises their errors."""
+    opts = options(n_features, hash_features, seed, tagged)
     return parsed_blocks(path, opts, check_n_threads("vw", n_threads), block_bytes)
+
+
+def _check_interactions(interactions, hash_features: bool):
+    """The interactions as :func:`~._vw_interactions.check_interactions` gives them (None
+    for none); they pair hashed features."""
+    if interactions is None:
+        return None
+    if not hash_features:
+        raise ValueError("vw: 'interactions' pair hashed features: pass hash_features=True.")
+    return check_interactions(interactions)
 
 
 def _raise_error(block: Block, first_line: int) -> None:
@@ -101,15 +114,18 @@ def _raise_error(block: Block, first_line: int) -> None:
         raise block.error.at_line(first_line - 1 + block.error.line)
 
 
-def _build(blocks: list[Block], n_cols, dt, shift):
-    """``(X, y, sample_weight)`` of the blocks stacked: CSR in the rows' order of features,
-    then repeated (or colliding) features summed."""
+def _build(blocks: list[Block], n_cols, dt, shift, specs=None):
+    """``(X, y, sample_weight)`` of the blocks stacked: CSR in the rows' order of features
+    (with their interactions ``specs``, the blocks then being tagged), then repeated (or
+    colliding) features summed."""
     labels = np.concatenate([b.labels for b in blocks])
     weights = np.concatenate([b.weights for b in blocks])
     indptr = np.zeros(labels.size + 1, dtype=np.int64)
     np.cumsum(np.concatenate([np.diff(b.indptr) for b in blocks]), out=indptr[1:])
     indices = np.concatenate([b.indices for b in blocks])
     data = np.concatenate([b.data for b in blocks])
+    if specs is not None:
+        data, indices, indptr, _ = interact(data, indices, indptr, specs, n_cols)
     if shift:
         indices -= 1
     X = sp.csr_matrix((data, indices, indptr), shape=(labels.size, n_cols))
@@ -128,6 +144,7 @@ def load_vw(
     zero_based: bool | str = "auto",
     dtype=np.float64,
     return_weights: bool = False,
+    interactions=None,
 ):
     """Load a Vowpal Wabbit text file as a CSR matrix and a label vector.
 
@@ -149,6 +166,11 @@ def load_vw(
     dtype : float64 or float32, default=float64
     return_weights : bool, default=False
         Also return the importance weight of every example (1 when absent).
+    interactions : list of str, optional
+        VW's quadratic interactions (``-q``): each two characters, the first letters of two
+        namespaces (``' '`` the default one, ``:`` any), e.g. ``["ab"]`` or ``["::"]``;
+        each pair of features of the two namespaces becomes a feature, hashed as VW does
+        (:mod:`halfspaces.datasets._vw_interactions`) into the ``n_features`` buckets.
 
     Returns
     -------
@@ -167,11 +189,13 @@ def load_vw(
     ((2, 1024), [1.0, -1.0], [2.0, 1.0], [3.5, 2.0])
     """
     dt = _check_common(n_features, hash_features, zero_based, dtype, seed)
+    specs = _check_interactions(interactions, hash_features)
     blocks, extent = [], _Extent()
     # columns fixed by the arguments: each block's rows are checked as they come, as
     # iter_vw does, so that the error reported is the first one in the file
     fixed = not hash_features and n_features is not None and zero_based != "auto"
-    for block, first_line in _blocks(path, n_features, hash_features, seed):
+    for block, first_line in _blocks(path, n_features, hash_features, seed,
+                                     tagged=specs is not None):
         if fixed:
             _check_rows(path, block, first_line, int(n_features), zero_based is False)
         _raise_error(block, first_line)
@@ -182,8 +206,35 @@ def load_vw(
         raise DataFormatError(path, None, "no examples in the file (it is empty, or has only"
                               " blank lines)", reason="no_examples")
     shift, n_cols = _columns(extent, n_features, hash_features, zero_based, path)
-    X, y, w = _build(blocks, n_cols, dt, shift)
+    X, y, w = _build(blocks, n_cols, dt, shift, specs)
     return (X, y, w) if return_weights else (X, y)
+
+
+def hash_collisions(path: str | os.PathLike, n_features: int = 2**18, *, seed: int = 0,
+                    interactions=None) -> dict:
+    """How the features of a VW file share hash buckets, as :func:`load_vw` hashes them.
+
+    Two features are distinct when their names (``namespace^name``; for an interaction, the
+    pair) have different 32-bit hashes (64-bit for an interaction). Returns
+    ``distinct_features``, ``buckets`` (``n_features``), ``buckets_used``, ``collided``
+    (the distinct features that share their bucket with another) and ``rate`` (collided /
+    distinct). The file is read once more (parsed, not stored).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.vw"
+    >>> _ = path.write_text("1 |f a b c\\n-1 |f a d\\n")
+    >>> hash_collisions(path, n_features=2**18)["distinct_features"]
+    4
+    """
+    _check_common(n_features, True, "auto", np.float64, seed)
+    specs = check_interactions(() if interactions is None else interactions)
+    seen = Collisions(int(n_features))
+    for block, first_line in _blocks(path, n_features, True, seed, tagged=True):
+        _raise_error(block, first_line)
+        seen.add(interact(block.data, block.indices, block.indptr, specs, int(n_features))[3])
+    return seen.result()
 
 
 def _columns(extent: _Extent, n_features, hash_features, zero_based, path):
@@ -227,6 +278,7 @@ def iter_vw(
     zero_based: bool | str = "auto",
     dtype=np.float64,
     return_weights: bool = False,
+    interactions=None,
 ) -> Iterator[tuple]:
     """Stream a Vowpal Wabbit file as ``(X, y[, sample_weight])`` chunks of ``chunk_rows``.
 
@@ -250,9 +302,10 @@ def iter_vw(
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) \
             or chunk_rows < 1:
         raise ValueError(f"iter_vw: 'chunk_rows' must be an int >= 1; got {chunk_rows!r}.")
+    specs = _check_interactions(interactions, hash_features)
     shift, n_cols = _stream_columns(path, "iter_vw", n_features, hash_features, seed,
                                     zero_based)
-    blocks = _vw_blocks(path, n_cols, hash_features, seed, shift, dt, True)
+    blocks = _vw_blocks(path, n_cols, hash_features, seed, shift, dt, True, specs=specs)
     return _iter_chunks(blocks, chunk_rows, return_weights)
 
 
@@ -298,14 +351,14 @@ def _check_rows(path, block: Block, first_line: int, n_cols: int, shift: bool) -
 
 
 def _vw_blocks(path, n_cols, hash_features, seed, shift, dt, return_weights,
-               block_bytes: int = BLOCK_BYTES, n_threads: int | None = None):
+               block_bytes: int = BLOCK_BYTES, n_threads: int | None = None, specs=None):
     """``(X, y[, sample_weight])`` of each block of lines (blocks without examples are
-    skipped)."""
+    skipped), with the interactions ``specs``."""
     for block, first_line in _blocks(path, n_cols, hash_features, seed, n_threads,
-                                     block_bytes):
+                                     block_bytes, tagged=specs is not None):
         if not hash_features:
             _check_rows(path, block, first_line, n_cols, shift)
         if block.n_rows:
-            X, y, w = _build([block], n_cols, dt, shift)
+            X, y, w = _build([block], n_cols, dt, shift, specs)
             yield (X, y, w) if return_weights else (X, y)
         _raise_error(block, first_line)
