@@ -4,11 +4,13 @@ the module docstring's step, and against the optimum of scikit-learn's LogisticR
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 from sklearn.model_selection import train_test_split
 from test_early_stopping import reference_stop
@@ -280,3 +282,20 @@ def test_partial_fit_with_unit_weights_is_the_unweighted_partial_fit():
                                                                sample_weight=np.ones(y.size))
     np.testing.assert_array_equal(ones.coef_, plain.coef_)
     np.testing.assert_array_equal(ones.intercept_, plain.intercept_)
+
+
+def test_sgd_that_diverges_on_a_huge_weight_says_so():
+    # One example weight of 1e20 scales that row's step by 1e20: SGD ended far worse than
+    # the zero model (accuracy 0.51), silently. J(0) = log 2 whatever the weights.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=100) > 0, 1, 0)
+    s = np.ones(100)
+    s[3] = 1e20
+    with pytest.warns(ConvergenceWarning, match=r"worse than J = log 2 = 0.6931 of the zero"
+                      r" model: its steps diverged \(the largest example weight, 1e\+20"):
+        clf = LogisticRegression(solver="sgd", random_state=0).fit(X, y, sample_weight=s)
+    assert clf.objective_ > np.log(2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert LogisticRegression().fit(X, y, sample_weight=s).objective_ < np.log(2.0)

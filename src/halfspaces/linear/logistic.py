@@ -581,6 +581,15 @@ class LogisticRegression(OnlineClassifier):
                                           rows, y_k, lam_J, fit_b, s)[0]
                       for k, y_k in enumerate(self._y_rows(y_pm))]
         self.objective_ = objectives[0] if len(objectives) == 1 else np.array(objectives)
+        worst = max(objectives)
+        if not worst <= math.log(2.0):  # J(0) = log 2: the steps made the model worse
+            heavy = "" if s is None else f" (the largest example weight, {float(s.max()):.3g},"
+            heavy += "" if s is None else " scales its row's step by that much)"
+            warnings.warn(
+                f"LogisticRegression: SGD ended at an objective J = {worst:.4g}, worse than"
+                f" J = log 2 = 0.6931 of the zero model: its steps diverged{heavy}. Use"
+                " solver='lbfgs', a smaller eta0, or sample weights of a smaller range.",
+                convergence_warning(), stacklevel=3)
         return self
 
     # -- probabilities -----------------------------------------------------------------------
