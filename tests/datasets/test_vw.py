@@ -104,6 +104,21 @@ def test_hashing_namespaces_weights_tags(tmp_path):
     np.testing.assert_array_equal(np.concatenate([c[2] for c in chunks]), w)
 
 
+def test_a_tag_touching_the_bar_as_vw_reads_it(tmp_path):
+    """VW: "a tag ... touch[es] the | (no trailing spaces) or [is marked] with a leading
+    single-quote"; the importance weight goes before it."""
+    n = 32
+    path = tmp_path / "t.vw"
+    path.write_text("1 1.0 zebra|f a\n-1 2.5 'yak |f b\n1 okapi|f a\n-1 3|f b\n")
+    X, y, w = load_vw(path, n_features=n, return_weights=True)
+    np.testing.assert_array_equal(y, [1.0, -1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(w, [1.0, 2.5, 1.0, 1.0])  # '3' touching the bar: a tag
+    expected = np.zeros((4, n))
+    for row, key in enumerate(["f^a", "f^b", "f^a", "f^b"]):
+        expected[row, _h(key, n)] = 1.0
+    np.testing.assert_array_equal(X.toarray(), expected)
+
+
 @pytest.mark.parametrize("text, line, pattern", [
     ("1 |f a\n-1 f b\n", 2, r"bad\.vw:2: expected '\|namespace features' after the label"),
     ("|f a\n", 1, r"bad\.vw:1: missing label before '\|'"),
@@ -245,6 +260,8 @@ def _reference_vw(text: str, n: int, hash_features: bool, seed: int = 0):
             continue
         head, bar, rest = line.partition("|")
         words = [t for t in head.split() if t[0] != "'"]
+        if len(words) > 1 and head == head.rstrip() and head.split()[-1][0] != "'":
+            words.pop()  # after the label, a tag touching the '|' (VW's unquoted tag)
         if not bar or not 1 <= len(words) <= 3:
             return "error", lineno, "head"
         try:
@@ -302,7 +319,10 @@ def _vw_lines(draw):
     if draw(st.booleans()):
         head.insert(draw(st.integers(0, len(head))), "'" + draw(_names))
     line = draw(_blank).join(head)
-    for _ in range(draw(st.integers(0 if draw(st.integers(0, 19)) else -1, 3))):
+    for k in range(draw(st.integers(0 if draw(st.integers(0, 19)) else -1, 3))):
+        if k == 0 and not draw(st.integers(0, 3)):
+            line += "|"  # a last head token touching the '|': a tag after the label
+            continue
         ns = "" if draw(st.booleans()) else draw(_names)
         if ns and draw(st.booleans()):
             ns += ":" + draw(number)

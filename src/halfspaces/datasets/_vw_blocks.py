@@ -138,6 +138,9 @@ class PythonLine:
             raise DataFormatError(self.path, lineno, "expected '|namespace features' after"
                                   f" the label, got {line.strip()[:40]!r}")
         head = [t for t in line[:bar].split() if not t.startswith("'")]
+        if len(head) > 1 and line[:bar] == line[:bar].rstrip() \
+                and not line[:bar].split()[-1].startswith("'"):
+            head.pop()  # after the label, a tag touching the '|' (VW's form without quote)
         if not head:
             raise DataFormatError(self.path, lineno, "missing label before '|'; every line"
                                   " needs a label such as 1 or -1")

@@ -1,8 +1,9 @@
 """The compiled Vowpal Wabbit line parser: one pass over a region of bytes (whole lines).
 
 Each line is ``<label> [<importance> [<base>]] ['<tag>] |<namespace>[:<weight>] <name>[:<value>]
-... |...`` (see :mod:`halfspaces.datasets.vw`). Tokens are separated by blanks, the segments
-of a line by ``|``. A feature's column is ``murmurhash3_32(namespace + "^" + name, seed) %
+... |...`` (see :mod:`halfspaces.datasets.vw`); a tag after the label may also go without
+its quote when it touches the '|' (``1 1.0 zebra|f a``). Tokens are separated by blanks, the
+segments of a line by ``|``. A feature's column is ``murmurhash3_32(namespace + "^" + name, seed) %
 n_features`` (MurmurHash3 x86 32-bit, as scikit-learn's ``murmurhash3_32(..., positive=True)``
 on the UTF-8 bytes) or, without hashing, the integer ``name``; its value is ``value * weight``.
 The numbers go through :func:`~halfspaces.datasets._numbers.parse_number`.
@@ -187,7 +188,8 @@ def _number(buf, s, e, code, opts, info):
 
 @njit(cache=True)
 def _head(buf, p, spans, info):
-    """The tokens before the first '|' (tags ``'...`` left out): ``(status, n, end)``, the
+    """The tokens before the first '|' (the tag left out: a token that starts with ``'``
+    or, after the label, touches the '|', as VW reads it): ``(status, n, end)``, the
     (start, end) of the first three in ``spans`` (int64[6]), ``end`` the offset after the
     '|'."""
     n = 0
@@ -202,7 +204,7 @@ def _head(buf, p, spans, info):
         e, ascii_only = _token(buf, p)
         if not ascii_only:
             return _LEFT_TO_PYTHON, n, p
-        if c != 39:
+        if c != 39 and (buf[np.uint64(e)] != 124 or n == 0):
             if n < 3:
                 spans[2 * n], spans[2 * n + 1] = p, e
             n += 1

@@ -6,7 +6,9 @@ One example per line::
 
 - ``label`` is kept as a float, whatever its coding (-1/+1 or 0/1); ``importance`` is the
   example's weight (default 1; a finite number >= 0, a negative one is an error; returned
-  with ``return_weights=True``); ``base`` and the tag are read and ignored.
+  with ``return_weights=True``); ``base`` and the tag are read and ignored. As in VW, the
+  tag is a token that starts with ``'`` or, after the label, touches the first ``|``
+  (``1 1.0 zebra|f a``).
 - Each ``|`` opens a namespace: its name follows the bar with no space (``|f``); a bar
   followed by a blank opens the default namespace ``""``. ``:weight`` after the name scales
   every value of that namespace.
