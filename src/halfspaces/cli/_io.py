@@ -26,6 +26,8 @@ _HINTS = {
                   " indexing",
     "encoding": "pass the file's --encoding, e.g. --encoding cp1252 or --encoding latin-1",
 }
+# --delimiter's value for each delimiter a reader suggests.
+_DELIMITER_FLAGS = {"\t": "tab", ";": "semicolon", " ": "space", ",": "comma"}
 # The command-line option of each reader option (see halfspaces.datasets.load).
 _DATA_FLAGS = {"label_column": "--label-column", "weight_column": "--weight-column",
                "n_features": "--n-features",
@@ -90,13 +92,28 @@ def read_data(path: str, fmt: str | None = None, *, hints: dict[str, str] | None
 
 def in_cli_terms(exc, hints: dict[str, str] | None = None):
     """A reader's :class:`~halfspaces.datasets.DataFormatError` with the command line's
-    advice: by its ``reason`` (``hints`` first, then ``_HINTS``), or, for a first field that
+    advice (or, for a compressed file whose data is damaged, the damage: a damaged block
+    may decompress to bytes that do not parse before the final check fails): by its
+    ``reason`` (``hints`` first, then ``_HINTS``), or, for a first field that
     is not a svmlight label but a line of comma-separated values, ``--format csv``, and for
     a field that is not ``index:value`` but a VW namespace (``|f``), ``--format vw``."""
+    from ..datasets._io import compression_damage
+
+    damage = None if exc.reason == "compression" else compression_damage(exc.path)
+    if damage is not None:
+        where = "" if exc.line is None else f"; line {exc.line}, the first that does not" \
+            f" parse ({exc.problem}), is likely where the damage is"
+        return type(exc)(exc.path, exc.line, damage.problem + where, hint=damage.hint,
+                         reason="compression")
     hint = {**_HINTS, **(hints or {})}.get(exc.reason)
     if hint is None and exc.reason == "label" and "," in exc.problem:
         hint = ("the line looks like comma-separated values: pass --format csv"
                 " (--label-column names the label's column, default the first; -1 the last)")
+    if hint is None and exc.reason == "delimiter":
+        import ast
+
+        other = ast.literal_eval(exc.hint.removeprefix("pass delimiter="))
+        hint = f"pass --delimiter {_DELIMITER_FLAGS.get(other, other)}"
     if hint is None and exc.reason == "pair" and "got '|" in exc.problem:
         hint = ("the line looks like Vowpal Wabbit's format ('|' opens a namespace): pass"
                 " --format vw")

@@ -145,6 +145,7 @@ def _train(args: argparse.Namespace) -> int:
                         _weights_used(args, "vw", streamed.weighted), streamed.progressive)
     data = read_args_data(args)
     _records.check_width(args, data)
+    _records.check_labels(data)
     scaler, seen = _features.scaled(args, data)  # what the estimator sees, with --scale
     estimator = _estimators.make_estimator(args, None if data.is_text else seen.X)
     weights = _estimators.fit_weights(args, data)

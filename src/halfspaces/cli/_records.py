@@ -190,3 +190,26 @@ def check_width(args: argparse.Namespace, data) -> None:
         f" train on it anyway; if it is a typo, fix that line; for feature ids hashed into"
         f" a large range, hash them into fewer buckets (e.g. write the file in VW format and"
         f" pass --n-features 1048576)")
+
+
+# -- labels ----------------------------------------------------------------------------------
+
+def check_labels(data) -> None:
+    """Refuse labels that are not classes (numbers that are not all whole: the values of a
+    feature or a regression target), naming the CSV column they came from and some of its
+    values, before the estimator's complaint in its own terms."""
+    y = np.asarray(data.y)
+    if data.is_text or y.dtype.kind != "f" or not y.size or np.all(y == np.round(y)):
+        return
+    distinct = np.unique(y)
+    values = ", ".join(f"{v:g}" for v in distinct[:5]) + ", ..." * (distinct.size > 5)
+    where = "the labels"
+    fix = "classify with labels that are classes (e.g. -1 and 1, or 0 and 1)"
+    if data.format == "csv" and data.layout is not None:
+        column = data.layout.label
+        name = "" if data.layout.header is None else f" ({data.layout.header[column]!r})"
+        where = f"the label column, column {column}{name},"
+        fix = ("pass --label-column with the column of the classes (an index, -1 for the"
+               " last, or a header name)")
+    raise CLIError(f"{data.path}: {where} holds numbers that are not classes ({values}:"
+                   f" {distinct.size} distinct values, not all whole); {fix}")

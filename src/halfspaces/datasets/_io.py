@@ -215,6 +215,23 @@ def _decompression_error(path, exc: BaseException) -> DataFormatError | None:
                            reason="compression")
 
 
+def compression_damage(path) -> DataFormatError | None:
+    """The DataFormatError of a compressed file whose data is damaged or cut short (None
+    when it decompresses to its end, or is not a compressed file): damage that decompresses
+    to other bytes is found only by the check at the end of the data, after a reader may
+    have stumbled on those bytes."""
+    kind = None if _is_stream(path) else compression_of(path)
+    if kind is None or not os.path.isfile(path):
+        return None
+    try:
+        with _COMPRESSORS[kind].open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
+    except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+        return _decompression_error(path, exc)
+    return None
+
+
 _DECOMPRESSORS = {".gz": lambda: zlib.decompressobj(wbits=31), ".bz2": bz2.BZ2Decompressor,
                   ".xz": lzma.LZMADecompressor}
 

@@ -29,8 +29,8 @@ def load_csv(
     """Read a CSV of numeric features with the label in ``label_column``.
 
     The first row is a header when one of its feature fields (every field but the label's
-    and the weight's) is not a number, or when a column is given by name. Blank lines are
-    skipped.
+    and the weight's) is not a number, or when a column is given by name. Blank lines, and
+    lines starting with ``#`` before the first row (comments), are skipped.
     A feature that is ``nan`` or infinite is an error naming its line and column.
     Labels that are all numbers become floats, otherwise strings (stripped of white space).
     ``.gz``, ``.bz2`` and ``.xz`` files are decompressed by extension.
@@ -234,6 +234,14 @@ def _rows(path, encoding: str, delimiter: str):
     lines, rows = _read_rows(path, encoding, delimiter)
     if not rows:
         raise DataFormatError(path, 1, "the file has no data rows")
+    if len(rows[0]) == 1:
+        for other, name in (("\t", "'\\t' (tab)"), (";", "';'"), (" ", "' '")):
+            if other != delimiter and len(rows[0][0].strip().split(other)) > 1:
+                raise DataFormatError(
+                    path, int(lines[0]), f"the first row is one field,"
+                    f" {rows[0][0].strip()[:40]!r}: its fields are separated by {name},"
+                    f" not {delimiter!r}",
+                    hint=f"pass delimiter={other!r}", reason="delimiter")
     return lines, rows
 
 
@@ -363,7 +371,8 @@ def _labels(path, lines, table: np.ndarray, column: int) -> np.ndarray:
 
 def _read_rows(path, encoding: str, delimiter: str
                ) -> tuple[NDArray[np.intp], list[list[str]]]:
-    """The non-blank rows of the file and the (1-based) line each one ends on."""
+    """The non-blank rows of the file and the (1-based) line each one ends on; lines
+    before the first row that start with ``#`` are comments."""
     text = read_text(path, encoding)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     rows = list(reader)
@@ -374,6 +383,10 @@ def _read_rows(path, encoding: str, delimiter: str
         lines = np.fromiter((reader.line_num for _ in reader), dtype=np.intp, count=len(rows))
     keep = np.fromiter((any(map(str.strip, row)) for row in rows), dtype=bool,
                        count=len(rows))
+    for i, row in enumerate(rows):  # comment lines before the first row: '# ...'
+        if keep[i] and not row[0].lstrip().startswith("#"):
+            break
+        keep[i] = False
     kept = np.flatnonzero(keep)
     return lines[kept], [rows[i] for i in kept]
 
