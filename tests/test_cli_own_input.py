@@ -40,6 +40,7 @@ def files(tmp_path, capsys, monkeypatch):
     ("predict {model} {data} -o {out}", "data", "DATA"),
     ("predict {model} {data} -o {out}", "model", "MODEL"),
     ("plot boundary {data} -o {out}", "data", "DATA"),
+    ("cv {data} --C 1,10 -o {out}", "data", "DATA"),
 ])
 def test_an_output_that_is_an_input_is_refused(files, capsys, command, target, name,
                                                spelling):
