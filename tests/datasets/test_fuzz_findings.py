@@ -55,3 +55,17 @@ def test_svmlight_streams_first_pass_keeps_the_qid_rule(tmp_path):
         load_svmlight(path, **options)
     with pytest.raises(DataFormatError, match=pattern):
         list(iter_svmlight(path, chunk_rows=2, **options))
+
+
+def test_csv_column_named_by_digits_is_read_by_name(tmp_path):
+    """fuzz/text.py found the CSV ``1;a;@b`` / ``1;5;2`` (delimiter ';'): its header names
+    the label's column ``1``, and reading a file as laid out by that header took the name
+    ``1`` for the index 1, so the label came from column ``a``."""
+    from halfspaces.datasets.csv_format import read_csv, read_csv_like
+
+    path = tmp_path / "input.csv"
+    path.write_bytes(b"1;a;@b\n1;5;2\n")
+    table = read_csv(path, delimiter=";")
+    again = read_csv_like(path, table.layout, delimiter=";")
+    assert again.y.tolist() == table.y.tolist() == [1.0]
+    assert again.X.tolist() == table.X.tolist() == [[5.0, 2.0]]

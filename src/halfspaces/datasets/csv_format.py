@@ -213,11 +213,10 @@ def _by_position(path, lines, rows, layout, names, label_column, weight_column) 
 
 
 def _column_in(path, line, first: list[str], name: str, value) -> int | None:
-    """The index of column ``value`` (a name, None where the header lacks it, or an
-    index) in a file whose header is ``first``."""
+    """The index of column ``value`` (a name, even one of digits: None where the header
+    lacks it; or an index) in a file whose header is ``first``."""
     if value is None:
         return None
-    value = _check_column(name, value)
     if isinstance(value, str):
         return first.index(value) if value in first else None
     if not -len(first) <= value < len(first):
