@@ -64,6 +64,8 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
         "quick": [*_SVC_1M, "--synthetic", "20000x10000", "--repeats", "1"]}),
     "bench_ovr_threads": ("bench_ovr_threads", {
         "full": [], "quick": ["--rows", "3000", "--vocabulary", "2000", "--repeats", "1"]}),
+    "bench_cv": ("bench_cv", {
+        "full": [], "quick": ["--sets", "ijcnn1-like", "--rows", "3000", "--repeats", "1"]}),
     "bench_svc_warm_path": ("bench_svc_warm_path", {
         "full": [], "quick": ["--rows", "1000", "--vocabulary", "500"]}),
     "bench_pegasos": ("bench_pegasos", {

@@ -164,6 +164,14 @@ def _scorer(scoring):
 def _evaluate_scorer(name: str):
     from .metrics import evaluate
 
+    if name in ("accuracy", "balanced_accuracy"):  # from the predictions alone
+        from sklearn.metrics import accuracy_score, balanced_accuracy_score
+
+        of = accuracy_score if name == "accuracy" else balanced_accuracy_score
+        # evaluate's accuracy is unweighted, its balanced accuracy weighted
+        return lambda est, X, y, w: float(of(y, est.predict(X), sample_weight=None if
+                                             name == "accuracy" else w))
+
     def score(estimator, X, y, sample_weight):
         value = evaluate(estimator, X, y, sample_weight).get(name)
         if value is None:
