@@ -688,3 +688,73 @@ def test_a_checkpoint_crafted_for_other_columns_or_classes_is_refused_before_a_p
             " --resume to start the training afresh"], run.stderr
     save(est, path, metadata=metadata)  # the checkpoint as written resumes
     assert _train(*argv, "--resume").returncode == 0
+
+
+# train, killed by SIGKILL inside its argv[1]-th checkpoint write: the temporary file is
+# complete, not yet renamed over the checkpoint
+_KILLED_INSIDE_CHECKPOINT = """
+import os, signal, sys
+real, count, kill_at = os.replace, [0], int(sys.argv[1])
+
+def replace(src, dst, *args, **kwargs):
+    if str(dst).endswith(".checkpoint"):
+        count[0] += 1
+        if count[0] == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst, *args, **kwargs)
+
+os.replace = replace
+from halfspaces.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _temporaries(directory) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".halfspaces-tmp"))
+
+
+@pytest.mark.parametrize("then", [[], ["--checkpoint-every", "1", "--resume"]])
+def test_a_kill_inside_a_checkpoint_write_leaves_no_temporary_after_the_next_run(
+        tmp_path, data, then):
+    """Killed inside the write of checkpoint 1 (none complete) or 3: the next run, a plain
+    train or the resume, completes and removes the killed writer's temporary file."""
+    model = tmp_path / "m.model"
+    argv = ["train", str(data), "--algo", "perceptron", "--max-iter", "5", "--random-state",
+            "1", "-o", str(model), "--quiet"]
+    kill_at = 3 if then else 1
+    killed = subprocess.run([sys.executable, "-c", _KILLED_INSIDE_CHECKPOINT, str(kill_at),
+                             *argv, "--checkpoint-every", "1"], capture_output=True, text=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert len(_temporaries(tmp_path)) == 1
+    done = subprocess.run([sys.executable, "-m", "halfspaces", *argv, *then],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _temporaries(tmp_path) == [] and not (tmp_path / "m.model.checkpoint").exists()
+    whole = tmp_path / "whole.model"
+    assert main([*argv[:-3], "-o", str(whole), "--quiet"]) == 0
+    assert _entries(model) == _entries(whole)
+
+
+def test_resume_refuses_a_data_file_replaced_with_the_same_size_and_time(tmp_path, data,
+                                                                        capsys):
+    """cp -p puts other rows in place with the old size and modification time (the same
+    inode): the checkpoint's fingerprint of the file (ctime, a content sample) tells."""
+    path = tmp_path / "d.svm"
+    path.write_bytes(data.read_bytes())
+    model = tmp_path / "m.model"
+    argv = ["train", path, "--algo", "perceptron", "--max-iter", "3", "--random-state", "1",
+            "-o", model, "--quiet"]
+    assert _train(*argv[1:], "--checkpoint-every", "1", kill_after=1).returncode == -9
+    old = os.stat(path)
+    other = tmp_path / "other.svm"  # the rows in reverse order: the same size
+    other.write_bytes(b"\n".join(reversed(path.read_bytes().rstrip(b"\n").split(b"\n")))
+                      + b"\n")
+    os.utime(other, ns=(old.st_atime_ns, old.st_mtime_ns))
+    subprocess.run(["cp", "-p", str(other), str(path)], check=True)
+    now = os.stat(path)
+    assert (now.st_size, now.st_mtime_ns, now.st_ino) == (old.st_size, old.st_mtime_ns,
+                                                          old.st_ino)
+    status, err = _run(capsys, *argv, "--checkpoint-every", "1", "--resume")
+    assert status == 1 and f"{path} is not the file it was written for (" in err
+    assert "it was rewritten or replaced since" in err
+

@@ -540,3 +540,27 @@ def test_a_parameter_value_is_advised_as_the_command_line_sets_it():
     assert cli_terms("pass on_infeasible='least_violation' to") == \
         "pass --set on_infeasible=least_violation to"
     assert cli_terms("as format='csv' says") == "as format='csv' says"
+
+
+def test_a_file_that_grows_during_a_streamed_train_is_refused(tmp_path, capsys, monkeypatch):
+    """train --no-shuffle reads the file in passes: a line appended during the first one
+    stops the training (nothing saved), rather than learning rows of two files."""
+    from halfspaces.datasets import stream, svmlight
+
+    monkeypatch.setattr(stream, "BLOCK_BYTES", 200)  # about four lines a block
+    path = _write(tmp_path / "grows.svm")
+    reader = svmlight._growing_blocks
+
+    def appending(*args, **kwargs):
+        for k, block in enumerate(reader(*args, **kwargs)):
+            yield block
+            if k == 0:
+                with open(path, "a") as f:
+                    f.write("1 1:0.5\n")
+
+    monkeypatch.setattr(svmlight, "_growing_blocks", appending)
+    model = tmp_path / "m.hs"
+    code, _, err = _run(capsys, "train", path, "--algo", "perceptron", "--no-shuffle",
+                        "--max-iter", "3", "-o", model, "--quiet")
+    assert code == 1 and "grows.svm changed while it was being trained on (its size" in err
+    assert "nothing was saved" in err and not model.exists()

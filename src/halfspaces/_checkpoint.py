@@ -31,10 +31,10 @@ the averaged or voted state, the step and mistake counters, every attribute ``pa
 continues from. Its metadata holds the passes made, the state of the fit's random number
 generator (NumPy's MT19937: 624 keys and a position; Pegasos instead draws the orders of the
 passes made again, without running them), the estimator's parameters and the
-identity of the training data (``source``: for a file, its real path, size and modification
-time), so that a checkpoint of another training is refused rather than continued. The
-random order of the next pass is drawn from the restored generator, so a fit killed and
-resumed makes the passes of an uninterrupted one: the same model, bit for bit.
+identity of the training data (``source``: for a file, its fingerprint, see
+:func:`file_identity`), so that a checkpoint of another training is refused rather than
+continued. The random order of the next pass is drawn from the restored generator, so a fit
+killed and resumed makes the passes of an uninterrupted one: the same model, bit for bit.
 
 A fit whose state lives in a solver's arrays (``SVC`` with dual coordinate descent, its
 one-vs-rest problems one after another or in threads, and the Crammer-Singer solver) calls
@@ -73,11 +73,13 @@ class CheckpointError(ValueError):
 
 
 def file_identity(path) -> dict:
-    """What identifies a data file between two runs: its real path, size and modification
-    time (a file rewritten since the checkpoint, or another file, differs)."""
-    st = os.stat(path)
-    return {"path": os.path.realpath(path), "size": int(st.st_size),
-            "mtime_ns": int(st.st_mtime_ns)}
+    """What identifies a data file between two runs: its fingerprint (real path, size,
+    modification and status-change times, inode, a digest of a sample of its content; see
+    :mod:`halfspaces.datasets._fingerprint`): a file rewritten or replaced since the
+    checkpoint, even with its size and modification time kept, or another file, differs."""
+    from .datasets._fingerprint import file_fingerprint
+
+    return file_fingerprint(path)
 
 
 def _params(est) -> dict:
@@ -127,11 +129,7 @@ class Checkpointer:
             raise CheckpointError(self.path, "a model file, not a checkpoint of train"
                                   " --checkpoint-every")
         if state.get("source") != self.source:
-            raise CheckpointError(self.path, "the checkpoint is of another training: it was"
-                                  f" written for {_described(state.get('source'))}, and the"
-                                  f" data is now {_described(self.source)}; resume with the"
-                                  " file it was written for, or run without --resume to start"
-                                  " afresh")
+            raise CheckpointError(self.path, _other_source(state.get("source"), self.source))
         for key, what in (("estimator", "estimator"), ("options", "data options"),
                           ("params", "parameters")):
             mine, theirs = self.identity[key], state.get(key)
@@ -193,9 +191,13 @@ class Checkpointer:
                  arrays=self.arrays)
 
     def finished(self) -> None:
-        """The fit ended and its model is saved: the checkpoint is of no more use."""
+        """The fit ended and its model is saved: the checkpoint is of no more use, nor the
+        temporary files of checkpoints whose writer was killed."""
+        from .datasets._io import remove_stale_temporaries
+
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
+        remove_stale_temporaries(os.path.realpath(self.path))
 
 
 def _check_same_data(est, model) -> None:
@@ -213,15 +215,25 @@ def _check_same_data(est, model) -> None:
                                      f" not the data's ({np.asarray(mine).tolist()})")
 
 
-def _described(source) -> str:
-    """A data file's identity as words: path, size and modification time."""
-    if not isinstance(source, dict) or not {"path", "size", "mtime_ns"} <= set(source):
-        return repr(source)
-    import datetime
+def _other_source(theirs, mine: dict) -> str:
+    """Why a checkpoint written for the data file ``theirs`` (its identity) does not go on
+    with ``mine``, in words."""
+    from .datasets._fingerprint import FINGERPRINT_VERSION, difference
 
-    when = datetime.datetime.fromtimestamp(source["mtime_ns"] / 1e9, datetime.UTC)
-    return (f"{source['path']} ({source['size']:,} bytes, modified"
-            f" {when:%Y-%m-%d %H:%M:%S.%f} UTC)")
+    if not isinstance(theirs, dict) or theirs.get("version") != FINGERPRINT_VERSION:
+        return ("the checkpoint records its data file in an older form, which cannot tell a"
+                " file replaced with the same size and modification time (cp -p, rsync -t,"
+                " tar x) from the one it was written for; run without --resume to start"
+                " afresh")
+    if theirs.get("path") != mine.get("path"):
+        return (f"the checkpoint is of another training: it was written for {theirs['path']}"
+                f" ({theirs.get('size', 0):,} bytes), and the data is now {mine.get('path')}"
+                f" ({mine.get('size', 0):,} bytes); resume with the file it was written for, or"
+                " run without --resume to start afresh")
+    return (f"the checkpoint is of another training: {mine['path']} is not the file it was"
+            f" written for ({difference(theirs, mine)} changed: it was rewritten or replaced"
+            " since, even if its size and modification time were kept); resume with the file"
+            " it was written for, or run without --resume to start afresh")
 
 
 def _first_difference(theirs, mine) -> str:

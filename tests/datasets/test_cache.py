@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import shutil
+import subprocess
+import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -110,7 +114,7 @@ def test_a_foreign_or_damaged_directory_is_refused(tmp_path):
     header = json.loads((cached.directory / "header.json").read_text())
     header["version"] = 99
     (cached.directory / "header.json").write_text(json.dumps(header))
-    with pytest.raises(CacheError, match="of version 99, this library reads version 1"):
+    with pytest.raises(CacheError, match="of version 99, this library reads version 2"):
         open_cached(path, block_bytes=400)
 
 
@@ -149,5 +153,127 @@ def test_a_pipe_cannot_be_cached(tmp_path):
     fifo = tmp_path / "p.svm"
     os.mkfifo(fifo)
     with pytest.raises(ValueError, match=r"p\.svm is a pipe \(FIFO\), which can be read only"
-                                         " once, but the cache records the file's size"):
+                                         " once, but the cache records the file.s fingerprint"):
         open_cached(fifo)
+
+
+def _same_size_rewrite(path, how: str) -> None:
+    """Rewrite ``path`` with other rows of the same size, and give it back its modification
+    time, as ``cp -p`` (in place: same inode), ``rsync -t`` (a new file renamed over it) and
+    ``tar x`` (unlinked, then created) do."""
+    old = os.stat(path)
+    text = path.read_bytes()
+    new = text.replace(b"-1 ", b"+X ").replace(b"+1 ", b"-1 ").replace(b"+X ", b"+1 ")
+    assert new != text and len(new) == len(text)
+    if how == "cp -p":
+        source = path.with_name("new.svm")
+        source.write_bytes(new)
+        os.utime(source, ns=(old.st_atime_ns, old.st_mtime_ns))
+        subprocess.run(["cp", "-p", str(source), str(path)], check=True)
+        assert os.stat(path).st_ino == old.st_ino  # the same inode: only ctime tells
+    elif how == "rsync -t":
+        tmp = path.with_name(".d.svm.rsync")
+        tmp.write_bytes(new)
+        os.utime(tmp, ns=(old.st_atime_ns, old.st_mtime_ns))
+        os.replace(tmp, path)
+    else:
+        path.unlink()
+        path.write_bytes(new)
+        os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (old.st_size, old.st_mtime_ns)
+
+
+@pytest.mark.parametrize("how", ["cp -p", "rsync -t", "tar x"])
+def test_a_file_replaced_with_the_same_size_and_time_is_read_again(tmp_path, how):
+    path = tmp_path / "d.svm"
+    rng = np.random.default_rng(5)
+    dump_svmlight(rng.normal(size=(40, 3)), rng.choice([-1, 1], 40), path)
+    old = open_cached(path, block_bytes=300).load()
+    _same_size_rewrite(path, how)
+    new = open_cached(path, block_bytes=300).load()
+    assert_same(*new, *load_svmlight_file(str(path)))
+    assert not np.array_equal(new[1], old[1])
+
+
+def _edit_npy(path, change) -> None:
+    """Change the array of the .npy file ``path`` in place (the same size)."""
+    array = np.load(path)
+    change(array)
+    np.save(path, array)
+
+
+def test_a_damaged_cache_is_refused_naming_the_file(tmp_path):
+    path = random_file(tmp_path)
+    directory = open_cached(path, block_bytes=400).directory
+    reference = load_svmlight_file(str(path))
+    # a column index repeated in a row: the same size, other bytes
+    indices = directory / "000000.indices.npy"
+    indptr = np.load(directory / "000000.indptr.npy")
+    row = int(np.argmax(np.diff(indptr) >= 2))
+    _edit_npy(indices, lambda a: a.__setitem__(indptr[row] + 1, a[indptr[row]]))
+    with pytest.raises(CacheError, match=r"000000\.indices\.npy: its content is not what the"
+                                         r" cache wrote .*delete the directory .*hscache"):
+        open_cached(path, block_bytes=400).load()
+    # the same, with header.json's checksum made to match: the structure is checked too
+    header = json.loads((directory / "header.json").read_text())
+    data = indices.read_bytes()
+    header["files"][indices.name] = [len(data), zlib.crc32(data)]
+    (directory / "header.json").write_text(json.dumps(header))
+    with pytest.raises(CacheError, match=rf"block 0 is not a valid CSR matrix \(row {row} .*"
+                                         "repeated.*delete the directory"):
+        open_cached(path, block_bytes=400).load()
+    # a truncated file: named on opening, not numpy's "buffer is smaller than requested size"
+    shutil.rmtree(directory)
+    open_cached(path, block_bytes=400)
+    data = directory / "000001.data.npy"
+    data.write_bytes(data.read_bytes()[:-8])
+    with pytest.raises(CacheError, match=r"000001\.data\.npy: the file has \d+ bytes, and the"
+                                         r" cache wrote \d+ \(truncated\).*delete the directory"):
+        open_cached(path, block_bytes=400)
+    shutil.rmtree(directory)
+    assert_same(*open_cached(path, block_bytes=400).load(), *reference)
+
+
+def test_a_cache_of_an_older_version_is_rebuilt(tmp_path):
+    path = random_file(tmp_path)
+    directory = open_cached(path, block_bytes=400).directory
+    header = json.loads((directory / "header.json").read_text())
+    header["version"] -= 1
+    header["source"] = {k: header["source"][k] for k in ("path", "size", "mtime_ns")}
+    (directory / "header.json").write_text(json.dumps(header))
+    cached = open_cached(path, block_bytes=400)
+    assert cached.header["version"] == header["version"] + 1
+    assert_same(*cached.load(), *load_svmlight_file(str(path)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "d.svm.hscache"]
+
+
+# Rounds of: open the cache of argv[1] with dtype argv[2] (the other dtype's processes make
+# it stale: a rebuild each time), and read it in three passes, checked against the file.
+_READ_AND_REBUILD = """
+import sys
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+from halfspaces.datasets.cache import open_cached
+path, dtype = sys.argv[1], np.dtype(sys.argv[2])
+X_ref, y_ref = load_svmlight_file(path, dtype=dtype)
+for _ in range(12):
+    cached = open_cached(path, block_bytes=300, dtype=dtype)
+    for _ in range(3):
+        X, y = cached.load()
+        assert X.dtype == dtype and (X != X_ref).nnz == 0 and np.array_equal(y, y_ref)
+    del cached
+"""
+
+
+def test_concurrent_readers_and_rebuilders_all_succeed(tmp_path):
+    path = random_file(tmp_path, n=300)
+    runs = [subprocess.Popen([sys.executable, "-c", _READ_AND_REBUILD, str(path), dtype],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for dtype in ("float64", "float32", "float64", "float32")]
+    for run in runs:
+        _, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err
+    # nothing left behind: the caches set aside were removed once no process held them
+    open_cached(path, block_bytes=300)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.svm", "d.svm.hscache"]

@@ -335,3 +335,27 @@ def test_a_perceptron_stream_imports_no_other_learner(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_file_that_grows_during_a_streamed_fit_is_refused(tmp_path, monkeypatch):
+    """A line appended while the first pass reads the file: the pass's end sees it."""
+    from halfspaces.datasets import stream
+    from halfspaces.datasets._fingerprint import FileChanged
+
+    X, y = sparse_data(n=60, d=4)
+    path = tmp_path / "grows.svm"
+    dump_svmlight(X, y, path)
+    reader = stream.iter_blocks
+
+    def appending(*args, **kwargs):
+        for k, block in enumerate(reader(*args, **kwargs)):
+            yield block
+            if k == 0:
+                with open(path, "a") as f:
+                    f.write("1 1:0.5\n")
+
+    monkeypatch.setattr(stream, "iter_blocks", appending)
+    with pytest.raises(FileChanged, match=r"grows\.svm changed while it was being trained on"
+                                          r" \(its size \(\d[\d,]* bytes, now \d[\d,]*\)"):
+        fit_file(Perceptron(max_iter=3, shuffle=False), path, n_features=4,
+                 zero_based=False, classes=[-1, 1], block_bytes=64)

@@ -28,6 +28,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from ..datasets import detect_format
 
     _features.check_options(args, detect_format(args.data, args.format))
+    _remove_stale_checkpoint_temporaries(args.output)
     checkpoints = _checkpoints(args)
     if checkpoints is None:
         return _train(args)
@@ -37,6 +38,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         status = _train(args)
     checkpoints.finished()
     return status
+
+
+def _remove_stale_checkpoint_temporaries(output) -> None:
+    """Remove the temporary files of checkpoints of ``output`` left by a run killed while it
+    wrote one (those of a process that has ended), whether or not this run checkpoints."""
+    if not output or not isinstance(output, str) or output == "-":
+        return
+    from ..datasets._io import remove_stale_temporaries
+
+    remove_stale_temporaries(os.path.realpath(output + ".checkpoint"))
 
 
 # The learners whose fit writes and resumes checkpoints (halfspaces._checkpoint).

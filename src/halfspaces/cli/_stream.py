@@ -210,8 +210,13 @@ class _Counted:
     yielded, and so does the end of a pass that did not see them all."""
 
     def __init__(self, path, fmt: str, n_features: int | None, zero_based, assumed=None,
-                 widened=None, auto: bool = False, interactions=None):
+                 widened=None, auto: bool = False, interactions=None,
+                 before: dict | None = None):
+        from ..datasets._fingerprint import stat_fingerprint
+
         self.path, self.fmt, self.interactions = path, fmt, interactions
+        # the file as the training found it: a pass over another one raises FileChanged
+        self.before = stat_fingerprint(path) if before is None else before
         self.n_features, self.zero_based = n_features, zero_based
         self.rows, self.weights_seen = 0, False  # not 'weighted': a cache's header
         self.assumed, self.seen = assumed, set()
@@ -245,6 +250,9 @@ class _Counted:
             self.zero_based = True
 
     def __call__(self):
+        from ..datasets._fingerprint import check_unchanged
+
+        check_unchanged(self.path, self.before)
         rows = 0
         for block in self._blocks():
             if self.assumed is not None:
@@ -257,6 +265,7 @@ class _Counted:
             self.weights_seen = self.weights_seen or bool(len(block) > 2
                                                           and (block[2] != 1.0).any())
             yield block
+        check_unchanged(self.path, self.before)
         if self.assumed is not None and len(self.seen) < len(self.assumed):
             raise _NotAssumed  # before the learner ends its pass
 
@@ -268,12 +277,14 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
     pass decides the columns, the indexing and the classes, as load_svmlight does, unless
     the training can read the file once (:func:`_fit_once`)."""
     from ..datasets._adapters import Summary
+    from ..datasets._fingerprint import stat_fingerprint
     from ..datasets.stream import fit_stream
 
     zero_based = "auto" if zero_based is None else zero_based
     classes = summary = None
+    before = stat_fingerprint(args.data)  # before any pass
     if fmt == "svmlight":
-        blocks = _fit_once(args, estimator, n_features, zero_based)
+        blocks = _fit_once(args, estimator, n_features, zero_based, before)
         if blocks is not None:
             return blocks
         from ..datasets import svmlight
@@ -285,7 +296,8 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
             check_n_threads("train", None))
         summary = Summary(n_rows, n_features, None, classes)
         _note_one_read(args, estimator, n_features, zero_based, classes)
-    blocks = _Counted(args.data, fmt, n_features, zero_based, interactions=args.quadratic)
+    blocks = _Counted(args.data, fmt, n_features, zero_based, interactions=args.quadratic,
+                      before=before)
     with fit_progress(args, estimator):
         fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights)
     return blocks
@@ -311,7 +323,8 @@ def _note_one_read(args: argparse.Namespace, estimator, n_features: int, zero_ba
 _PLUS_MINUS = np.array([-1.0, 1.0])
 
 
-def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _Counted | None:
+def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based,
+              before: dict) -> _Counted | None:
     """A perceptron's training on a svmlight file in one read, without the survey: the
     classes are assumed to be the labels -1 and +1, the indexing (unless given by
     --zero-based or --one-based) 1-based, and the columns (unless given by --n-features)
@@ -328,7 +341,7 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based) -> _C
 
     assumed = zero_based == "auto"
     blocks = _Counted(args.data, "svmlight", n_features, False if assumed else zero_based,
-                      assumed=_PLUS_MINUS, widened=estimator, auto=assumed)
+                      assumed=_PLUS_MINUS, widened=estimator, auto=assumed, before=before)
     try:
         with fit_progress(args, estimator):
             fit_stream(estimator, blocks, classes=_PLUS_MINUS)

@@ -5,10 +5,12 @@
 a later one, maps the blocks (``np.load(mmap_mode="r")``) instead of parsing text, so
 multi-epoch training from a file reads the text once. The directory holds::
 
-    header.json          format tag and version; the source's path, size and modification
-                         time; the reader's options; n_rows, nnz, n_features, the indexing
-                         (zero_based, as resolved), the dtypes, the classes, the blocks,
-                         weighted (whether any VW importance weight is not 1)
+    header.json          format tag and version; the source's fingerprint (path, size,
+                         modification and status-change times, inode, a digest of a sample
+                         of its content: see ``_fingerprint``); the reader's options; n_rows,
+                         nnz, n_features, the indexing (zero_based, as resolved), the dtypes,
+                         the classes, the blocks, weighted (whether any VW importance weight
+                         is not 1); the size and CRC-32 of every ``.npy`` file
     000000.data.npy      values (float64 or float32, as parsed)
     000000.indices.npy   0-based column indices (int32 when they fit, else int64)
     000000.indptr.npy    row pointers of the block (from 0)
@@ -17,11 +19,19 @@ multi-epoch training from a file reads the text once. The directory holds::
     ...
 
 It is written to a temporary directory beside its final place and renamed when complete, so
-an interrupted pass leaves no half cache. On opening, the header is checked against the
-source file (size and modification time) and the options: a stale cache is rebuilt; a
-directory that is not such a cache, or a damaged one, is refused with a message (nothing is
-deleted but a cache of this format); a cache written before the header recorded the
-weights is rebuilt (so that its weights are never read as absent). The blocks of an svmlight
+an interrupted pass leaves no half cache, and the source's fingerprint is taken again after
+the pass (a file that changed meanwhile is refused). On opening, the header is checked
+against the source's fingerprint and the options: a stale cache, or one of an older
+version, is rebuilt; a directory that is not such a cache, or a damaged one, is refused with
+a message (nothing is deleted but a cache of this format). Each file's size is checked on
+opening, its CRC-32 the first time it is mapped, and each block's CSR structure on every
+pass, before anything is learnt from it.
+
+Several processes may read and build one cache at once: a reader holds the cache's
+directory open and locked shared (``flock``) and opens every file inside it, and a rebuild
+renames the cache it replaces aside (``.NAME.PID.XXXX.old``), removed only once no process
+holds it, so no file is ever deleted under a reader; a process that finds a current cache
+put in place while it built its own uses that one. The blocks of an svmlight
 file are exactly :func:`~halfspaces.datasets.load_svmlight` of it, cut into blocks
 (``zero_based="auto"`` decided by the whole file, as there); those of a VW file
 :func:`~halfspaces.datasets.load_vw`.
@@ -30,18 +40,27 @@ file are exactly :func:`~halfspaces.datasets.load_svmlight` of it, cut into bloc
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import mmap
 import os
+import secrets
 import shutil
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: no locks (and nothing set aside is removed)
+    fcntl = None
+
+from ._fingerprint import check_unchanged, file_fingerprint
 from ._io import DataFormatError, check_n_threads, require_regular_file
 from .stream import _check_block_bytes, format_of
 
@@ -49,7 +68,7 @@ __all__ = ["open_cached", "CachedData", "CacheError"]
 
 CACHE_BLOCK_BYTES = 8 << 20  # text per cache block: fewer files than a stream's blocks
 FORMAT_TAG = "halfspaces-block-cache"
-VERSION = 1
+VERSION = 2
 SUFFIX = ".hscache"
 
 
@@ -68,15 +87,20 @@ def cache_path(path, cache_dir=None) -> Path:
     return Path(cache_dir) / f"{source.name}.{digest}{SUFFIX}"
 
 
-def _source_stamp(path) -> dict:
-    info = os.stat(path)
-    return {"path": os.path.abspath(os.fspath(path)), "size": info.st_size,
-            "mtime_ns": info.st_mtime_ns}
+def _damaged(path: Path, problem: str) -> CacheError:
+    """The error for the file ``path`` of a cache."""
+    return CacheError(f"{path}: {problem}: the cache is damaged; delete the directory"
+                      f" {path.parent} to rebuild it.")
 
 
 class CachedData:
     """A cache opened by :func:`open_cached`: iterate it for ``(X, y)`` blocks (each pass
     maps the blocks again), or :meth:`load` it whole.
+
+    It holds the cache's directory open, locked shared (``flock``), until :meth:`close` (or
+    until it is garbage collected): every file is opened in that directory, the one whose
+    header was checked, and a process that rebuilds the cache moves it aside and leaves it
+    in place while it is locked.
 
     Attributes
     ----------
@@ -88,7 +112,7 @@ class CachedData:
     weighted : bool, whether some example's weight is not 1 (VW importance weights)
     """
 
-    def __init__(self, directory: Path, header: dict):
+    def __init__(self, directory: Path, header: dict, fd: int | None = None):
         self.directory = Path(directory)
         self.header = header
         self.n_rows = int(header["n_rows"])
@@ -97,10 +121,28 @@ class CachedData:
         self.zero_based = bool(header["zero_based"])
         self.classes = np.array(header["classes"], dtype=np.float64)
         self.weighted = bool(header["weighted"])
-        self._layouts: dict[Path, tuple] = {}  # (shape, dtype, offset) of each .npy file read
+        self._fd = fd
+        self._layouts: dict[str, tuple] = {}  # (shape, dtype, offset) of each .npy file read
 
-    def _file(self, k: int, what: str) -> Path:
-        return self.directory / f"{k:06d}.{what}.npy"
+    def close(self) -> None:
+        """Release the directory (the arrays already mapped stay readable)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self) -> CachedData:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _open(self, name: str) -> int:
+        if self._fd is None:
+            return os.open(self.directory / name, os.O_RDONLY)
+        return os.open(name, os.O_RDONLY, dir_fd=self._fd)
 
     def _map(self, k: int, what: str) -> np.ndarray:
         """Block ``k``'s array ``what``, memory-mapped read-only, as
@@ -108,26 +150,41 @@ class CachedData:
         maps the blocks again (so that only the blocks in use are mapped), and np.load's
         header parsing and path resolution took about 0.3 ms a file, 4 files a block (on
         200,000 x 100,000 rows of 80 entries, 50 blocks, about half of a pass's time
-        outside the compiled pass)."""
-        path = self._file(k, what)
-        with open(path, "rb") as fh:
-            layout = self._layouts.get(path)
+        outside the compiled pass). The first time a file is mapped, its size and CRC-32
+        are checked against those recorded in ``header.json``."""
+        name = f"{k:06d}.{what}.npy"
+        try:
+            fd = self._open(name)
+        except FileNotFoundError:
+            raise _damaged(self.directory / name, "the file is missing") from None
+        with open(fd, "rb") as fh:
+            layout = self._layouts.get(name)
             if layout is None:
+                _verify(fh, self.directory / name, self.header["files"].get(name))
                 version = np.lib.format.read_magic(fh)
                 if version not in ((1, 0), (2, 0)):  # np.save writes 1.0 (2.0: huge headers)
-                    return np.load(path, mmap_mode="r")
+                    fh.seek(0)
+                    return np.load(fh)
                 read = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
                         np.lib.format.read_array_header_2_0)
                 shape, _, dtype = read(fh)
                 if dtype.hasobject:
-                    raise CacheError(f"{path} holds Python objects, not numbers: the cache is"
-                                     " damaged; delete the directory to rebuild it.")
-                layout = self._layouts[path] = (shape, dtype, fh.tell())
+                    raise _damaged(self.directory / name, "it holds Python objects, not"
+                                   " numbers")
+                layout = (shape, dtype, fh.tell())
+                if os.fstat(fh.fileno()).st_size - layout[2] < int(np.prod(shape)) * \
+                        dtype.itemsize:
+                    raise _damaged(self.directory / name, "the file is shorter than its"
+                                   " array (truncated)")
+                self._layouts[name] = layout
             shape, dtype, offset = layout
             count = int(np.prod(shape))
             if count == 0:  # mmap cannot map an empty range
                 return np.empty(shape, dtype=dtype)
             buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        if len(buffer) - offset < count * dtype.itemsize:  # shortened since it was checked
+            raise _damaged(self.directory / name, "the file is shorter than its array"
+                           " (truncated)")
         return np.frombuffer(buffer, dtype=dtype, count=count, offset=offset).reshape(shape)
 
     def __iter__(self) -> Iterator[tuple]:
@@ -136,15 +193,29 @@ class CachedData:
     def blocks(self, *, weights: bool = False) -> Iterator[tuple]:
         """Yield ``(X, y)`` (or ``(X, y, sample_weight)``, None for a svmlight file, which
         has no weights) for each block, memory-mapped: only the blocks in use are mapped, so
-        memory stays bounded."""
+        memory stays bounded. Each block's CSR structure is checked (row pointers, column
+        indices in range, sorted and without repeats, as the cache writes them) before it
+        is yielded."""
+        from .._csr import OK, csr_fault
+
         has_weights = self.header["reader"]["format"] == "vw"
         for k, (rows, nnz) in enumerate(self.header["blocks"]):
             arrays = [self._map(k, what) for what in ("data", "indices", "indptr", "labels")]
             data, indices, indptr, labels = arrays
-            if data.shape != (nnz,) or indptr.shape != (rows + 1,) or labels.shape != (rows,):
+            if data.shape != (nnz,) or indptr.shape != (rows + 1,) or labels.shape != (rows,) \
+                    or indices.shape != (nnz,):
                 raise CacheError(f"{self.directory}: block {k} does not match header.json (the"
                                  " cache is damaged); delete the directory to rebuild it.")
             X = sp.csr_matrix((data, indices, indptr), shape=(rows, self.n_features))
+            fault, row, _, canonical = csr_fault(X, finite=False)
+            if fault != OK or not canonical or indptr[0] != 0:
+                if fault == OK and not canonical:  # the first row whose indices repeat
+                    p = np.flatnonzero(np.diff(indices) <= 0) + 1
+                    row = int(np.searchsorted(indptr, p[~np.isin(p, indptr)][0], "right")) - 1
+                raise CacheError(f"{self.directory}: block {k} is not a valid CSR matrix (row"
+                                 f" {max(row, 0)} of the block: its row pointers or column"
+                                 " indices are out of range, unsorted or repeated); the cache"
+                                 " is damaged; delete the directory to rebuild it.")
             X.has_sorted_indices = True
             if weights:
                 w = self._map(k, "weights") if has_weights else None
@@ -163,10 +234,32 @@ class CachedData:
                 np.concatenate([b[1] for b in blocks]))
 
 
-def _read_header(directory: Path) -> dict:
-    """The header of an existing directory, or a CacheError saying why it cannot be used."""
+def _verify(fh, path: Path, record) -> None:
+    """Refuse the open file ``fh`` unless its size and CRC-32 are ``record``'s."""
+    if not isinstance(record, list) or len(record) != 2:
+        raise _damaged(path, "header.json records no checksum of it")
+    size = os.fstat(fh.fileno()).st_size
+    if size != record[0]:
+        raise _damaged(path, f"the file has {size:,} bytes, and the cache wrote {record[0]:,}"
+                       + (" (truncated)" if size < record[0] else ""))
+    crc = 0
+    if size:
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            crc = zlib.crc32(view)
+    if crc != record[1]:
+        raise _damaged(path, "its content is not what the cache wrote (its CRC-32 differs)")
+
+
+def _read_header(directory: Path, fd: int | None = None) -> dict:
+    """The header of an existing directory (``fd``: opened), or a CacheError saying why it
+    cannot be used."""
     try:
-        header = json.loads((directory / "header.json").read_text())
+        if fd is None:
+            text = (directory / "header.json").read_bytes()
+        else:
+            with open(os.open("header.json", os.O_RDONLY, dir_fd=fd), "rb") as fh:
+                text = fh.read()
+        header = json.loads(text)
     except FileNotFoundError:
         raise CacheError(f"{directory} exists but is not a halfspaces cache (it has no"
                          " header.json); remove it or pass another cache_dir.") from None
@@ -176,29 +269,128 @@ def _read_header(directory: Path) -> dict:
     if not isinstance(header, dict) or header.get("format") != FORMAT_TAG:
         raise CacheError(f"{directory} is not a halfspaces cache (header.json has no format"
                          f" {FORMAT_TAG!r}); remove it or pass another cache_dir.")
-    if header.get("version") != VERSION:
-        raise CacheError(f"{directory} is a halfspaces cache of version"
-                         f" {header.get('version')!r}, this library reads version {VERSION};"
-                         " delete the directory to rebuild it.")
-    return header
+    version = header.get("version")
+    if not isinstance(version, int) or version > VERSION:
+        raise CacheError(f"{directory} is a halfspaces cache of version {version!r}, this"
+                         f" library reads version {VERSION}; delete the directory to rebuild"
+                         " it.")
+    return header  # an older version is stale: rebuilt
 
 
-def _check_blocks(directory: Path, header: dict) -> None:
-    """Refuse a cache whose block files are missing."""
+def _check_blocks(directory: Path, header: dict, fd: int | None) -> None:
+    """Refuse a cache whose block files are missing or of another size than it wrote."""
     try:
-        blocks = header["blocks"]
+        blocks, files = header["blocks"], header["files"]
         for key in ("n_rows", "nnz", "n_features", "zero_based", "classes"):
             header[key]  # noqa: B018 - a missing key raises
         arrays = ("data", "indices", "indptr", "labels") + (
             ("weights",) if header["reader"]["format"] == "vw" else ())
-        missing = [f"{k:06d}.{what}.npy" for k in range(len(blocks)) for what in arrays
-                   if not (directory / f"{k:06d}.{what}.npy").is_file()]
-    except (KeyError, TypeError):
+        names = [f"{k:06d}.{what}.npy" for k in range(len(blocks)) for what in arrays]
+        sizes = {name: files[name][0] for name in names}
+    except (KeyError, TypeError, IndexError):
         raise CacheError(f"{directory}/header.json lacks the block layout: the cache is"
                          " damaged; delete the directory to rebuild it.") from None
+    missing = []
+    for name in names:
+        try:
+            size = os.stat(name, dir_fd=fd).st_size if fd is not None else \
+                os.stat(directory / name).st_size
+        except FileNotFoundError:
+            missing.append(name)
+            continue
+        if size != sizes[name]:
+            raise _damaged(directory / name, f"the file has {size:,} bytes, and the cache"
+                           f" wrote {sizes[name]:,}" + (" (truncated)" if size < sizes[name]
+                                                        else ""))
     if missing:
         raise CacheError(f"{directory} lacks {missing[0]} (and {len(missing) - 1} more"
                          " files): the cache is damaged; delete the directory to rebuild it.")
+
+
+def _lock(fd: int, exclusive: bool = False, wait: bool = True) -> bool:
+    """``flock`` the directory ``fd`` (True: locked; False: held by another, ``wait``
+    false); a no-op where there is no flock."""
+    if fcntl is None:
+        return True
+    flags = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+    try:
+        fcntl.flock(fd, flags if wait else flags | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _open_locked(directory: Path) -> int | None:
+    """The directory ``directory`` opened and locked shared (None: there is none); the one
+    at that path once the lock is held (a rebuild may have moved it aside meanwhile)."""
+    for _ in range(100):
+        try:
+            fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            raise CacheError(f"{directory} exists but is not a halfspaces cache (it is not a"
+                             " directory); remove it or pass another cache_dir.") from None
+        _lock(fd)
+        if _same(directory, fd):
+            return fd
+        os.close(fd)
+    raise CacheError(f"{directory} keeps being replaced by other processes; run again.")
+
+
+def _remove_unused(directory: Path) -> None:
+    """Remove the temporary and set-aside directories of ``directory``'s cache that no
+    process holds (a reader's shared lock, or a builder's, keeps one)."""
+    prefix = "." + directory.name + "."
+    with contextlib.suppress(OSError), os.scandir(directory.parent) as entries:
+        for entry in entries:
+            if not (entry.name.startswith(prefix) and entry.name.endswith((".tmp", ".old"))
+                    and entry.is_dir(follow_symlinks=False)):
+                continue
+            try:
+                fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                continue
+            try:
+                if fcntl is not None and _lock(fd, exclusive=True, wait=False) \
+                        and _same(entry.path, fd):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+            finally:
+                os.close(fd)
+
+
+def _same(path, fd: int) -> bool:
+    """Whether ``path`` is the directory open as ``fd``."""
+    try:
+        here = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (here.st_ino, here.st_dev) == (mine.st_ino, mine.st_dev)
+
+
+def _set_aside(directory: Path) -> None:
+    """Move the cache at ``directory`` aside (its readers keep reading it) and remove it
+    unless a process holds it."""
+    old = directory.with_name(f".{directory.name}.{os.getpid()}.{secrets.token_hex(8)}.old")
+    with contextlib.suppress(FileNotFoundError):  # (another process moved it first)
+        os.rename(directory, old)
+    _remove_unused(directory)
+
+
+def _new_temporary(directory: Path) -> tuple[Path, int]:
+    """A new empty directory beside ``directory``, opened and locked shared (so that no
+    other process removes it while it is written and read)."""
+    for _ in range(100):
+        tmp = Path(tempfile.mkdtemp(prefix="." + directory.name + ".", suffix=".tmp",
+                                    dir=directory.parent))
+        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        _lock(fd)
+        if _same(tmp, fd):
+            return tmp, fd
+        os.close(fd)  # removed as unused before it was locked: another one
+    raise CacheError(f"cannot make a temporary directory beside {directory}: they keep being"
+                     " removed by other processes; run again.")
 
 
 def open_cached(
@@ -257,67 +449,98 @@ def open_cached(
     fmt = format_of(path, format)
     block_bytes = _check_block_bytes(block_bytes)
     n_threads = check_n_threads("open_cached", n_threads)
-    require_regular_file(path, "open_cached", "the cache records the file's size and"
-                         " modification time to know when it is stale; save the stream to"
-                         " a file first")
+    require_regular_file(path, "open_cached", "the cache records the file's fingerprint"
+                         " to know when it is stale; save the stream to a file first")
     dt = np.dtype(dtype)
     options = {"format": fmt, "n_features": n_features, "zero_based": zero_based,
                "dtype": dt.name, "block_bytes": block_bytes}
     if fmt == "vw":
         options.update(hash_features=bool(hash_features), seed=int(seed))
     directory = cache_path(path, cache_dir)
-    if directory.exists():
-        header = _read_header(directory)
-        if _current(header, _source_stamp(path), options):
-            _check_blocks(directory, header)
-            return CachedData(directory, header)
+    fingerprint = file_fingerprint(path)
+    fd = _open_locked(directory)
+    if fd is not None:
+        try:
+            header = _read_header(directory, fd)
+            if _current(header, fingerprint, options):
+                _check_blocks(directory, header, fd)
+                return CachedData(directory, header, fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
     directory.parent.mkdir(parents=True, exist_ok=True)
-    header = _build(path, directory, options, n_threads)
-    return CachedData(directory, header)
+    return _build(path, directory, options, n_threads, fingerprint)
 
 
-def _current(header: dict, stamp: dict, options: dict) -> bool:
-    """Whether the cache of ``header`` is of this source, read with these options, and
-    records whether its weights are all 1 (a cache written before it did is rebuilt)."""
-    return (header.get("source") == stamp and header.get("reader") == options
-            and isinstance(header.get("weighted"), bool))
+def _current(header: dict, fingerprint: dict, options: dict) -> bool:
+    """Whether the cache of ``header`` is of this version, of this source (its
+    fingerprint), read with these options."""
+    return (header.get("version") == VERSION and header.get("source") == fingerprint
+            and header.get("reader") == options)
 
 
-def _build(path, directory: Path, options: dict, n_threads: int) -> dict:
+def _build(path, directory: Path, options: dict, n_threads: int,
+           fingerprint: dict) -> CachedData:
     """Parse ``path`` into a temporary directory beside ``directory``, then rename it into
-    place (replacing a stale cache of this format)."""
-    stamp = _source_stamp(path)
-    tmp = Path(tempfile.mkdtemp(prefix="." + directory.name + ".", suffix=".tmp",
-                                dir=directory.parent))
+    place; a cache of this format there is set aside first (its readers keep it), unless it
+    is current (another process built it meanwhile): then it is used, and this one
+    removed."""
+    _remove_unused(directory)
+    tmp, fd = _new_temporary(directory)
     try:
         if options["format"] == "svmlight":
             layout = _write_svmlight(path, tmp, options, n_threads)
         else:
             layout = _write_vw(path, tmp, options, n_threads)
-        if _source_stamp(path) != stamp:
-            raise OSError(f"{path} changed while its cache was written; run again.")
-        header = {"format": FORMAT_TAG, "version": VERSION, "source": stamp,
-                  "reader": options, **layout}
+        check_unchanged(path, fingerprint)
+        header = {"format": FORMAT_TAG, "version": VERSION, "source": fingerprint,
+                  "reader": options, **layout, "files": _checksums(tmp)}
         (tmp / "header.json").write_text(json.dumps(header, indent=1))
         os.chmod(tmp, 0o777 & ~_umask())
-        if directory.exists():
-            _read_header(directory)  # only a cache of this format is ever replaced
-            shutil.rmtree(directory)
-        try:
-            os.replace(tmp, directory)
-        except OSError:  # another process put a cache there meanwhile: use it if it is ours
-            if not directory.exists():
+        for _ in range(100):
+            try:
+                os.rename(tmp, directory)
+                return CachedData(directory, header, fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+            other = _open_locked(directory)
+            if other is None:  # set aside meanwhile
+                continue
+            try:
+                theirs = _read_header(directory, other)  # only a cache is replaced
+                if _current(theirs, fingerprint, options):
+                    _check_blocks(directory, theirs, other)
+                    shutil.rmtree(tmp)
+                    os.close(fd)
+                    return CachedData(directory, theirs, other)
+            except BaseException:
+                os.close(other)
                 raise
-            other = _read_header(directory)
-            if not _current(other, stamp, options):
-                raise
-            shutil.rmtree(tmp)
-            return other
+            os.close(other)
+            _set_aside(directory)
+        raise CacheError(f"{directory} keeps being replaced by other processes; run again.")
     except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
         with contextlib.suppress(OSError):
             shutil.rmtree(tmp)
         raise
-    return header
+
+
+def _checksums(directory: Path) -> dict:
+    """The size and CRC-32 of each ``.npy`` file of ``directory``, by name."""
+    files = {}
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        with open(entry.path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            crc = 0
+            if size:
+                with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                    crc = zlib.crc32(view)
+        files[entry.name] = [size, crc]
+    return files
 
 
 def _umask() -> int:

@@ -465,6 +465,11 @@ def fit_file(
     survey = fmt == "svmlight" and (n_features is None or zero_based == "auto")
     single = (not survey and classes is not None and not adapter.needs_rows
               and len(adapter.epochs(None)) == 1)
+    before = None
+    if isinstance(path, (str, os.PathLike)) and os.path.isfile(path):
+        from ._fingerprint import stat_fingerprint
+
+        before = stat_fingerprint(path)  # before the survey
     if not single:
         require_regular_file(path, "fit_file", "training reads it more than once (to find"
                              " n_features, the indexing or the classes, or for several"
@@ -480,5 +485,26 @@ def fit_file(
         summary = Summary(n_rows, n_cols, None, found)
     if sample_weight:
         reader.update(return_weights=True)
-    return fit_stream(estimator, lambda: iter_blocks(path, fmt, **reader), classes=classes,
-                      epochs=epochs, summary=summary, sample_weight=sample_weight)
+    return fit_stream(estimator, watched(path, lambda: iter_blocks(path, fmt, **reader),
+                                         before),
+                      classes=classes, epochs=epochs, summary=summary,
+                      sample_weight=sample_weight)
+
+
+def watched(path, blocks, before: dict | None = None):
+    """``blocks`` (a callable that starts a pass over the file ``path``), each of whose
+    passes raises :class:`~halfspaces.datasets._fingerprint.FileChanged` when the file is
+    not, at its start and at its end, the one it was (``before``, its ``stat_fingerprint``;
+    None: now); ``blocks`` itself when ``path`` is not a regular file (read once)."""
+    from ._fingerprint import check_unchanged, stat_fingerprint
+
+    if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
+        return blocks
+    before = stat_fingerprint(path) if before is None else before
+
+    def passes():
+        check_unchanged(path, before)
+        yield from blocks()
+        check_unchanged(path, before)
+
+    return passes
