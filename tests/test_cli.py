@@ -441,6 +441,61 @@ def test_play_table_matches_a_reference_perceptron(tmp_path, capsys):
     assert result["n_mistakes"] <= bound["novikoff_bound"]
 
 
+def test_play_shuffle_plays_the_rows_in_a_seeded_random_order(tmp_path, capsys):
+    """--shuffle --random-state 0 plays the rows in RandomState(0)'s permutation (the
+    reference perceptron on those rows), not in the file's order (here sorted by class)."""
+    X, y = _separable(n=60, d=3, seed=11, margin=0.05)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    data = _write_svmlight(tmp_path / "sorted.svm", X, y)
+    code, out, err = _run(capsys, "play", data, "--no-fit-intercept", "--shuffle",
+                          "--random-state", "0", "--json")
+    assert code == 0, err
+    shuffled = np.random.RandomState(0).permutation(len(y))
+    expected = int(_perceptron_reference(X[shuffled], y[shuffled]).sum())
+    assert json.loads(out)["n_mistakes"] == expected
+    assert expected != int(_perceptron_reference(X, y).sum())  # the order matters here
+    code, out, _ = _run(capsys, "play", data, "--no-fit-intercept", "--json")  # file order
+    assert json.loads(out)["n_mistakes"] == int(_perceptron_reference(X, y).sum())
+
+
+@pytest.mark.parametrize("randomized", [False, True])
+def test_play_weighted_majority_prints_its_bound(tmp_path, capsys, randomized):
+    """Littlestone and Warmuth's bound, from N, the best expert's mistakes m* and beta, as
+    the formula gives it, and the mistakes (expected ones, randomized) within it."""
+    X, y = _separable(n=80, d=3, seed=12)
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    argv = ["play", data, "--algo", "weighted-majority", "--beta", "0.7", "--random-state",
+            "0", "--set", f"randomized={str(randomized).lower()}"]
+    code, out, err = _run(capsys, *argv, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    bound = result["bound"]
+    n, m, beta = bound["n_experts"], bound["best_expert_mistakes"], bound["beta"]
+    assert beta == 0.7 and n > 1 and m >= 0
+    formula = (np.log(n) + m * np.log(1 / beta)) / ((1 - beta) if randomized else
+                                                    np.log(2 / (1 + beta)))
+    assert bound["checked"] and bound["weighted_majority_bound"] == pytest.approx(formula)
+    made = bound["expected_mistakes"] if randomized else result["n_mistakes"]
+    assert made <= formula
+    code, out, _ = _run(capsys, *argv)
+    assert code == 0 and "no mistake bound" not in out
+    assert "bound: Weighted Majority (ln N + m* ln(1/beta)) / " in out
+    assert f"= {formula:.6g} with N = {n} experts" in out
+
+
+def test_train_logistic_reports_l_bfgs_iterations_not_epochs(tmp_path, capsys):
+    X, y = _separable(n=40, d=3, seed=13)
+    data = _write_svmlight(tmp_path / "d.svm", X, y)
+    model = tmp_path / "m.hs"
+    code, out, err = _run(capsys, "train", data, "--algo", "logistic", "-o", model)
+    assert code == 0, err
+    from halfspaces import load
+
+    n_iter = load(model).n_iter_
+    assert f" {n_iter} L-BFGS iteration{'s' * (n_iter != 1)}" in out and "epoch" not in out
+
+
 def test_play_needs_an_online_learner(tmp_path, capsys):
     data = _write_svmlight(tmp_path / "d.svm", *_separable(n=10))
     code, _, err = _run(capsys, "play", data, "--algo", "lp")

@@ -96,7 +96,11 @@ def test_online_learners_stream_to_the_model_of_fit(tmp_path, capsys, monkeypatc
     _same_model(model, expected)
     assert metadata == {"format": "svmlight", "zero_based": False, "n_features": X.shape[1]}
     report = json.loads(out)
-    assert report["n_samples"] == 90 and report["train_accuracy"] is None
+    assert report["n_samples"] == 90
+    if algo == "perceptron":
+        assert report["train_accuracy"] is None
+    else:  # the saved model is an average or a vote: its own accuracy, from one more pass
+        assert report["train_accuracy"] == pytest.approx(expected.score(X, y), abs=1e-12)
     if algo == "pegasos":  # its last pass's mistakes, in memory
         progressive = 1 - expected.mistakes_per_epoch_[-1] / 90
     else:  # the running perceptron's
@@ -334,15 +338,16 @@ def _count_reads(monkeypatch):
 @pytest.mark.parametrize("algo", ["perceptron", "averaged", "voted"])
 def test_one_pass_with_the_columns_given_reads_the_file_once(tmp_path, capsys, monkeypatch,
                                                              algo):
-    """--n-features and the indexing given, labels -1 and +1: no survey, no accuracy pass;
-    the model is fit's, bit for bit."""
+    """--n-features and the indexing given, labels -1 and +1: no survey, no accuracy pass
+    (but one for an averaged or voted model, which is not the running perceptron); the model
+    is fit's, bit for bit."""
     data = _write(tmp_path / "d.svm")
     reads = _count_reads(monkeypatch)
     code, out, err = _run(capsys, "train", data, "--algo", algo, "--no-shuffle", "--max-iter",
                           "1", "--n-features", "9", "--one-based", "-o", tmp_path / "m",
                           "--json")
     assert code == 0, err
-    assert reads == [str(data)]
+    assert reads == [str(data)] * (1 if algo == "perceptron" else 2)
     X, y = load_svmlight(data, n_features=9)
     make = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
             "voted": VotedPerceptron}[algo]
@@ -430,7 +435,8 @@ def test_one_read_without_the_columns_widens_the_learner_to_the_model_of_fit(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         expected = make(max_iter=epochs, shuffle=False, **params).fit(X, y)
-    assert passes == expected.n_iter_  # one read a pass, no survey
+    # one read a pass, no survey (and one for the accuracy of an averaged or voted model)
+    assert passes == expected.n_iter_ + (name != "perceptron")
     if algo == "voted-budget":
         code, _, err = _run(capsys, "train", data, "--algo", name, *extra, "--no-shuffle",
                             "--max-iter", epochs, "--n-features", 40, "--one-based", "-o",
@@ -564,3 +570,31 @@ def test_a_file_that_grows_during_a_streamed_train_is_refused(tmp_path, capsys, 
                         "--max-iter", "3", "-o", model, "--quiet")
     assert code == 1 and "grows.svm changed while it was being trained on (its size" in err
     assert "nothing was saved" in err and not model.exists()
+
+
+def test_a_streamed_average_reports_its_own_accuracy_and_warns_on_ordered_rows(tmp_path,
+                                                                              capsys):
+    """Rows sorted by class: the running perceptron's progressive accuracy is high while the
+    saved average is dominated by the last class. The report gives the saved model's
+    training accuracy (the in-memory fit's score) and a warning; a shuffled file none."""
+    X, y = load_svmlight(_write(tmp_path / "d.svm", n=200, seed=3))
+    order = np.argsort(y, kind="stable")
+    from halfspaces.datasets import dump_svmlight
+
+    dump_svmlight(X[order], y[order], tmp_path / "sorted.svm")
+    model = tmp_path / "m"
+    argv = ["--algo", "averaged", "--no-shuffle", "--cache", "--max-iter", "10", "-o", model]
+    code, out, err = _run(capsys, "train", tmp_path / "sorted.svm", *argv, "--json")
+    assert code == 0, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = AveragedPerceptron(shuffle=False, max_iter=10).fit(X[order], y[order])
+    report = json.loads(out)
+    assert report["train_accuracy"] == pytest.approx(expected.score(X, y), abs=1e-12)
+    assert report["progressive_accuracy"] > report["train_accuracy"]
+    assert "sorted.svm come in long runs of one class (2 runs of one label where a random" \
+           " order of them gives about" in err
+    code, out, err = _run(capsys, "train", tmp_path / "sorted.svm", *argv)
+    assert f"training accuracy of the saved (averaged) model {expected.score(X, y):.4f}" in out
+    code, out, err = _run(capsys, "train", tmp_path / "d.svm", *argv, "--json")
+    assert code == 0 and "long runs of one class" not in err

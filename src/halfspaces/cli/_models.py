@@ -207,7 +207,9 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
     else:
         done = [f"{seconds:.3g} s"] + ([_WEIGHTS_WORDS[weights]] if weights else [])
         if fit["epochs"] is not None:
-            done.append(f"{fit['epochs']} epoch{'s' * (fit['epochs'] != 1)}")
+            unit = fit["iterations_of"]
+            done.append(f"{fit['epochs']} {unit + ' iteration' if unit else 'epoch'}"
+                        f"{'s' * (fit['epochs'] != 1)}")
         if fit["solver"]:
             done.append(f"solver {fit['solver']}")
         for key, name in (("objective", "objective"), ("duality_gap", "duality gap")):
@@ -224,10 +226,18 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
         if fit["held_out_loss"]:
             losses = fit["held_out_loss"]
             done.append(f"held-out zero-one loss by epoch {' '.join(f'{x:.4g}' for x in losses)}")
-        score = f"training accuracy {accuracy:.4f}" if progressive is None else (
-            f"progressive accuracy of the last pass {progressive:.4f} (each row predicted"
-            " before it was learnt, a score of 0 counted wrong; 'halfspaces evaluate MODEL"
-            " FILE' gives the model's accuracy)")
+        if progressive is None:
+            score = f"training accuracy {accuracy:.4f}"
+        elif accuracy is None:
+            score = (f"progressive accuracy of the last pass {progressive:.4f} (each row"
+                     " predicted before it was learnt, a score of 0 counted wrong; 'halfspaces"
+                     " evaluate MODEL FILE' gives the model's accuracy)")
+        else:  # a saved average (or vote), and the running learner the passes followed
+            kind = "voted" if type(estimator).__name__ == "VotedPerceptron" else "averaged"
+            score = (f"training accuracy of the saved ({kind}) model {accuracy:.4f}; the"
+                     f" running learner's progressive accuracy in the last pass {progressive:.4f}"
+                     " (each row predicted by the last iterate before it was learnt: not the"
+                     " saved model)")
         print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}"
               f" ({', '.join(done)}): {score}; saved to {args.output}")
         if collisions is not None:
@@ -239,8 +249,9 @@ def fit_summary(estimator, data, weighted: bool = False) -> dict:
     """How the fit went, from what the estimator recorded: ``epochs`` (passes or solver
     iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data,
     weighted when the fit was: ``weighted``),
-    ``duality_gap``, ``converged`` (None where the estimator does not say), and
-    ``held_out_loss`` (with ``early_stopping``)."""
+    ``duality_gap``, ``converged`` (None where the estimator does not say),
+    ``held_out_loss`` (with ``early_stopping``), and ``iterations_of`` (the solver whose
+    iterations ``epochs`` counts, None when they are passes over the data)."""
     epochs = getattr(estimator, "n_iter_", None)
     objective = getattr(estimator, "objective_", None)
     if objective is None and hasattr(estimator, "lam") and hasattr(estimator, "coef_") \
@@ -270,7 +281,17 @@ def fit_summary(estimator, data, weighted: bool = False) -> dict:
     return {"epochs": None if epochs is None else int(epochs),
             "solver": getattr(estimator, "solver_", None), "objective": _scalar(objective),
             "duality_gap": _scalar(getattr(estimator, "duality_gap_", None)),
-            "converged": converged, "held_out_loss": _held_out_loss(estimator)}
+            "converged": converged, "held_out_loss": _held_out_loss(estimator),
+            "iterations_of": _iterations_of(estimator)}
+
+
+def _iterations_of(estimator) -> str | None:
+    """The solver whose iterations ``n_iter_`` counts (None: passes over the data)."""
+    if getattr(estimator, "solver", None) == "lbfgs" and hasattr(estimator, "coef_"):
+        return "L-BFGS"
+    if getattr(estimator, "solver_", None) == "qp":
+        return "QP"
+    return None
 
 
 def _held_out_loss(estimator) -> list[float] | None:

@@ -166,11 +166,22 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         n_features, zero_based = blocks.n_features, blocks.zero_based
         n, weighted = blocks.rows, blocks.weights_seen
     accuracy = progressive = None
-    if len(estimator.classes_) == 2:
+    binary = len(estimator.classes_) == 2
+    if binary:
         progressive = progressive_accuracy(estimator, n)
-    else:  # one-vs-rest passes count each class's mistakes, not the rows predicted wrong
-        right = sum(int((estimator.predict(X) == y).sum()) for X, y, *_ in blocks())
+    # one-vs-rest passes count each class's mistakes, not the rows predicted wrong; an
+    # averaged or voted model is not the running learner whose mistakes the passes count
+    if not binary or averages(estimator):
+        right, runs, last, first_class = 0, 0, None, 0
+        for X, y, *_ in blocks():
+            right += int((estimator.predict(X) == y).sum())
+            if y.size:  # runs of one label, in the file's order
+                runs += 1 + int(np.count_nonzero(y[1:] != y[:-1])) - int(y[0] == last)
+                last = y[-1]
+                first_class += int(np.count_nonzero(y == estimator.classes_[0]))
         accuracy = right / n
+        if binary and not args.quiet:
+            _warn_if_ordered(args, estimator, runs, first_class / n, n, accuracy, progressive)
     from ..persistence import save
 
     # what save_model records of a file read whole, for predict and evaluate
@@ -180,6 +191,37 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             "n_features": int(n_features),
             **({"interactions": args.quadratic} if args.quadratic else {})})
     return Streamed(estimator, args.data, n, accuracy, progressive, weighted)
+
+
+def averages(estimator) -> bool:
+    """Whether the model saved is an average (or a vote) of the running learner's iterates,
+    not the last iterate whose mistakes the passes count."""
+    return type(estimator).__name__ in ("AveragedPerceptron", "VotedPerceptron") or \
+        getattr(estimator, "average", False) not in (False, 0)
+
+
+# An averaged model is said to be broken by the order of the rows below this share of the
+# runs of one label that a random order of the same rows gives.
+ORDERED_RUNS = 0.5
+
+
+def _warn_if_ordered(args: argparse.Namespace, estimator, runs: int, p: float, n: int,
+                     accuracy: float, progressive: float) -> None:
+    """Warn on stderr when the rows come in long runs of one class (sorted by label, for
+    instance), which an average of the iterates weighs by their length: the last run's
+    class dominates it. ``runs``: the runs of one label in the file, of ``n`` rows, a share
+    ``p`` of one class; a random order of them gives about ``1 + 2 n p (1 - p)`` runs."""
+    expected = 1.0 + 2.0 * n * p * (1.0 - p)
+    if runs >= ORDERED_RUNS * expected:
+        return
+    print(f"{PROG}: warning: the rows of {args.data} come in long runs of one class ({runs}"
+          f" runs of one label where a random order of them gives about {expected:.0f}):"
+          f" {type(estimator).__name__}'s saved model weighs the iterates by how long they"
+          " lasted, so the last runs' class dominates it (training accuracy of the saved"
+          f" model {accuracy:.4f}, against {progressive:.4f} for the running learner's"
+          " progressive accuracy); shuffle the file's lines (e.g. 'shuf'), or train in"
+          " memory, where the rows of each pass are shuffled (drop --no-shuffle and"
+          " --cache)", file=sys.stderr)
 
 
 def progressive_accuracy(estimator, n_rows: int) -> float:

@@ -59,10 +59,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.passes or args.trace:
         return args.course_func(args)
-    _, data = _features.scaled(args, read_args_data(args, featurize=True))
+    _, data = _features.scaled(args, _shuffled(read_args_data(args, featurize=True), args))
     learner = _estimators.online_learner(args, data.X)
     y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
-    from ..theory import halving_mistake_bound
+    from ..theory import halving_mistake_bound, weighted_majority_mistake_bound
 
     rows = []
     with progress(args, total=data.n_samples, desc="play", unit="ex") as bar:
@@ -73,6 +73,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             del rows[-1]["prediction"], rows[-1]["score"]
             if args.algo == "halving":
                 rows[-1]["bound"] = float(halving_mistake_bound(learner.n_hypotheses_))
+            elif args.algo == "weighted-majority":  # by the best expert's mistakes so far
+                rows[-1]["bound"] = weighted_majority_mistake_bound(
+                    learner.n_hypotheses_, float(learner.expert_mistakes_.min()),
+                    learner.beta_, randomized=bool(learner.randomized))
             elif args.algo in PERCEPTRON_ALGOS:
                 rows[-1]["bound"], rows[-1]["bound_exact"] = prefix_bound(
                     data, y_pm, row.examples, bool(learner.fit_intercept), args.bound_limit)
@@ -90,10 +94,19 @@ def cmd_play(args: argparse.Namespace) -> int:
     elif args.algo == "halving":
         result["bound"] = {"checked": True, "halving_bound": rows[-1]["bound"],
                            "note": "holds when some hypothesis is consistent with the data"}
+    elif args.algo == "weighted-majority":
+        result["bound"] = {"checked": True, "weighted_majority_bound": rows[-1]["bound"],
+                           "n_experts": int(learner.n_hypotheses_),
+                           "best_expert_mistakes": float(learner.expert_mistakes_.min()),
+                           "beta": float(learner.beta_),
+                           "randomized": bool(learner.randomized),
+                           "expected_mistakes": float(learner.expected_mistakes_)
+                           if learner.randomized else None}
     else:
         result["bound"] = {"checked": False, "reason": f"no mistake bound for --algo"
                            f" {args.algo}: Novikoff's covers --algo perceptron, averaged and"
-                           " voted, log2 |H| --algo halving"}
+                           " voted, log2 |H| --algo halving, Littlestone and Warmuth's --algo"
+                           " weighted-majority"}
     if args.json:
         print_json(result)
     else:
@@ -105,6 +118,21 @@ _LP_BOUND = ("the max-margin QP was not solved to a certified optimum, so gamma_
              " margin of a verified separator (the separating LP's, or the QP's unproven"
              " answer where larger), at most the max margin: (R/gamma_LP)^2 is a valid upper"
              " bound, looser than Novikoff's with the max margin")
+
+
+def _shuffled(data, args: argparse.Namespace):
+    """``data`` with its rows in a random order seeded by --random-state, with --shuffle
+    (the game's rounds are the rows in the file's order otherwise)."""
+    if not getattr(args, "shuffle", None):
+        return data
+    import dataclasses
+
+    from sklearn.utils import check_random_state
+
+    order = check_random_state(args.random_state).permutation(data.n_samples)
+    X = [data.X[i] for i in order] if isinstance(data.X, list) else data.X[order]
+    weights = None if data.sample_weight is None else data.sample_weight[order]
+    return dataclasses.replace(data, X=X, y=data.y[order], sample_weight=weights)
 
 
 def _print_row(row: dict, header: bool) -> None:
@@ -129,6 +157,18 @@ def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
     bound = result["bound"]
     if "halving_bound" in bound:
         print(f"bound: halving log2 |H| = {bound['halving_bound']:.6g} ({bound['note']})")
+        return
+    if "weighted_majority_bound" in bound:
+        if bound["randomized"]:
+            what, m, denominator = "expected mistakes E[M]", bound["expected_mistakes"], \
+                "(1 - beta)"
+        else:
+            what, m, denominator = "mistakes M", result["n_mistakes"], "ln(2/(1+beta))"
+        print(f"bound: Weighted Majority (ln N + m* ln(1/beta)) / {denominator} ="
+              f" {bound['weighted_majority_bound']:.6g} with N = {bound['n_experts']} experts,"
+              f" m* = {bound['best_expert_mistakes']:g} (the best expert's mistakes), beta ="
+              f" {bound['beta']:.6g}; {what} {m:.6g}"
+              f" {'<=' if m <= bound['weighted_majority_bound'] else '>'} bound")
         return
     if not bound["checked"]:
         limited = " ('-' in the table)" if algo in PERCEPTRON_ALGOS else ""

@@ -464,6 +464,7 @@ def open_cached(
             header = _read_header(directory, fd)
             if _current(header, fingerprint, options):
                 _check_blocks(directory, header, fd)
+                _remove_unused(directory)  # left by processes that held them
                 return CachedData(directory, header, fd)
         except BaseException:
             os.close(fd)
@@ -475,9 +476,10 @@ def open_cached(
 
 def _current(header: dict, fingerprint: dict, options: dict) -> bool:
     """Whether the cache of ``header`` is of this version, of this source (its
-    fingerprint), read with these options."""
+    fingerprint), read with these options, and records whether its weights are all 1 (a
+    cache that does not is rebuilt, so that its weights are never read as absent)."""
     return (header.get("version") == VERSION and header.get("source") == fingerprint
-            and header.get("reader") == options)
+            and header.get("reader") == options and isinstance(header.get("weighted"), bool))
 
 
 def _build(path, directory: Path, options: dict, n_threads: int,

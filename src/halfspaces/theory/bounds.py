@@ -140,9 +140,10 @@ def halving_mistake_bound(n_hypotheses: int) -> int:
     return int(n_hypotheses).bit_length() - 1
 
 
-def weighted_majority_mistake_bound(n_experts: int, best_mistakes: float, beta: float
-                                    ) -> float:
-    """Weighted Majority's bound in terms of the best expert's mistakes.
+def weighted_majority_mistake_bound(n_experts: int, best_mistakes: float, beta: float, *,
+                                    randomized: bool = False) -> float:
+    """Weighted Majority's bound in terms of the best expert's mistakes (with
+    ``randomized``: the bound on the expected mistakes of the randomized version).
 
     Parameters
     ----------
@@ -152,6 +153,9 @@ def weighted_majority_mistake_bound(n_experts: int, best_mistakes: float, beta: 
         ``m*``, the mistakes of the best expert on the sequence.
     beta : float in (0, 1)
         The factor by which a wrong expert's weight is multiplied.
+    randomized : bool, default=False
+        Bound ``E[M]`` of the randomized version (which follows one expert drawn by
+        weight) instead of ``M`` of the deterministic weighted vote.
 
     Returns
     -------
@@ -159,7 +163,9 @@ def weighted_majority_mistake_bound(n_experts: int, best_mistakes: float, beta: 
 
     Notes
     -----
-    .. math::  M \\le \\frac{\\ln N + m^* \\ln(1/\\beta)}{\\ln\\frac{2}{1+\\beta}}
+    .. math::  M \\le \\frac{\\ln N + m^* \\ln(1/\\beta)}{\\ln\\frac{2}{1+\\beta}},
+               \\qquad E[M] \\le \\frac{\\ln N + m^* \\ln(1/\\beta)}{1 - \\beta}
+               \\ (\\text{randomized})
 
     With ``beta = 1/2`` this is about ``2.41 (m* + log2 N)``.
 
@@ -180,8 +186,8 @@ def weighted_majority_mistake_bound(n_experts: int, best_mistakes: float, beta: 
     check_scalar(owner, "beta", beta, low=0.0, high=1.0, low_inclusive=False,
                  high_inclusive=False, meaning="the weight factor of a wrong expert",
                  hint="Try beta=0.5.")
-    return (math.log(n_experts) + best_mistakes * math.log(1.0 / beta)) / math.log(
-        2.0 / (1.0 + beta))
+    numerator = math.log(n_experts) + best_mistakes * math.log(1.0 / beta)
+    return numerator / ((1.0 - beta) if randomized else math.log(2.0 / (1.0 + beta)))
 
 
 def online_to_batch_bound(radius: float, margin: float, train_mistakes: int) -> float:
