@@ -34,11 +34,11 @@ bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[dev,bench]"
 	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
 
-# Coverage-guided fuzzing (atheris) of the svmlight, VW, model-file and CSV/text readers, each for
-# FUZZ_SECONDS; new inputs go to fuzz/work/, a crash or hang stops the run and is written to
-# fuzz/findings/ (see fuzz/harness.py). CI runs it at the default, a minute in all.
+# Coverage-guided fuzzing (atheris) of the svmlight, VW, model-file, CSV/text and cache readers,
+# each for FUZZ_SECONDS; new inputs go to fuzz/work/, a crash or hang stops the run and is
+# written to fuzz/findings/ (see fuzz/harness.py). CI runs it at the default.
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= svmlight vw model text
+FUZZ_TARGETS ?= svmlight vw model text cache
 $(VENV)/.fuzz-installed: $(STAMP)
 	$(PY) -m pip install -q -e ".[dev,fuzz]"
 	touch $@

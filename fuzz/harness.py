@@ -1,10 +1,11 @@
 """What the fuzz targets share: instrumented imports, one scratch file, the libFuzzer loop.
 
-Each target (``svmlight.py``, ``vw.py``, ``model.py``) reads the fuzzer's bytes as a file,
-calls the public reader on it and lets exactly one exception type through: the reader's
-own error (``DataFormatError``, ``ModelFormatError``). Anything else (an ``IndexError``,
-a ``KeyError``, a hang, a crash of the interpreter) is a finding: libFuzzer stops and writes
-the input to ``crash-<sha1>``; keep it as a regression test under ``tests/``.
+Each target (``svmlight.py``, ``vw.py``, ``model.py``, ``cache.py``) reads the fuzzer's bytes
+as a file, calls the public reader on it and lets exactly one exception type through: the
+reader's own error (``DataFormatError``, ``ModelFormatError``, ``CacheError``). Anything else
+(an ``IndexError``, a ``KeyError``, a hang, a crash of the interpreter) is a finding:
+libFuzzer stops and writes the input to ``crash-<sha1>``; keep it as a regression test under
+``tests/``.
 
 atheris sees the coverage of Python code only. The svmlight reader's scanner is a numba
 kernel, native code that atheris cannot instrument, so ``make fuzz`` runs that target with

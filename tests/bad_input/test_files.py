@@ -541,3 +541,80 @@ def test_streamed_training_with_an_unallocatable_n_features(tmp_path, capsys):
     assert code == 1 and len(err.splitlines()) == 1, err
     assert re.search(r"X has 1099511627776 columns.* cannot be allocated here.* a smaller"
                      r" --n-features \(or leave it out", err), err
+
+
+def _noisy_svmlight(path, n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=n) > 0, 1, -1)
+    lines = [f"{label} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(row))
+             for row, label in zip(X, y, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _cached_train(path, tmp_path, *extra):
+    return ["train", str(path), "--algo", "perceptron", "--no-shuffle", "--cache",
+            "--max-iter", "5", "-o", str(tmp_path / "m.hs"), "--quiet", *extra]
+
+
+def test_a_truncated_cache_file_is_named_with_the_fix(tmp_path, capsys):
+    """A cache .npy cut short: one line naming the file and saying to delete the cache (not
+    numpy's "buffer is smaller than requested size")."""
+    path = _noisy_svmlight(tmp_path / "d.svm")
+    assert cli.main(_cached_train(path, tmp_path)) == 0
+    block = tmp_path / "d.svm.hscache" / "000000.data.npy"
+    block.write_bytes(block.read_bytes()[:-16])
+    capsys.readouterr()
+    code = cli.main(_cached_train(path, tmp_path))
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.splitlines()) == 1, err
+    assert re.search(r"d\.svm\.hscache/000000\.data\.npy: the file has [\d,]+ bytes, and the"
+                     r" cache wrote [\d,]+ \(truncated\): the cache is damaged; delete the"
+                     r" directory .*d\.svm\.hscache to rebuild it", err), err
+
+
+def test_a_data_file_replaced_with_the_same_size_and_time_is_not_trained_from_its_cache(
+        tmp_path, capsys):
+    """tar x / rsync -t style: a new file, the old size and modification time: train --cache
+    learns the new rows (the model of fit on the new file), not the cached old ones."""
+    from halfspaces import Perceptron, load
+    from halfspaces.datasets import load_svmlight
+
+    path = _noisy_svmlight(tmp_path / "d.svm", seed=1)
+    assert cli.main(_cached_train(path, tmp_path)) == 0
+    old = os.stat(path)
+    reversed_rows = b"\n".join(reversed(path.read_bytes().rstrip(b"\n").split(b"\n"))) + b"\n"
+    path.unlink()
+    path.write_bytes(reversed_rows)
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert (os.stat(path).st_size, os.stat(path).st_mtime_ns) == (old.st_size, old.st_mtime_ns)
+    assert cli.main(_cached_train(path, tmp_path)) == 0, capsys.readouterr().err
+    import warnings
+
+    X, y = load_svmlight(path)
+    with warnings.catch_warnings(action="ignore"):
+        expected = Perceptron(max_iter=5, shuffle=False).fit(X, y)
+    np.testing.assert_array_equal(load(tmp_path / "m.hs").coef_, expected.coef_)
+
+
+def test_concurrent_cached_trainings_of_one_file_all_succeed(tmp_path):
+    """Four train --cache processes at once on one file, two of them with another
+    --n-features (so each makes the other's cache stale: rebuilt again and again): all
+    succeed, each with the model of fit."""
+    path = _noisy_svmlight(tmp_path / "d.svm", n=400, seed=2)
+    runs = []
+    for k, width in enumerate((4, 6, 4, 6)):
+        argv = ["train", str(path), "--algo", "averaged", "--no-shuffle", "--cache",
+                "--max-iter", "30", "--n-features", str(width), "-o",
+                str(tmp_path / f"m{k}.hs"), "--quiet"]
+        runs.append(subprocess.Popen([sys.executable, "-m", "halfspaces", *argv],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for run in runs:
+        _, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err
+    from halfspaces import load
+
+    for k in (2, 3):  # the same options: the same model, whichever cache each one read
+        np.testing.assert_array_equal(load(tmp_path / f"m{k}.hs").coef_,
+                                      load(tmp_path / f"m{k - 2}.hs").coef_)

@@ -69,3 +69,63 @@ def test_csv_column_named_by_digits_is_read_by_name(tmp_path):
     again = read_csv_like(path, table.layout, delimiter=";")
     assert again.y.tolist() == table.y.tolist() == [1.0]
     assert again.X.tolist() == table.X.tolist() == [[5.0, 2.0]]
+
+
+def _crafted_block_file(tmp_path, name: str, change):
+    """A cache of a small file whose block file ``name`` is ``change(its bytes)``, recorded
+    in header.json with its size and CRC-32 (as a crafted cache would be); the source's
+    path."""
+    import json
+    import zlib
+
+    from halfspaces.datasets.cache import open_cached
+
+    path = tmp_path / "source.svm"
+    path.write_text("".join(f"{(-1) ** i} {i % 5 + 1}:{i / 7:.3g} {i % 5 + 3}:-{i % 3}.5\n"
+                            for i in range(24)))
+    directory = open_cached(path, block_bytes=64).directory
+    content = change((directory / name).read_bytes())
+    (directory / name).write_bytes(content)
+    header = json.loads((directory / "header.json").read_text())
+    header["files"][name] = [len(content), zlib.crc32(content)]
+    (directory / "header.json").write_text(json.dumps(header))
+    return path
+
+
+@pytest.mark.parametrize("content", [
+    # cut inside its header: numpy's parser raised ValueError ("EOF: reading array header")
+    b"\x93NUMPY\x01\x00v\x00{'descr': '<i4', 'fortran_order': False, 'shape':"
+    + b" " * 18 + b"\n\x00\x00\x00\x00\x02",
+    # a header that is not a Python literal: numpy's parser raised tokenize.TokenError
+    b"\x93NUMPY\x01\x00v\x00{'descr': '<i4', 'fortran_order': False, 'ran_order': False,"
+    b" 'sha" + b" " * 52 + b"\n\x00\x00\x00\x00\x02\x00\x00\x00\x04",
+], ids=["cut", "not-a-literal"])
+def test_a_cache_block_with_a_damaged_npy_header_is_a_cache_error(tmp_path, content):
+    """fuzz/cache.py found block files with a valid checksum whose .npy header numpy cannot
+    parse: its exceptions came out of open_cached's pass, not a CacheError."""
+    from halfspaces.datasets.cache import CacheError, open_cached
+
+    path = _crafted_block_file(tmp_path, "000000.indices.npy", lambda _: content)
+    with pytest.raises(CacheError, match=r"000000\.indices\.npy: its \.npy header cannot be"
+                                         r" read .*delete the directory"):
+        list(open_cached(path, block_bytes=64).blocks())
+
+
+def test_a_cache_block_whose_row_pointers_do_not_start_at_0_is_a_cache_error(tmp_path):
+    """fuzz/cache.py found a block whose indptr started at 1 (a valid checksum): SciPy's
+    csr_matrix raised ValueError ("index pointer should start with 0")."""
+    import io
+
+    import numpy as np
+
+    from halfspaces.datasets.cache import CacheError, open_cached
+
+    def shifted(raw: bytes) -> bytes:
+        out = io.BytesIO()
+        np.save(out, np.load(io.BytesIO(raw)) + 1)
+        return out.getvalue()
+
+    path = _crafted_block_file(tmp_path, "000000.indptr.npy", shifted)
+    with pytest.raises(CacheError, match=r"block 0's row pointers do not run from 0 to its"
+                                         r" \d+ entries"):
+        list(open_cached(path, block_bytes=64).blocks())

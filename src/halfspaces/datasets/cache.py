@@ -24,8 +24,8 @@ the pass (a file that changed meanwhile is refused). On opening, the header is c
 against the source's fingerprint and the options: a stale cache, or one of an older
 version, is rebuilt; a directory that is not such a cache, or a damaged one, is refused with
 a message (nothing is deleted but a cache of this format). Each file's size is checked on
-opening, its CRC-32 the first time it is mapped, and each block's CSR structure on every
-pass, before anything is learnt from it.
+opening, its CRC-32 the first time it is mapped, and each block's CSR structure the first
+time it is read, before anything is learnt from it.
 
 Several processes may read and build one cache at once: a reader holds the cache's
 directory open and locked shared (``flock``) and opens every file inside it, and a rebuild
@@ -123,6 +123,7 @@ class CachedData:
         self.weighted = bool(header["weighted"])
         self._fd = fd
         self._layouts: dict[str, tuple] = {}  # (shape, dtype, offset) of each .npy file read
+        self._checked: set[int] = set()  # the blocks whose CSR structure was checked
 
     def close(self) -> None:
         """Release the directory (the arrays already mapped stay readable)."""
@@ -161,16 +162,18 @@ class CachedData:
             layout = self._layouts.get(name)
             if layout is None:
                 _verify(fh, self.directory / name, self.header["files"].get(name))
-                version = np.lib.format.read_magic(fh)
-                if version not in ((1, 0), (2, 0)):  # np.save writes 1.0 (2.0: huge headers)
-                    fh.seek(0)
-                    return np.load(fh)
-                read = (np.lib.format.read_array_header_1_0 if version == (1, 0) else
-                        np.lib.format.read_array_header_2_0)
-                shape, _, dtype = read(fh)
-                if dtype.hasobject:
-                    raise _damaged(self.directory / name, "it holds Python objects, not"
-                                   " numbers")
+                try:  # np.save writes 1.0 (2.0: huge headers)
+                    version = np.lib.format.read_magic(fh)
+                    read = {(1, 0): np.lib.format.read_array_header_1_0,
+                            (2, 0): np.lib.format.read_array_header_2_0}[version]
+                    shape, fortran, dtype = read(fh)
+                except Exception as exc:  # numpy's parser raises ValueError, SyntaxError,
+                    # tokenize.TokenError, ... on a damaged header
+                    raise _damaged(self.directory / name, f"its .npy header cannot be read"
+                                   f" ({exc})") from None
+                if dtype.kind not in _KINDS[what] or fortran or len(shape) != 1:
+                    raise _damaged(self.directory / name, f"it holds an array of {dtype} and"
+                                   f" shape {shape}, not the cache's")
                 layout = (shape, dtype, fh.tell())
                 if os.fstat(fh.fileno()).st_size - layout[2] < int(np.prod(shape)) * \
                         dtype.itemsize:
@@ -194,8 +197,8 @@ class CachedData:
         """Yield ``(X, y)`` (or ``(X, y, sample_weight)``, None for a svmlight file, which
         has no weights) for each block, memory-mapped: only the blocks in use are mapped, so
         memory stays bounded. Each block's CSR structure is checked (row pointers, column
-        indices in range, sorted and without repeats, as the cache writes them) before it
-        is yielded."""
+        indices in range, sorted and without repeats, as the cache writes them) the first
+        time it is yielded."""
         from .._csr import OK, csr_fault
 
         has_weights = self.header["reader"]["format"] == "vw"
@@ -206,9 +209,15 @@ class CachedData:
                     or indices.shape != (nnz,):
                 raise CacheError(f"{self.directory}: block {k} does not match header.json (the"
                                  " cache is damaged); delete the directory to rebuild it.")
+            if indptr[0] != 0 or indptr[-1] != nnz:
+                raise CacheError(f"{self.directory}: block {k}'s row pointers do not run from"
+                                 f" 0 to its {nnz} entries (the cache is damaged); delete the"
+                                 " directory to rebuild it.")
             X = sp.csr_matrix((data, indices, indptr), shape=(rows, self.n_features))
-            fault, row, _, canonical = csr_fault(X, finite=False)
-            if fault != OK or not canonical or indptr[0] != 0:
+            fault, row, canonical = OK, -1, True
+            if k not in self._checked:  # files checked once, opened in a locked directory
+                fault, row, _, canonical = csr_fault(X, finite=False)
+            if fault != OK or not canonical:
                 if fault == OK and not canonical:  # the first row whose indices repeat
                     p = np.flatnonzero(np.diff(indices) <= 0) + 1
                     row = int(np.searchsorted(indptr, p[~np.isin(p, indptr)][0], "right")) - 1
@@ -216,6 +225,7 @@ class CachedData:
                                  f" {max(row, 0)} of the block: its row pointers or column"
                                  " indices are out of range, unsorted or repeated); the cache"
                                  " is damaged; delete the directory to rebuild it.")
+            self._checked.add(k)
             X.has_sorted_indices = True
             if weights:
                 w = self._map(k, "weights") if has_weights else None
@@ -232,6 +242,10 @@ class CachedData:
         blocks = list(self.blocks())
         return (sp.vstack([b[0] for b in blocks], format="csr"),
                 np.concatenate([b[1] for b in blocks]))
+
+
+# The kinds of dtype of each array of a block (float data, integer indices, float labels).
+_KINDS = {"data": "f", "indices": "iu", "indptr": "iu", "labels": "f", "weights": "f"}
 
 
 def _verify(fh, path: Path, record) -> None:
@@ -279,14 +293,28 @@ def _read_header(directory: Path, fd: int | None = None) -> dict:
 
 def _check_blocks(directory: Path, header: dict, fd: int | None) -> None:
     """Refuse a cache whose block files are missing or of another size than it wrote."""
+    def count(x) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
     try:
         blocks, files = header["blocks"], header["files"]
-        for key in ("n_rows", "nnz", "n_features", "zero_based", "classes"):
-            header[key]  # noqa: B018 - a missing key raises
+        well_formed = (
+            all(count(header[key]) for key in ("n_rows", "nnz", "n_features"))
+            and isinstance(header["zero_based"], bool)
+            and isinstance(header["classes"], list)
+            and all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                    for c in header["classes"])
+            and isinstance(blocks, list) and len(blocks) > 0 and isinstance(files, dict)
+            and all(isinstance(b, list) and len(b) == 2 and count(b[0]) and count(b[1])
+                    for b in blocks)
+            and sum(b[0] for b in blocks) == header["n_rows"]
+            and sum(b[1] for b in blocks) == header["nnz"])
         arrays = ("data", "indices", "indptr", "labels") + (
             ("weights",) if header["reader"]["format"] == "vw" else ())
         names = [f"{k:06d}.{what}.npy" for k in range(len(blocks)) for what in arrays]
         sizes = {name: files[name][0] for name in names}
+        if not well_formed or not all(count(size) for size in sizes.values()):
+            raise TypeError
     except (KeyError, TypeError, IndexError):
         raise CacheError(f"{directory}/header.json lacks the block layout: the cache is"
                          " damaged; delete the directory to rebuild it.") from None
