@@ -216,3 +216,17 @@ def run_cli(capsys, *argv):
     code = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def growing(reader, path, line: str = "1 1:0.5\n"):
+    """``reader`` (a function yielding blocks of the file ``path``), which appends ``line``
+    to the file once its first block is yielded, as a writer still filling the file would."""
+
+    def appending(*args, **kwargs):
+        for k, block in enumerate(reader(*args, **kwargs)):
+            yield block
+            if k == 0:
+                with open(path, "a") as f:
+                    f.write(line)
+
+    return appending

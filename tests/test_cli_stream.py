@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import growing
 
 from halfspaces import AveragedPerceptron, PegasosSVC, Perceptron, VotedPerceptron, cli
 from halfspaces._labels import format_label
@@ -555,16 +556,7 @@ def test_a_file_that_grows_during_a_streamed_train_is_refused(tmp_path, capsys, 
 
     monkeypatch.setattr(stream, "BLOCK_BYTES", 200)  # about four lines a block
     path = _write(tmp_path / "grows.svm")
-    reader = svmlight._growing_blocks
-
-    def appending(*args, **kwargs):
-        for k, block in enumerate(reader(*args, **kwargs)):
-            yield block
-            if k == 0:
-                with open(path, "a") as f:
-                    f.write("1 1:0.5\n")
-
-    monkeypatch.setattr(svmlight, "_growing_blocks", appending)
+    monkeypatch.setattr(svmlight, "_growing_blocks", growing(svmlight._growing_blocks, path))
     model = tmp_path / "m.hs"
     code, _, err = _run(capsys, "train", path, "--algo", "perceptron", "--no-shuffle",
                         "--max-iter", "3", "-o", model, "--quiet")

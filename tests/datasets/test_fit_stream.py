@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import growing
 from sklearn.exceptions import ConvergenceWarning
 
 from halfspaces import (
@@ -345,16 +346,7 @@ def test_a_file_that_grows_during_a_streamed_fit_is_refused(tmp_path, monkeypatc
     X, y = sparse_data(n=60, d=4)
     path = tmp_path / "grows.svm"
     dump_svmlight(X, y, path)
-    reader = stream.iter_blocks
-
-    def appending(*args, **kwargs):
-        for k, block in enumerate(reader(*args, **kwargs)):
-            yield block
-            if k == 0:
-                with open(path, "a") as f:
-                    f.write("1 1:0.5\n")
-
-    monkeypatch.setattr(stream, "iter_blocks", appending)
+    monkeypatch.setattr(stream, "iter_blocks", growing(stream.iter_blocks, path))
     with pytest.raises(FileChanged, match=r"grows\.svm changed while it was being trained on"
                                           r" \(its size \(\d[\d,]* bytes, now \d[\d,]*\)"):
         fit_file(Perceptron(max_iter=3, shuffle=False), path, n_features=4,
