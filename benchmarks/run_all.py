@@ -86,6 +86,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
         "quick": ["--datasets", "a9a", "generated", "--generated", "20000", "10000", "20",
                   "--repeat", "1"]}),
     "bench_svmlight": ("bench_svmlight", {"full": [], "quick": ["--repeat", "1"]}),
+    "bench_many_classes": ("bench_many_classes", {"full": [], "quick": ["--repeats", "1"]}),
     "bench_experts_kernel": ("bench_experts_kernel", {
         "full": [], "quick": ["--quick", "--repeats", "1"]}),
     "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),

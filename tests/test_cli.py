@@ -710,3 +710,21 @@ def test_an_sgd_fit_of_fixed_epochs_is_not_called_unconverged(tmp_path, capsys):
     code, out, _ = _run(capsys, "train", data, "--algo", "logistic", "--set", "solver=sgd",
                         "--max-iter", "3", "--random-state", "0", "-o", tmp_path / "m")
     assert code == 0 and "converged" not in out and "3 epochs" in out
+
+
+def test_train_says_which_svm_solver_and_why_and_the_fallback(tmp_path, capsys):
+    """The summary names the solver and the reason; a fallback to the QP is a warning too."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4)) * np.array([1e3, 1e3, 1.0, 1.0])  # C ||x||^2 ~ 1e6
+    y = np.where(X @ rng.normal(size=4) / np.array([1e3, 1e3, 1.0, 1.0]).mean()
+                 + 0.3 * rng.normal(size=60) > 0, 1, -1)
+    data = _write_svmlight(tmp_path / "mixed.svm", X, y)
+    code, out, err = _run(capsys, "train", data, "--algo", "svm", "-o", tmp_path / "m")
+    assert code == 0, err
+    assert ("solver qp (solver='auto': dual coordinate descent did not certify its duality"
+            " gap within max_iter=1000 epochs") in out
+    assert "SolverFallbackWarning" in err or "did not certify its duality gap" in err
+    code, out, err = _run(capsys, "train", data, "--algo", "svm", "--solver", "dcd",
+                          "--set", "max_iter=20000", "-o", tmp_path / "m2")
+    assert code == 0, err
+    assert "solver dcd (solver='dcd' was given)" in out

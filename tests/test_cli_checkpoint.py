@@ -277,8 +277,8 @@ def test_svm_n_jobs_2_resumes_the_problems_in_flight(tmp_path, data3):
 
 def test_svm_crammer_singer_checkpoints_dense_rows_that_auto_would_give_the_qp(tmp_path,
                                                                               capsys):
-    """--solver auto gives the QP dense data of at most 2000 rows, but Crammer-Singer has its
-    own solver (dual coordinate descent) whatever the size: it checkpoints, and resumes to
+    """Crammer-Singer has its own solver (dual coordinate descent) whatever the size, on
+    dense rows as on sparse ones: it checkpoints, and resumes to
     the uninterrupted model; a damaged state is refused, naming the array."""
     rng = np.random.default_rng(4)
     X = rng.normal(size=(40, 3))
@@ -644,20 +644,21 @@ def test_a_kernel_checkpoint_is_checked(tmp_path, make):
         make().fit(X[:20], y[:20])
 
 
-def test_svm_refuses_checkpoints_where_auto_picks_the_qp(tmp_path, capsys):
-    """solver='auto' solves dense data of at most 2000 rows by the QP, which keeps no
-    checkpoints: the training stops at once instead of running without them."""
+def test_svm_auto_checkpoints_small_dense_data_and_the_hard_margin_refuses(tmp_path, capsys):
+    """solver='auto' solves the linear SVM with a finite C by DCD at every size, which
+    checkpoints its epochs; the hard margin is the QP's, which keeps no checkpoints: the
+    training stops at once instead of running without them."""
     data = tmp_path / "d.csv"
     data.write_text("1,0.5,1\n-1,-0.5,-1\n1,1,0.2\n-1,-1,0.1\n1,0.3,0.9\n-1,-0.2,-0.8\n")
     model = tmp_path / "m.model"
-    status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model,
+    status, err = _run(capsys, "train", data, "--algo", "svm", "--C", "inf", "-o", model,
                        "--checkpoint-every", "1")
     assert status == 1 and err.splitlines() == [
-        f"halfspaces: error: {model}.checkpoint: --solver auto solves these 6 dense rows (at"
-        " most 2000) by the QP, which writes no checkpoints; pass --solver dcd (dual"
-        " coordinate descent checkpoints its epochs), or train without --checkpoint-every"]
+        f"halfspaces: error: {model}.checkpoint: the hard margin (C = inf) is solved by the"
+        " QP, which writes no checkpoints; give a finite --C, or train without"
+        " --checkpoint-every"]
     assert not model.exists()
-    status, err = _run(capsys, "train", data, "--algo", "svm", "--solver", "dcd", "-o", model,
+    status, err = _run(capsys, "train", data, "--algo", "svm", "-o", model,
                        "--checkpoint-every", "1", "--quiet")
     assert status == 0, err
 

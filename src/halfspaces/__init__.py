@@ -26,6 +26,7 @@ _PUBLIC = {
     "NotSeparableWarning": ".exceptions",
     "NotRealizableError": ".exceptions",
     "InexactMarginWarning": ".exceptions",
+    "SolverFallbackWarning": ".exceptions",
     "NumericalError": ".exceptions",
     "MemoryBudgetError": ".exceptions",
     "play": ".online",

@@ -38,6 +38,7 @@ from ._specs import (
     Schema,
     SchemaError,
     Seed,
+    Str,
 )
 
 F8 = ("f8",)
@@ -302,7 +303,8 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
                             "dual_coef_"), (_kernel_pegasos_state,)),
     "SVC": Schema(
         {**_CLASSIFIER, "C_": Float(low=0, low_open=True, allow_inf=True),
-         "solver_": Choice("qp", "dcd", "smo", "cocoa+"), "coef_": WEIGHTS, "gamma_": POSITIVE,
+         "solver_": Choice("qp", "dcd", "smo", "cocoa+"), "solver_reason_": Str(max_len=400),
+         "coef_": WEIGHTS, "gamma_": POSITIVE,
          "intercept_": OFFSETS, "support_": SUPPORT, "support_vectors_": SUPPORT_VECTORS,
          "dual_coef_": Array(F8, ("n_models", "n_support"), finite=True),
          **dict.fromkeys(("margin_", "objective_", "duality_gap_"),

@@ -44,6 +44,17 @@ class InexactMarginWarning(UserWarning):
     """
 
 
+class SolverFallbackWarning(UserWarning):
+    """``solver="auto"`` handed the problem to another solver than the one it chose first.
+
+    Emitted by :class:`~halfspaces.SVC` when dual coordinate descent did not certify its
+    duality gap within ``max_iter`` epochs and the QP solved the problem instead
+    (``solver_`` and ``solver_reason_`` say so): the model is exact, the fit slower. Filter
+    it as any warning category, e.g.
+    ``warnings.filterwarnings("ignore", category=SolverFallbackWarning)``.
+    """
+
+
 class NotRealizableError(ValueError):
     """No hypothesis of a finite class is consistent with the data seen (Halving).
 

@@ -89,7 +89,7 @@ def test_refit_with_another_kernel_drops_coef():
 def test_callable_kernel_equals_linear():
     X, y = _noisy(seed=2)
     a = SVC(kernel=lambda A, B: A @ B.T).fit(X, y)
-    b = SVC().fit(X, y)
+    b = SVC(solver="qp").fit(X, y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
     assert a.margin_ == pytest.approx(b.margin_, rel=1e-6)
 
@@ -234,8 +234,8 @@ def test_dcd_defaults_converge_on_a9a():
 def test_lam_is_C_over_n():
     X, y = _noisy()
     lam = 0.02
-    a = SVC(lam=lam).fit(X, y)
-    b = SVC(C=1 / (lam * len(y))).fit(X, y)
+    a = SVC(lam=lam, solver="qp").fit(X, y)
+    b = SVC(C=1 / (lam * len(y)), solver="qp").fit(X, y)
     assert a.C_ == pytest.approx(1 / (lam * len(y)))
     np.testing.assert_allclose(a.coef_, b.coef_)
     y_pm = np.where(y == 1, 1.0, -1.0)
@@ -248,23 +248,24 @@ def test_one_vs_rest():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 3))
     y = np.argmax(X @ rng.normal(size=(3, 3)), axis=1)
-    clf = SVC(C=0.5).fit(X, y)
+    clf = SVC(C=0.5, solver="qp").fit(X, y)
     assert clf.coef_.shape == (3, 3) and clf.decision_function(X).shape == (90, 3)
     assert clf.margin_.shape == (3,) and clf.dual_coef_.shape[0] == 3
     for k in range(3):
-        one = SVC(C=0.5).fit(X, np.where(y == k, 1, 0))
+        one = SVC(C=0.5, solver="qp").fit(X, np.where(y == k, 1, 0))
         np.testing.assert_allclose(clf.coef_[k], one.coef_[0], atol=1e-6)
     np.testing.assert_array_equal(clf.predict(X), np.argmax(clf.decision_function(X), axis=1))
 
 
 def test_auto_solver_and_verbose(capsys):
     X, y = _noisy()
-    assert SVC().fit(X, y).solver_ == "qp"
+    assert SVC().fit(X, y).solver_ == "dcd"
     assert SVC(kernel="rbf").fit(sp.csr_matrix(X), y).solver_ == "qp"
     assert SVC(C=np.inf).fit(*_separable()).solver_ == "qp"
     clf = SVC(verbose=True, random_state=0).fit(sp.csr_matrix(X), y)
     assert clf.solver_ == "dcd"
     assert "solver='auto' -> 'dcd'" in capsys.readouterr().out
+    assert "dual coordinate descent, which certifies its duality gap" in clf.solver_reason_
 
 
 def test_tie_predicts_positive_class():

@@ -1,6 +1,6 @@
 """SVC's default solver on awkward linear problems, against the QP (Clarabel) as the oracle.
 
-``solver="auto"`` runs dual coordinate descent on large linear problems. DCD used to stop at
+``solver="auto"`` runs dual coordinate descent on linear problems of any size. DCD used to stop at
 ``max_iter`` far from the optimum, with only a ConvergenceWarning, on un-centred or badly
 scaled features (issue 8: 3000 x 20 rows from N(50, 1), objective 922 against the QP's 302).
 Now the default solver must reach the QP's objective to 1e-6 on every shape, DCD itself
@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from numba import config as numba_config
 from sklearn.exceptions import ConvergenceWarning
 
+from halfspaces import SolverFallbackWarning, load
 from halfspaces.linear import svm
 from halfspaces.linear.svm import SVC
 from halfspaces.losses import svm_objective
@@ -56,12 +57,10 @@ SHAPES = ["uncentred", "near_1e3", "mixed_scales", "correlated", "n_much_less_th
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("name", SHAPES)
-def test_default_solver_reaches_the_qp_objective(name, fit_intercept, monkeypatch):
-    # "auto" picks DCD above _AUTO_DCD_MIN_SAMPLES rows (or for sparse X); lower the
-    # threshold so that these small problems take the same path as large ones.
-    monkeypatch.setattr(svm, "_AUTO_DCD_MIN_SAMPLES", 0)
+def test_default_solver_reaches_the_qp_objective(name, fit_intercept):
     X, y = _shape(name)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         warnings.simplefilter("error", ConvergenceWarning)
         auto = SVC(fit_intercept=fit_intercept, random_state=0).fit(X, y)
     qp = SVC(fit_intercept=fit_intercept, solver="qp").fit(X, y)
@@ -69,13 +68,17 @@ def test_default_solver_reaches_the_qp_objective(name, fit_intercept, monkeypatc
     j_qp = svm_objective(qp.coef_[0], qp.intercept_[0], X, y, C=1.0)
     assert abs(j_auto - j_qp) <= 1e-6 * j_qp
     assert auto.duality_gap_ <= 1e-6 * auto.objective_
-    # DCD converges on every shape but the mixed scales (C ||x||^2 ~ 1e6: the QP takes over)
+    # DCD converges on every shape but the mixed scales (C ||x||^2 ~ 1e6: the QP takes over,
+    # and says so)
     assert auto.solver_ == ("qp" if name == "mixed_scales" else "dcd")
+    fallbacks = [w for w in caught if w.category is SolverFallbackWarning]
+    assert len(fallbacks) == (name == "mixed_scales")
+    assert ("did not certify its duality gap" in auto.solver_reason_) == (
+        name == "mixed_scales")
 
 
 def test_the_issue_example_at_full_size():
-    # 3000 x 20 (fewer columns interpreted) from N(50, 1), C = 1: more than
-    # _AUTO_DCD_MIN_SAMPLES rows, so SVC() runs DCD without any patching.
+    # 3000 x 20 (fewer columns interpreted) from N(50, 1), C = 1
     rng = np.random.default_rng(8)
     n, d = 3000, (3 if numba_config.DISABLE_JIT else 20)
     X = rng.normal(50.0, 1.0, size=(n, d))
@@ -90,10 +93,46 @@ def test_the_issue_example_at_full_size():
 
 
 def test_without_room_for_the_qp_the_warning_gives_the_gap(monkeypatch):
-    monkeypatch.setattr(svm, "_AUTO_DCD_MIN_SAMPLES", 0)
     monkeypatch.setattr(svm, "_QP_MAX_ENTRIES", 0)
     X, y = _shape("mixed_scales")
     with pytest.warns(ConvergenceWarning, match=r"did not reach tol=0.0001 in max_iter=50"
                       r" epochs; its objective is within a relative duality gap of"):
         clf = SVC(max_iter=50, random_state=0).fit(X, y)
     assert clf.solver_ == "dcd" and clf.duality_gap_ > 1e-6 * clf.objective_
+
+
+def test_the_fallback_to_the_qp_is_said_as_a_warning_and_a_reason(tmp_path):
+    X, y = _shape("mixed_scales")
+    with pytest.warns(SolverFallbackWarning, match=r"SVC: solver='auto': dual coordinate"
+                      r" descent did not certify its duality gap within max_iter=50 epochs"
+                      r" \(relative gap .*, wanted 1e-06\), so the QP solved the problem:"
+                      r" exact, but slower. Increase max_iter") as record:
+        clf = SVC(max_iter=50, random_state=0).fit(X, y)
+    assert record[0].filename == __file__  # at the caller's line
+    assert clf.solver_ == "qp" and clf.solver_reason_.startswith("solver='auto': dual")
+    qp = SVC(max_iter=50, solver="qp").fit(X, y)
+    assert clf.objective_ == pytest.approx(qp.objective_, rel=1e-9)
+    assert qp.solver_reason_ == "solver='qp' was given"
+    clf.save(tmp_path / "svc.hsm")
+    assert load(tmp_path / "svc.hsm").solver_reason_ == clf.solver_reason_
+
+
+@pytest.mark.parametrize("multi_class", ["ovr", "crammer_singer"])
+def test_auto_solves_small_dense_many_class_problems_by_dcd(multi_class):
+    """Ten classes, few dense rows (as digits): DCD, each problem certified to the QP's
+    objective (one-vs-rest), or Crammer-Singer's own solver."""
+    rng = np.random.default_rng(3)
+    X = rng.random((N, D))
+    y = np.argmax(X @ rng.normal(size=(D, 10)) + 0.1 * rng.normal(size=(N, 10)), axis=1)
+    fit_b = multi_class == "ovr"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        auto = SVC(C=1.0 if fit_b else 0.1, multi_class=multi_class, fit_intercept=fit_b,
+                   random_state=0).fit(X, y)
+    assert auto.solver_ == "dcd" and "dual coordinate descent" in auto.solver_reason_
+    if multi_class == "ovr":
+        qp = SVC(solver="qp").fit(X, y)
+        np.testing.assert_allclose(auto.objective_, qp.objective_, rtol=1e-6)
+    else:
+        assert auto.solver_reason_.startswith("multi_class='crammer_singer'")
+        assert auto.duality_gap_ <= 1e-6 * auto.objective_

@@ -86,7 +86,7 @@ def test_auto_picks_smo_past_the_crossover(monkeypatch):
     assert SVC(kernel="rbf").fit(X, y).solver_ == "smo"
     # the hard margin and the squared hinge stay with the QP
     assert SVC(kernel="rbf", loss="squared_hinge").fit(X, y).solver_ == "qp"
-    assert SVC(kernel="linear").fit(X, y).solver_ == "qp"
+    assert SVC(kernel="linear").fit(X, y).solver_ == "dcd"
 
 
 @pytest.mark.parametrize("params", [{"C": np.inf}, {"loss": "squared_hinge"}])

@@ -61,9 +61,9 @@ def test_integer_weights_are_repeated_rows(solver, loss, fit_intercept):
 
 def test_lam_form_counts_the_weights():
     X, y, s = _data()
-    weighted = SVC(lam=0.05).fit(X, y, sample_weight=s)
+    weighted = SVC(lam=0.05, solver="qp").fit(X, y, sample_weight=s)
     assert weighted.C_ == pytest.approx(1.0 / (0.05 * s.sum()))
-    repeated = SVC(lam=0.05).fit(*_repeated(X, y, s))
+    repeated = SVC(lam=0.05, solver="qp").fit(*_repeated(X, y, s))
     np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-7)
 
 
@@ -158,7 +158,7 @@ def test_class_weight_as_sklearn(class_weight):
                                ref.fit(X, y, sample_weight=s).coef_, atol=1e-7)
     # LIBSVM counts "balanced" without sample_weight (LogisticRegression and we with it)
     s = None if class_weight == "balanced" else s
-    svc = SVC(C=0.5, class_weight=class_weight).fit(X, y, sample_weight=s)
+    svc = SVC(C=0.5, class_weight=class_weight, solver="qp").fit(X, y, sample_weight=s)
     libsvm = SkSVC(kernel="linear", C=0.5, tol=1e-10, class_weight=class_weight)
     np.testing.assert_allclose(svc.coef_, libsvm.fit(X, y, sample_weight=s).coef_, atol=1e-6)
 

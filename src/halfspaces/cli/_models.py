@@ -211,7 +211,8 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
             done.append(f"{fit['epochs']} {unit + ' iteration' if unit else 'epoch'}"
                         f"{'s' * (fit['epochs'] != 1)}")
         if fit["solver"]:
-            done.append(f"solver {fit['solver']}")
+            why = f" ({fit['solver_reason']})" if fit["solver_reason"] else ""
+            done.append(f"solver {fit['solver']}{why}")
         for key, name in (("objective", "objective"), ("duality_gap", "duality gap")):
             if isinstance(fit[key], float):
                 done.append(f"{name} {fit[key]:.6g}")
@@ -247,7 +248,8 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
 
 def fit_summary(estimator, data, weighted: bool = False) -> dict:
     """How the fit went, from what the estimator recorded: ``epochs`` (passes or solver
-    iterations), ``solver``, ``objective`` (its own, or Pegasos's J on the training data,
+    iterations), ``solver`` and ``solver_reason`` (why that solver), ``objective`` (its own,
+    or Pegasos's J on the training data,
     weighted when the fit was: ``weighted``),
     ``duality_gap``, ``converged`` (None where the estimator does not say),
     ``held_out_loss`` (with ``early_stopping``), and ``iterations_of`` (the solver whose
@@ -279,7 +281,9 @@ def fit_summary(estimator, data, weighted: bool = False) -> dict:
     if converged and not all(np.isfinite(v) for v in (objective, gap) if v is not None):
         converged = False  # no solver converges to an infinite objective or gap
     return {"epochs": None if epochs is None else int(epochs),
-            "solver": getattr(estimator, "solver_", None), "objective": _scalar(objective),
+            "solver": getattr(estimator, "solver_", None),
+            "solver_reason": getattr(estimator, "solver_reason_", None),
+            "objective": _scalar(objective),
             "duality_gap": _scalar(getattr(estimator, "duality_gap_", None)),
             "converged": converged, "held_out_loss": _held_out_loss(estimator),
             "iterations_of": _iterations_of(estimator)}

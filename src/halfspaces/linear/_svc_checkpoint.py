@@ -49,7 +49,8 @@ def solve_with_checkpoints(resumed: dict, write, n: int, d: int, n_models: int, 
     """The solutions of the ``n_models`` problems (``n`` rows, ``d`` features, ``alpha_i``
     at most ``U``), in ``n_jobs`` threads as without checkpoints, from the checkpoint
     ``resumed`` (empty: none), writing checkpoints by ``write(epochs, arrays)``.
-    ``solve(k, checkpoint, start)`` is problem ``k``'s solution (None: given up), with
+    ``solve(k, checkpoint, start)`` is problem ``k``'s solution (a tuple; a float, DCD's
+    relative duality gap, where it gave up: returned as it is, never saved), with
     DCD's ``checkpoint`` and ``resume`` (``start``, None: from the beginning)."""
     done, running = _resumed_problems(resumed, n, d, n_models, U) if resumed else ({}, {})
     lock = threading.Lock()
@@ -68,12 +69,12 @@ def solve_with_checkpoints(resumed: dict, write, n: int, d: int, n_models: int, 
         solution = solve(k, checkpoint, start)
         with lock:
             running.pop(k, None)
-            if solution is not None:
-                done[k] = solution
+            (done if isinstance(solution, tuple) else given_up)[k] = solution
 
+    given_up: dict = {}
     todo = [k for k in range(n_models) if k not in done]
     map_problems(lambda j: solve_one(todo[j]), len(todo), n_jobs)
-    return [done.get(k) for k in range(n_models)]
+    return [done[k] if k in done else given_up[k] for k in range(n_models)]
 
 
 def _resumed_problems(resumed: dict, n: int, d: int, n_models: int, U) -> tuple[dict, dict]:

@@ -48,7 +48,7 @@ from .._progress import listener
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import check_every_class_weighed, example_weights
 from ..calibration import ProbabilityMixin, fit_probability
-from ..exceptions import NotSeparableError
+from ..exceptions import NotSeparableError, SolverFallbackWarning
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import _GAP_PER_TOL, dcd_svm, feasible_dual, primal_dual
@@ -60,7 +60,6 @@ from ._svc_crammer_singer import crammer_singer_is_linear, solve_crammer_singer
 
 __all__ = ["SVC"]
 
-_AUTO_DCD_MIN_SAMPLES = 2000  # solver="auto": linear problems larger than this go to DCD
 # solver="auto" replaces a DCD run that did not converge by the QP when nnz(X) + d^2 is at most
 # this. Clarabel measured: a9a (32561 x 123 sparse, 0.47M) 8 s and +100 MB, 50000 x 20 dense
 # (1M) 10 s and +220 MB, 5000 x 500 dense (2.75M) 69 s and +400 MB.
@@ -144,13 +143,15 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         (other kernels). ``"dcd"``: dual coordinate descent (linear kernel only).
         ``"smo"``: sequential minimal optimization on the dual, kernel columns computed on
         demand through a cache of ``cache_size`` MB (hinge loss, finite ``C``; a callable
-        kernel's Gram matrix is computed whole). ``"auto"``: ``"smo"`` for non-linear
-        kernels on more than 200 rows (hinge loss, finite ``C``), ``"qp"`` for smaller
-        ones, ``C = inf`` and small dense data,
-        ``"dcd"`` for the linear kernel on sparse data or more than 2000 rows; when DCD does
-        not converge within ``max_iter`` epochs (a large ``C max ||x_i||^2``, e.g. columns
-        1000 times larger than others) and the QP is small enough (``nnz(X) + d^2`` at most
-        5 million), the QP solves the problem instead and ``solver_`` is ``"qp"``.
+        kernel's Gram matrix is computed whole). ``"auto"``: ``"dcd"`` for the linear
+        kernel with a finite ``C`` (any size, dense or sparse, one-vs-rest or
+        Crammer-Singer), ``"qp"`` for ``C = inf``, ``"smo"`` for non-linear kernels on more
+        than 200 rows (hinge loss, finite ``C``) and ``"qp"`` for smaller ones. When DCD
+        does not certify its duality gap within ``max_iter`` epochs (a large
+        ``C max ||x_i||^2``, e.g. columns 1000 times larger than others) and the QP is small
+        enough (``nnz(X) + d^2`` at most 5 million), the QP solves the problem instead:
+        ``solver_`` is ``"qp"``, ``solver_reason_`` says why, and a
+        :class:`~halfspaces.SolverFallbackWarning` is emitted.
     loss : {"hinge", "squared_hinge"}, default="hinge"
     tol : float > 0, default=1e-4
         DCD stops when the duality gap is at most ``0.01 tol`` times the objective (the
@@ -238,6 +239,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     C_ : float, the ``C`` used (``1/(lam n)`` when ``lam`` was given)
     solver_ : str, the solver that produced the model ("qp", "dcd" or "smo"; "qp" also when
         ``solver="auto"`` fell back on it because DCD did not converge)
+    solver_reason_ : str, why ``solver_`` solved it (the ``solver`` given, or the rule of
+        ``"auto"``, or the fallback with DCD's duality gap)
     n_iter_ : int, iterations of the solver (DCD: epochs; SMO: epochs of ``n`` pair steps,
         rounded up; the largest over one-vs-rest problems)
     classes_, n_features_in_
@@ -315,30 +318,32 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     def _expected_failed_checks(self) -> dict[str, str]:
         """scikit-learn's sample-weight checks hold the decision function to ``rtol=1e-7``;
         DCD's default ``tol=1e-4`` certifies the objective to 1e-6 (decisions to about
-        1e-5). DCD runs with ``solver="dcd"``, and with ``solver="auto"`` on sparse data
-        (linear kernel). ``SVC(solver="qp")`` passes both checks
-        (tests/linear/test_svm_weights.py)."""
+        1e-5). DCD runs with ``solver="dcd"``, and with ``solver="auto"`` for the linear
+        kernel. ``SVC(solver="qp")`` passes both checks (tests/linear/test_svm_weights.py)."""
         reason = "DCD solves to an objective within 1e-6, coarser than the check's rtol=1e-7"
-        if self.solver == "dcd":
+        if self.solver == "dcd" or (self.solver == "auto" and self._is_linear()):
             return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
                                   "check_sample_weight_equivalence_on_sparse_data"), reason)
-        if self.solver == "auto" and self._is_linear():
-            return {"check_sample_weight_equivalence_on_sparse_data": reason}
         return {}
 
     def _is_linear(self) -> bool:
         return not callable(self.kernel) and self.kernel == "linear"
 
-    def _pick_solver(self, X) -> str:
+    def _pick_solver(self, X) -> tuple[str, str]:
+        """The solver of this fit and why (``solver_``, ``solver_reason_``)."""
         if self.solver != "auto":
-            return self.solver
-        if not self._is_linear() or np.isinf(self.C_):
-            smo = (not np.isinf(self.C_) and self.loss == "hinge"
-                   and X.shape[0] > _AUTO_SMO_MIN_SAMPLES)
-            return "smo" if smo else "qp"
-        if sp.issparse(X) or X.shape[0] > _AUTO_DCD_MIN_SAMPLES:
-            return "dcd"
-        return "qp"
+            return self.solver, f"solver={self.solver!r} was given"
+        if np.isinf(self.C_):
+            return "qp", ("solver='auto': the hard margin (C=inf) is solved by the QP (dual"
+                          " coordinate descent and SMO need a finite C)")
+        if not self._is_linear():
+            smo = self.loss == "hinge" and X.shape[0] > _AUTO_SMO_MIN_SAMPLES
+            return ("smo" if smo else "qp"), (
+                f"solver='auto': kernel={self.kernel!r} on {X.shape[0]} rows, loss="
+                f"{self.loss!r} (SMO above {_AUTO_SMO_MIN_SAMPLES} rows with the hinge"
+                " loss, else the QP)")
+        return "dcd", ("solver='auto': the linear kernel with a finite C is solved by dual"
+                       " coordinate descent, which certifies its duality gap")
 
     def _refuse_checkpoints_in_the_qp(self, X) -> None:
         """A training asked for checkpoints (the CLI's --checkpoint-every) stops here when
@@ -348,10 +353,6 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         if np.isinf(self.C_):
             refuse_unsaved(self, "the hard margin (C = inf) is solved by the QP",
                            "give a finite C")
-        elif self.solver == "auto" and self._is_linear():
-            refuse_unsaved(self, f"--solver auto solves these {X.shape[0]} dense rows (at most"
-                                 f" {_AUTO_DCD_MIN_SAMPLES}) by the QP",
-                           "pass --solver dcd (dual coordinate descent checkpoints its epochs)")
         elif self.solver_ == "smo":
             refuse_unsaved(self, "solver_='smo' (SMO on the kernel's dual)",
                            "pass --solver dcd with the linear kernel")
@@ -389,14 +390,17 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             warm = (*warm, previous_C)
         # more than two classes by Crammer-Singer: its own solver, dual coordinate descent
         joint = self.multi_class == "crammer_singer" and len(self.classes_) > 2
-        self.solver_ = "dcd" if joint else self._pick_solver(X)
+        self.solver_, self.solver_reason_ = ("dcd", "multi_class='crammer_singer' is solved"
+                                             " by its dual coordinate descent") if joint \
+            else self._pick_solver(X)
         if self.solver_ != "dcd":
             self._refuse_checkpoints_in_the_qp(X)
             # dcd_svm checks them as it computes its curvatures
             check_row_norms("SVC", X)
         if self.verbose:
             print(f"SVC: solver={self.solver!r} -> {self.solver_!r} (kernel={self.kernel!r},"
-                  f" n_samples={n}, {'sparse' if sp.issparse(X) else 'dense'})")
+                  f" n_samples={n}, {'sparse' if sp.issparse(X) else 'dense'}):"
+                  f" {self.solver_reason_}")
         for stale in ("coef_", "gamma_"):  # from an earlier fit with another kernel
             if stale in self.__dict__:
                 delattr(self, stale)
@@ -441,15 +445,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
 
     def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None,
                       checkpoint=None, resume=None):
-        """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or None when DCD chosen by
-        ``solver="auto"`` did not converge and the QP can take over (see ``_qp_fits``).
+        """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or DCD's relative duality gap
+        (a float) when DCD chosen by ``solver="auto"`` did not converge and the QP can take
+        over (see ``_qp_fits``).
         ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``)."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
             res = self._dcd(X, y, seed, s, None if warm is None else
                             (warm[0][k], warm[1][k], warm[2]), checkpoint, resume)
             if not res.converged and self.solver == "auto" and _qp_fits(X):
-                return None
+                return float((res.primal - res.dual) / abs(res.primal))
             self._warn_unconverged(res)
             return res.theta, res.theta_0, res.alpha, res.n_iter
         nnz = X.nnz if sp.issparse(X) else X.size
@@ -509,12 +514,19 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         elif self.solver_ == "smo":
             self._fit_smo(X, problems, s)
         elif self._is_linear():
-            if not self._fit_linear(X, problems, s, warm):
-                # solver="auto": DCD did not reach tol on a problem the QP can hold
-                if self.verbose:
-                    print(f"SVC: dcd did not reach tol={self.tol:g} in max_iter={self.max_iter}"
-                          " epochs; solving the QP instead (solver_='qp')")
+            gap = self._fit_linear(X, problems, s, warm)
+            if gap is not None:  # solver="auto": DCD did not certify a problem the QP can hold
                 self.solver_ = "qp"
+                self.solver_reason_ = (
+                    "solver='auto': dual coordinate descent did not certify its duality gap"
+                    f" within max_iter={self.max_iter} epochs (relative gap {gap:.2g}, wanted"
+                    f" {0.01 * self.tol:.2g}), so the QP solved the problem")
+                if self.verbose:
+                    print(f"SVC: {self.solver_reason_}")
+                warnings.warn(f"SVC: {self.solver_reason_}: exact, but slower. Increase"
+                              " max_iter or scale the features (e.g. StandardScaler) to keep"
+                              " dual coordinate descent, or pass solver='qp'.",
+                              SolverFallbackWarning, stacklevel=3)
                 self._fit_linear(X, problems, s, warm)
         else:
             self._fit_kernel(X, problems, s)
@@ -550,8 +562,10 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                       " the solution may be inaccurate. Rescale the features or raise"
                       " max_iter.", convergence_warning(), stacklevel=4)
 
-    def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None, warm=None) -> bool:
-        """Solve every binary problem; False (nothing set) when ``_solve_linear`` gave up."""
+    def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None,
+                    warm=None) -> float | None:
+        """Solve every binary problem: None, or (nothing set) the largest relative duality
+        gap of the problems where ``_solve_linear`` gave up."""
         rng = check_random_state(self.random_state)
         n_models, d = len(problems), X.shape[1]
         # each problem's seed of DCD's permutations, drawn in class order: the same for
@@ -563,8 +577,9 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             solutions = map_problems(
                 lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm),
                 n_models, self.n_jobs)
-        if any(solution is None for solution in solutions):
-            return False
+        gaps_left = [solution for solution in solutions if isinstance(solution, float)]
+        if gaps_left:
+            return max(gaps_left)
         coef, intercept = np.zeros((n_models, d)), np.zeros(n_models)
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
@@ -584,7 +599,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self.coef_, self.intercept_ = coef, intercept
         self._set_support(X, problems, alphas, zs)
         self._set_summaries(margins, objectives, gaps, iters)
-        return True
+        return None
 
     def _checkpointed(self, X, problems: list[NDArray], seeds, s: NDArray | None, warm):
         """The solutions of DCD's problems with checkpoints, None when no checkpointer
