@@ -96,23 +96,25 @@ def main(argv: list[str] | None = None) -> int:
               f" classes, {X_test.shape[0]:,} test rows")
         for timing in t.values():
             print(timing.line())
-        svc = fits["svc"]
-        print(f"  SVC: solver_={svc.solver_!r} ({svc.solver_reason_}); {svc.n_iter_} epochs;"
-              f" test accuracy ours {svc.score(X_test, y_test):.4f}, LIBLINEAR"
-              f" {np.mean(np.asarray(ll_labels) == y_test):.4f}, LinearSVC"
-              f" {fits['lsvc'].score(X_test, y_test):.4f}")
-        print(ratio_line("SVC() / LIBLINEAR train -s 3", t["SVC() (ours)"],
-                         t["LIBLINEAR train -s 3 -B 1"], 1.0))
-        print(ratio_line("SVC() / LinearSVC(loss='hinge')", t["SVC() (ours)"],
-                         t["LinearSVC(loss='hinge')"]))
-        lr, sk = fits["lr"], fits["sk"]
+        svc, lr, sk = fits["svc"], fits["lr"], fits["sk"]
+        accuracy = {name: fits[key].score(X_test, y_test) for name, key in (
+            ("ours", "svc"), ("LinearSVC", "lsvc"), ("logistic ours", "lr"),
+            ("logistic sklearn", "sk"))}
+        accuracy["LIBLINEAR"] = float(np.mean(np.asarray(ll_labels) == y_test))
         diff = max(np.abs(lr.coef_ - sk.coef_).max(), np.abs(lr.intercept_ - sk.intercept_).max())
+        print(f"  SVC: solver_={svc.solver_!r} ({svc.solver_reason_}); {svc.n_iter_} epochs")
         print(f"  LogisticRegression: multi_class_={lr.multi_class_!r}, {lr.n_iter_} iterations"
               f" (sklearn {int(sk.n_iter_[0])}); max |coef, intercept difference| {diff:.2g}"
-              f" (target 1e-6: {'met' if diff <= 1e-6 else 'NOT met'}); test accuracy ours"
-              f" {lr.score(X_test, y_test):.4f}, sklearn {sk.score(X_test, y_test):.4f}")
-        print(ratio_line("LogisticRegression() / sklearn's", t["LogisticRegression() (ours)"],
-                         t["sklearn LogisticRegression()"], 1.0))
+              f" (target 1e-6: {'met' if diff <= 1e-6 else 'NOT met'})")
+        print("  test accuracy: " + ", ".join(f"{k} {v:.4f}" for k, v in accuracy.items()))
+        for label, ours, theirs, target in (
+                ("SVC() / LIBLINEAR train -s 3", "SVC() (ours)", "LIBLINEAR train -s 3 -B 1",
+                 1.0),
+                ("SVC() / LinearSVC(loss='hinge')", "SVC() (ours)", "LinearSVC(loss='hinge')",
+                 None),
+                ("LogisticRegression() / sklearn's", "LogisticRegression() (ours)",
+                 "sklearn LogisticRegression()", 1.0)):
+            print(ratio_line(label, t[ours], t[theirs], target))
     return 0
 
 

@@ -485,10 +485,11 @@ class LogisticRegression(OnlineClassifier):
                                   self.class_weight)
         lam = self._lam(X.shape[0] if s is None else float(s.sum()))
         check_row_norms("LogisticRegression", X)  # the scores and X^T g would overflow
+        if self.classes_.size > 2 and self._multinomial():  # dense rows: BLAS products
+            return self._fit_multinomial(product_rows(X), np.searchsorted(self.classes_, y),
+                                         s, lam)
         rows = sparse_product_rows(X)  # the products' rows: a dense X as CSR, once
         fit_b = bool(self.fit_intercept)
-        if self.classes_.size > 2 and self._multinomial():
-            return self._fit_multinomial(rows, np.searchsorted(self.classes_, y), s, lam)
         problems = self._y_rows(y_pm)
         self.multi_class_ = "ovr"
 
