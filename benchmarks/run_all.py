@@ -90,6 +90,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "bench_experts_kernel": ("bench_experts_kernel", {
         "full": [], "quick": ["--quick", "--repeats", "1"]}),
     "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),
+    "bench_learn_one": ("bench_learn_one", {"full": [], "quick": ["--quick"]}),
     "bench_dask": ("bench_dask", {"full": [], "quick": ["--quick"]}),
     "bench_io": ("bench_io", {
         "full": [], "reduced": ["--rows", "100000", "--scaling-rows", "100000", "300000"],

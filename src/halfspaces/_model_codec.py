@@ -184,7 +184,8 @@ class _Encoder:
             params = est.get_params(deep=False)
         else:  # a plain registered object (e.g. a CoordinateStump): its __init__ arguments
             params = {}
-        exclude = set(getattr(est, "_persist_exclude", ())) | set(_RUN_REPORTS)
+        exclude = {name for cls in type(est).__mro__
+                   for name in vars(cls).get("_persist_exclude", ())} | set(_RUN_REPORTS)
         node_params = {k: self.encode(v, f"{name}.{k}") for k, v in params.items()}
         attrs = {k: self.encode(v, f"{name}.{k}") for k, v in vars(est).items()
                  if k not in params and k not in exclude}

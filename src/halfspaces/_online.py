@@ -27,6 +27,9 @@ protocol used by :func:`halfspaces.online.play`.
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
@@ -60,6 +63,9 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     #: The state's arrays of one column per feature, ``(n_models, n_features_in_)`` (an
     #: array kept empty until it is needed has 0 columns), for :meth:`_widen`.
     _per_feature: tuple[str, ...] = ()
+
+    #: The one-example fast path's cache (:meth:`_fast_state`), rebuilt when needed.
+    _persist_exclude: tuple[str, ...] = ("_one",)
 
     # -- hooks -----------------------------------------------------------------------------
     def _init_state(self, X, n_models: int) -> None:  # pragma: no cover - abstract
@@ -149,6 +155,7 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         return s
 
     def _start(self, X, classes: NDArray) -> None:
+        self.__dict__.pop("vocabulary_", None)  # learn_one names the columns of dict rows
         self.classes_ = classes
         self.t_ = 0
         self.n_mistakes_ = 0
@@ -254,38 +261,181 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         self._start(sp.csr_matrix((0, n_features)), check_classes(type(self).__name__,
                                                                   np.asarray(classes), classes))
 
-    def _row(self, x) -> NDArray | sp.csr_matrix:
+    def _row(self, x, learn: bool = False) -> NDArray | sp.csr_matrix:
+        """``x`` (a dense row, a sparse row or a dict) as a one-row matrix for the full path.
+
+        A dict is read by :meth:`_dict_row`; with ``learn`` its new features widen the
+        learner first."""
+        if isinstance(x, dict):
+            return self._dict_row(x, learn)
         if sp.issparse(x):
             return x.tocsr().reshape(1, -1)
         return np.asarray(x, dtype=np.float64).reshape(1, -1)
 
-    def _fast_row(self, x) -> NDArray[np.float64] | sp.csr_matrix | None:
-        """``x`` as a checked one-row matrix when the one-example fast path applies.
+    def _dict_row(self, x: dict, learn: bool) -> NDArray[np.float64]:
+        """A dict row ``{feature: value}`` as a dense one-row matrix, every value checked.
 
-        The fast path skips scikit-learn's per-call validation (most of the cost of a
-        ``learn_one``); it applies to a fitted learner given a dense 1-D row of the right
-        length or a 1 x d CSR row, whose class keeps the base ``partial_fit`` and
-        ``decision_function``. Anything else returns None and takes the full path, which
-        also words the errors.
+        The keys are all names (``str``: columns from ``vocabulary_``, a new name given the
+        next column when learning) or all column indices (``int >= 0``, as a sparse row's
+        indices). A learner started on names keeps to names, one started on arrays or
+        indices to indices. A feature the learner has not seen adds nothing to a score (its
+        weight is 0), so predicting drops it; learning widens the learner to it
+        (:meth:`_widen`). Before the learner is started, the row fixes its columns.
         """
+        name = type(self).__name__
+        started = hasattr(self, "classes_")
+        vocabulary = getattr(self, "vocabulary_", None)
+        named = [k for k in x if isinstance(k, str)]
+        for k in x:
+            if not (isinstance(k, str) or isinstance(k, numbers.Integral)
+                    and not isinstance(k, bool)):
+                raise TypeError(f"{name}: the dict row's key {k!r} is a {type(k).__name__};"
+                                " the keys must be feature names (str) or column indices"
+                                " (int >= 0).")
+        if named and len(named) != len(x):
+            raise TypeError(f"{name}: the dict row mixes feature names ({named[0]!r}) with"
+                            " column indices; use one kind of key for the whole stream.")
+        if named and started and vocabulary is None:
+            raise TypeError(f"{name}: the dict row has feature names ({named[0]!r}), but"
+                            " this learner's columns have none (it was started on arrays or"
+                            " on dicts of column indices); pass its columns' indices as keys.")
+        if not named and x and vocabulary is not None:
+            raise TypeError(f"{name}: the dict row has column indices as keys, but this"
+                            " learner's columns are named (vocabulary_); pass the names.")
+        values = {}
+        for k, v in x.items():
+            try:
+                value = float(v)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}: the dict row's value for feature {k!r} is {v!r},"
+                                 " not a number; pass numbers (float or int) as values.")\
+                    from None
+            if not math.isfinite(value):
+                raise ValueError(f"{name}: the dict row's value for feature {k!r} is {v!r};"
+                                 " the values must be finite (drop or impute the feature).")
+            values[k] = value
+        width = self.n_features_in_ if started else 0
+        new: list = []
+        if named:
+            vocabulary = {} if vocabulary is None else vocabulary
+            columns = {}
+            for k in x:
+                if k in vocabulary:
+                    columns[k] = vocabulary[k]
+                elif learn:
+                    columns[k] = len(vocabulary) + len(new)
+                    new.append(k)
+                else:
+                    columns[k] = -1
+            width = max(width, len(vocabulary) + len(new))
+        else:
+            for k in x:
+                if k < 0:
+                    raise ValueError(f"{name}: the dict row's column index {k} is negative;"
+                                     " the indices count from 0.")
+            if learn and x:
+                width = max(width, max(int(k) for k in x) + 1)
+            columns = {k: int(k) if k < width else -1 for k in x}
+        if learn and started:
+            self._grow(width, new)
+        row = np.zeros((1, width), dtype=np.float64)
+        for k, j in columns.items():
+            if j >= 0:
+                row[0, j] = values[k]
+        return row
+
+    def _grow(self, width: int, new_names) -> None:
+        """Widen the started learner to ``width`` columns and name the new ones
+        ``new_names`` (in order, the last columns)."""
+        if width > self.n_features_in_:
+            if not self._per_feature:
+                raise ValueError(
+                    f"{type(self).__name__}: the dict row has features beyond the learner's"
+                    f" {self.n_features_in_} columns, and this learner cannot widen; start it"
+                    " on rows that name every feature.")
+            self._widen(width)
+        if new_names:
+            vocabulary = self.vocabulary_
+            for k in new_names:
+                vocabulary[k] = len(vocabulary)
+
+    def _fast_state(self):
+        """The one-example fast path's cached state, or None where the path does not apply.
+
+        It applies to a started learner whose class keeps the base ``partial_fit`` and
+        ``decision_function``, with no ``feature_names_in_``: then scikit-learn's per-call
+        validation (most of the cost of a ``learn_one``) would find nothing in a checked row.
+        The cache (labels in {-1, +1} per class, the one-row order and score buffer) is kept
+        for the learner's ``classes_``, width and vocabulary, and rebuilt when they change.
+        """
+        cache = self.__dict__.get("_one")
+        classes = self.__dict__.get("classes_")
+        if (cache is not None and cache[0] is classes
+                and cache[1] == self.n_features_in_):
+            return cache
         cls = type(self)
-        if (not hasattr(self, "classes_") or hasattr(self, "feature_names_in_")
+        if (classes is None or hasattr(self, "feature_names_in_")
                 or cls.partial_fit is not OnlineClassifier.partial_fit
                 or cls.decision_function is not OnlineClassifier.decision_function):
             return None
+        labels = {}
+        for c in classes.tolist():
+            y_pm = encode_pm(np.asarray([c], dtype=classes.dtype), classes)
+            labels[c] = y_pm
+        cache = (classes, self.n_features_in_, labels, np.zeros(1, dtype=np.intp),
+                 cls._run_pass is OnlineClassifier._run_pass)
+        self._one = cache
+        return cache
+
+    def _fast_row(self, x) -> NDArray[np.float64] | sp.csr_matrix | None:
+        """``x`` as a checked one-row matrix when the one-example fast path applies (see
+        :meth:`_fast_state`), else None: the full path then takes it and words the errors.
+
+        A float64 row of the learner's width, a dict whose keys the learner knows, or a
+        1 x d CSR row. Finiteness is checked by the row's squared norm: it is finite only if
+        every value is (a row whose norm overflows takes the full path).
+        """
+        d = self.n_features_in_
+        if type(x) is np.ndarray:
+            if not (x.dtype == np.float64 and x.shape == (d,) and x.flags.c_contiguous):
+                return self._as_float_row(x, d)
+            return x.reshape(1, -1) if math.isfinite(x.dot(x)) else None
+        if isinstance(x, dict):
+            return self._fast_dict_row(x, d)
         if sp.issparse(x):  # a 1 x d CSR row, as play hands out for sparse data
-            if not (x.format == "csr" and x.shape == (1, self.n_features_in_)
+            if not (x.format == "csr" and x.shape == (1, d)
                     and x.dtype in (np.float32, np.float64)):
                 return None
             fault, _, _, canonical = _csr.csr_fault(x)  # the compiled passes need valid indices
             return x if fault == _csr.OK and canonical else None
+        return self._as_float_row(x, d)
+
+    def _as_float_row(self, x, d: int) -> NDArray[np.float64] | None:
         try:
-            row = np.asarray(x, dtype=np.float64)
+            row = np.ascontiguousarray(x, dtype=np.float64)
         except (TypeError, ValueError):
             return None
-        if row.shape != (self.n_features_in_,) or not np.isfinite(row).all():
+        if row.shape not in ((d,), (1, d)) or not np.isfinite(row).all():
             return None
         return row.reshape(1, -1)
+
+    def _fast_dict_row(self, x: dict, d: int) -> NDArray[np.float64] | None:
+        vocabulary = self.__dict__.get("vocabulary_")
+        try:
+            if vocabulary is not None:
+                columns = [vocabulary[k] for k in x]
+            else:
+                columns = list(x)
+                if columns and (min(columns) < 0 or max(columns) >= d):
+                    return None
+            values = np.fromiter(x.values(), dtype=np.float64, count=len(x))
+            if not math.isfinite(values.dot(values)):
+                return None
+            row = np.zeros((1, d), dtype=np.float64)
+            row[0, columns] = values
+        except (KeyError, TypeError, ValueError, IndexError):
+            return None
+        return row
 
     def _fast_block(self, X, y, classes) -> tuple | None:
         """``(X, y)`` checked, when a later ``partial_fit`` may skip scikit-learn's checks.
@@ -312,30 +462,60 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
             return None
         return check_csr(type(self).__name__, X), y
 
-    def score_one(self, x: ArrayLike) -> float:
-        """The learner's score for one example (its sign is the prediction)."""
-        row = self._fast_row(x)
+    def score_one(self, x) -> float:
+        """The learner's score for one example (its sign is the prediction): ``x`` a dense
+        row, a sparse row or a dict (see :meth:`learn_one`)."""
+        row = self._fast_row(x) if self._fast_state() is not None else None
         scores = self.decision_function(self._row(x)) if row is None else self._decision(row)
         if scores.ndim == 2:
             return float(scores.max())
         return float(scores[0])
 
-    def predict_one(self, x: ArrayLike):
-        """Predict the label of one example."""
-        row = self._fast_row(x)
+    def predict_one(self, x):
+        """Predict the label of one example: ``x`` as in :meth:`learn_one`."""
+        row = self._fast_row(x) if self._fast_state() is not None else None
         if row is None:
             return self.predict(self._row(x))[0]
-        return decode_scores(self._decision(row), self.classes_)[0]
+        scores = self._decision(row)
+        if scores.ndim == 1:  # ties go positive
+            return self.classes_[1] if scores[0] >= 0.0 else self.classes_[0]
+        return decode_scores(scores, self.classes_)[0]
 
-    def learn_one(self, x: ArrayLike, y, classes: ArrayLike | None = None):
-        """Learn from one labelled example (``classes`` is required on the first call)."""
-        fast = classes is None and getattr(self, "class_weight", None) is None
-        row = self._fast_row(x) if fast else None
-        if row is None or not np.any(self.classes_ == y):
-            return self.partial_fit(self._row(x), np.asarray([y]), classes=classes)
-        y_pm = encode_pm(np.asarray([y]), self.classes_)
-        self.n_mistakes_ += self._run_pass(row, y_pm, np.zeros(1, dtype=np.intp))
-        self.n_iter_ += 1
+    def learn_one(self, x, y, classes: ArrayLike | None = None):
+        """Learn from one labelled example (``classes`` is required on the first call).
+
+        ``x`` is a dense row (a 1-D array or a list), a sparse row (1 x d, or a sparse
+        vector) or a dict ``{feature: value}``, River's form. A dict's keys are feature
+        names or column indices (:meth:`_dict_row`): names are given columns in the order
+        they arrive (a vocabulary, ``vocabulary_``, saved with the model), not hashed, so
+        the model is exactly the one of the dense rows in that column order, no two features
+        share a weight, and a reloaded model reads the same dicts. A new feature widens the
+        learner (its weight starts at 0, as if it had been there from the start).
+        """
+        cache = self._fast_state() if classes is None else None
+        if cache is not None and getattr(self, "class_weight", None) is None:
+            row = self._fast_row(x)
+            try:
+                y_pm = cache[2].get(y)
+            except TypeError:  # an unhashable label: the full path words it
+                y_pm = None
+            if row is not None and y_pm is not None:
+                if cache[4]:  # the base _run_pass, for one row in this thread
+                    scores = np.empty(1, dtype=np.float64)
+                    mistakes = 0
+                    for k, y_k in enumerate(self._y_rows(y_pm)):
+                        mistakes += self._pass(k, row, y_k, cache[3], scores)
+                    self.t_ += 1
+                else:
+                    mistakes = self._run_pass(row, y_pm, cache[3])
+                self.n_mistakes_ += mistakes
+                self.n_iter_ += 1
+                return self
+        started = hasattr(self, "classes_")
+        row = self._row(x, learn=True)
+        self.partial_fit(row, np.asarray([y]), classes=classes)
+        if not started and isinstance(x, dict) and any(isinstance(k, str) for k in x):
+            self.vocabulary_ = {k: j for j, k in enumerate(x)}  # the columns _dict_row gave
         return self
 
     def _play(self, X, y_pm: NDArray) -> NDArray[np.float64]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._file_specs import Array, Classes, Est, Sparse
+from ._file_specs import Array, Classes, Est, Sparse, Vocabulary
 from ._specs import (
     NONE,
     POSITIVE,
@@ -60,6 +60,8 @@ _ONLINE = {
     **_CLASSIFIER,
     "t_": COUNT, "n_mistakes_": COUNT, "n_iter_": COUNT,
     "mistakes_per_epoch_": ListOf(COUNT), "converged_": Bool(),
+    # the names of the columns of a learner started on dict rows (OnlineClassifier.learn_one)
+    "vocabulary_": Vocabulary(dim="n_features"),
 }
 #: Platt's sigmoids of ``probability=True`` (:mod:`halfspaces.calibration`).
 PLATT = dict.fromkeys(("probA_", "probB_"), Array(F8, ("n_models",), finite=True))
