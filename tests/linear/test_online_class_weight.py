@@ -63,7 +63,7 @@ def assert_same_model(a, b):
 def test_a_class_weight_is_that_weight_on_the_class_rows(cls, sparse, n_classes):
     X, y, s = _data(n_classes)
     X = sp.csr_matrix(X) if sparse else X
-    class_weight = {"a": 2.5, "c": 0.0} if n_classes == 3 else {"b": 0.25}
+    class_weight = {"a": 2.5, "c": 0.5} if n_classes == 3 else {"b": 0.25}
     for sample_weight in (None, s):
         by_class = _make(cls, class_weight=class_weight).fit(X, y, sample_weight=sample_weight)
         factors = _factors(y, class_weight)
