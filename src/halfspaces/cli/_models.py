@@ -278,7 +278,7 @@ def fit_summary(estimator, data, weighted: bool = False) -> dict:
             and not fixed_epochs:
         converged = bool(epochs < max_iter)  # a solver that stops at its tolerance
     gap = getattr(estimator, "duality_gap_", None)
-    if converged and not all(np.isfinite(v) for v in (objective, gap) if v is not None):
+    if converged and not all(np.all(np.isfinite(v)) for v in (objective, gap) if v is not None):
         converged = False  # no solver converges to an infinite objective or gap
     return {"epochs": None if epochs is None else int(epochs),
             "solver": getattr(estimator, "solver_", None),
