@@ -14,9 +14,8 @@ Classes ``k = 0..K-1``, scores ``z_ik = <w_k, x_i> + b_k``, probabilities
 stays there, and the minimizer reported is that one (as scikit-learn's).
 
 Dense rows go through two BLAS products (``Z = X W^T + b``, ``G = R^T X``) around one
-compiled pass over the scores; CSR rows through one compiled pass over the rows. On dense
-rows the products were 2 to 3.5 times faster than the row pass (benchmarks/results/
-bench_many_classes.txt gives the fits).
+compiled pass over the scores; CSR rows through one compiled pass over the rows (on dense
+rows the products are the faster: benchmarks/bench_many_classes.py).
 """
 
 from __future__ import annotations
