@@ -46,7 +46,7 @@ plot_max_margin(X, y, ax=ax)
 
 # %%
 C = 1.0
-soft = SVC(C=C, kernel="linear").fit(X, y)
+soft = SVC(C=C, kernel="linear", solver="qp").fit(X, y)  # the QP: the dual of the notes
 w, b = soft.coef_[0], soft.intercept_[0]
 alpha_y = np.zeros(len(y))
 alpha_y[soft.support_] = soft.dual_coef_[0]  # alpha_i y_i
