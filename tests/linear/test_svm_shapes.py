@@ -122,12 +122,12 @@ def test_auto_solves_small_dense_many_class_problems_by_dcd(multi_class):
     """Ten classes, few dense rows (as digits): DCD, each problem certified to the QP's
     objective (one-vs-rest), or Crammer-Singer's own solver."""
     rng = np.random.default_rng(3)
-    X = rng.random((N, D))
-    y = np.argmax(X @ rng.normal(size=(D, 10)) + 0.1 * rng.normal(size=(N, 10)), axis=1)
+    y = np.arange(N) % 10  # every class present at both sizes
+    X = np.abs(rng.normal(size=(10, D))[y] + 0.3 * rng.normal(size=(N, D)))
     fit_b = multi_class == "ovr"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        auto = SVC(C=1.0 if fit_b else 0.1, multi_class=multi_class, fit_intercept=fit_b,
+        auto = SVC(C=1.0 if fit_b else 0.01, multi_class=multi_class, fit_intercept=fit_b,
                    random_state=0).fit(X, y)
     assert auto.solver_ == "dcd" and "dual coordinate descent" in auto.solver_reason_
     if multi_class == "ovr":
