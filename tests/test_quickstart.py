@@ -40,6 +40,20 @@ def test_cli_quickstart_runs_verbatim_in_an_empty_folder(tmp_path):
     assert not (tmp_path / "a9a").exists() and not (tmp_path / "sms").exists()
 
 
+def test_cli_practitioner_block_runs_verbatim_in_an_empty_folder(tmp_path):
+    text = README.read_text(encoding="utf-8")
+    body = re.search(r"### Choosing C, scaling, text features\n(.*?)\n## ", text, re.S).group(1)
+    script = re.search(r"```bash\n(.*?)```", body, re.S).group(1)
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=ENV,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert "error" not in done.stderr
+    for name in ("train.svm", "test.svm", "heart.model", "scaled.model", "bigrams.model",
+                 "ratings.model", "reviews.tsv", "reviews.model"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    assert "<- best" in done.stdout and "hash collisions" in done.stdout
+
+
 def test_python_quickstart_runs_verbatim_in_an_empty_folder(tmp_path):
     block = _block("Python quickstart", "python")
     runner = ("import doctest, sys\n"
