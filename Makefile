@@ -21,12 +21,12 @@ test: $(STAMP)
 # The same suite with the compiled kernels run as plain Python (coverage of kernel lines,
 # readable tracebacks). Left out, because make test has run them and here they would repeat
 # it: the demo (passes already covered, on data too large for interpreted loops), the
-# README's quickstarts (tests/test_quickstart.py runs them in subprocesses with the JIT on,
-# as a user would: the same work as in make test) and the tests marked jit_only (a check on
-# the whole a9a set, a benchmark's runs).
+# README's quickstarts and the notebooks (tests/test_quickstart.py and tests/test_notebooks.py
+# run them in subprocesses and kernels as a user would, with the JIT on: the same work as in
+# make test) and the tests marked jit_only (a check on the whole a9a set, a benchmark's runs).
 test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests src --ignore=tests/test_demo.py \
-	  --ignore=tests/test_quickstart.py -m "not jit_only"
+	  --ignore=tests/test_quickstart.py --ignore=tests/test_notebooks.py -m "not jit_only"
 
 # Every figure of the README's Speed section; BENCH_ARGS="--size reduced" or "--quick" for
 # smaller runs, "--only NAME ..." for some of them (see benchmarks/run_all.py).
