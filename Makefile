@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-nojit bench lint fuzz clean
+.PHONY: demo test test-nojit bench lint fuzz docs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,8 +53,21 @@ fuzz: $(VENV)/.fuzz-installed
 	    || exit 1; \
 	done
 
+# The documentation site into docs/_build/html: docs/_generate.py writes the CLI reference
+# (from the parser), the benchmarks' results page and the gallery (examples and notebooks run
+# once, again only when they or the package change), then Sphinx builds with warnings as
+# errors.
+$(VENV)/.docs-installed: $(STAMP) pyproject.toml
+	$(PY) -m pip install -q -e ".[dev,docs]"
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	MPLBACKEND=Agg $(PY) docs/_generate.py
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "docs: open docs/_build/html/index.html"
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks fuzz
 
 clean:
-	rm -rf $(VENV) demo-output build dist src/*.egg-info fuzz/work
+	rm -rf $(VENV) demo-output build dist src/*.egg-info fuzz/work docs/_build docs/generated

@@ -59,8 +59,8 @@ def path_scores(estimator: Any, X: ArrayLike, y: ArrayLike, param: str, values, 
         :func:`halfspaces.metrics.evaluate`, to the held-out scores.
     param : ``"C"``, ``"lam"`` or another parameter; the path runs from the smallest value
         to the largest, or for ``"lam"`` from the largest to the smallest.
-    cv : int or a scikit-learn splitter; an int ``k`` is ``StratifiedKFold(k, shuffle=True,
-        random_state=random_state)``.
+    cv : int or a scikit-learn splitter
+        An int ``k`` is ``StratifiedKFold(k, shuffle=True, random_state=random_state)``.
     scoring : None (accuracy), a figure of :func:`halfspaces.metrics.evaluate`
         (``"balanced_accuracy"``, ``"f1_macro"``, ``"roc_auc"``, ``"log_loss"``, ...; losses
         are best when smallest), a scikit-learn scorer name, or a callable

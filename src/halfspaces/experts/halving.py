@@ -84,8 +84,10 @@ class HalvingClassifier(ExpertsClassifier):
         Exactly the hypotheses consistent with every round seen so far.
     n_hypotheses_ : int, ``N``
     classes_ : ndarray of 2 labels (``classes_[1]`` is ``+1``)
-    n_mistakes_ : int, mistakes over every round so far; ``t_`` : int, rounds seen
-    mistakes_per_epoch_ : list of int; n_iter_ : int
+    n_mistakes_ : int, mistakes over every round so far
+    t_ : int, rounds seen
+    mistakes_per_epoch_ : list of int
+    n_iter_ : int
 
     Notes
     -----

@@ -129,7 +129,8 @@ class WeightedMajorityClassifier(ExpertsClassifier):
         weighted mistakes are then real numbers); the values are exact either way.
     log_weights_ : ndarray of float64, shape (N,), ``m_i log(beta)`` (weights start at 1)
     weights_ : ndarray of float64, shape (N,), the normalized weights (summing to 1)
-    beta_ : float, the multiplier used; n_hypotheses_ : int, ``N``
+    beta_ : float, the multiplier used
+    n_hypotheses_ : int, ``N``
     n_mistakes_ : int
         Mistakes of the learner: ``y_t score_t <= 0`` (deterministic), or the realized
         mistakes of the random predictions (randomized).

@@ -300,7 +300,8 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
     n_mistakes_ : int, mistakes over every pass so far
     mistakes_per_epoch_ : list of int, mistakes of each ``fit`` pass
     converged_ : bool, whether the last ``fit`` ended with a pass making no mistake
-    n_iter_ : int, passes made;  t_ : int, rounds (examples) seen
+    n_iter_ : int, passes made
+    t_ : int, rounds (examples) seen
 
     Notes
     -----
