@@ -43,7 +43,7 @@ from .._base import (
 from .._labels import check_classes, decode_scores, encode_pm
 from .._memory import check_allocation
 from .._parallel import map_problems
-from .._primitives import sparse_product_rows
+from .._primitives import dot_dense, sparse_product_rows
 from .._progress import listener
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import check_every_class_weighed, example_weights
@@ -592,7 +592,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                                               bool(self.fit_intercept), alpha, theta, theta_0,
                                               s)
             iters.append(n_iter)
-            norm = float(np.linalg.norm(theta))
+            norm = float(np.sqrt(dot_dense(theta, theta)))  # no BLAS threads
             margins.append(1.0 / norm if norm > 0 else np.inf)
             objectives.append(primal)
             gaps.append(max(primal - dual, 0.0) if np.isfinite(primal) else np.inf)

@@ -166,6 +166,7 @@ from .._primitives import (
     WEIGHTS_NOT_FINITE,
     PassResult,
     check_pass,
+    dot_dense,
     example_weight,
     matvec,
     n_rows,
@@ -383,6 +384,14 @@ def _matvec(rows, theta: NDArray) -> NDArray:
     return out
 
 
+def _dot(u: NDArray, v: NDArray) -> float:
+    """``u.v`` of two float64 vectors, compiled: NumPy's ``@`` calls the BLAS, whose
+    threads wait on each other for every product of a few thousand entries on a busy
+    machine."""
+    return float(dot_dense(np.ascontiguousarray(u, dtype=np.float64),
+                           np.ascontiguousarray(v, dtype=np.float64)))
+
+
 def _rmatvec(rows, v: NDArray, d: int) -> NDArray:
     """``X^T v``, the rows times ``v_i`` added in turn (the same bits for both layouts)."""
     out = np.zeros(d)
@@ -408,15 +417,15 @@ def primal_dual(X, y: NDArray, C: float, loss: str, fit_intercept: bool, alpha: 
     rows = X if isinstance(X, CSR) else sparse_product_rows(X)
     scores, w_a = _matvec(rows, theta), _rmatvec(rows, a * y, len(theta))
     z = y * (scores + theta_0)
-    primal = 0.5 * float(theta @ theta)
+    primal = 0.5 * _dot(theta, theta)
     if not hard:
         slack = np.maximum(0.0, 1.0 - z)
         terms = slack if loss == "hinge" else slack * slack
         primal += (C * float(terms.sum()) if sample_weight is None
                    else float((Ci * terms).sum()))
-    dual = float(a.sum()) - 0.5 * float(w_a @ w_a)
+    dual = float(a.sum()) - 0.5 * _dot(w_a, w_a)
     if loss == "squared_hinge" and not hard:
-        dual -= (float(a @ a) / (4.0 * C) if sample_weight is None
+        dual -= (_dot(a, a) / (4.0 * C) if sample_weight is None
                  else float((a * a / Ci).sum()) / 4.0)
     return primal, dual, z
 
@@ -428,7 +437,7 @@ def _curvatures(rows, d: int, sq_norms: NDArray, fit_intercept: bool, Dii: float
     ``rows``: ``sparse_product_rows(X)`` (its products sum alike for both layouts)."""
     n = n_rows(rows)
     mu = _rmatvec(rows, np.ones(n), d) / max(n, 1)
-    M = float(mu @ mu)
+    M = _dot(mu, mu)
     if fit_intercept:
         # The centred problem: w.x + b = w.(x - mu) + (b + w.mu), same ||w||, same optimum.
         e = _matvec(rows, mu)
@@ -468,7 +477,7 @@ def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
     rng_state = np.array([seed], dtype=np.uint64)
     arrays = DCDArrays(y, QD, e, np.zeros(n), np.zeros(d), np.arange(n, dtype=np.int64),
                        rng_state, None if s is None else np.ascontiguousarray(s, np.float64))
-    params = DCDParams(U, Dii, rho, float(mu @ mu), float(np.max(np.abs(e))) if e.size else 0.0,
+    params = DCDParams(U, Dii, rho, _dot(mu, mu), float(np.max(np.abs(e))) if e.size else 0.0,
                        tol, 0.0, bool(shrinking), bool(fit_intercept), m is not None)
     return rows, products, arrays, params, mu, m
 
@@ -591,12 +600,12 @@ def _warm_state(rows, a: DCDArrays, p: DCDParams, st: DCDState, mu: NDArray,
     a.alpha[:] = np.clip(alpha0, 0.0, U)
     a.w[:] = _rmatvec(rows, a.alpha * a.y, a.w.shape[0])
     if p.offset:
-        s = float(a.alpha @ a.y)
-        wmu = float(a.w @ mu)
+        s = _dot(a.alpha, a.y)
+        wmu = _dot(a.w, mu)
         nu = float(theta_0) + wmu - s * p.M  # theta_0 + theta.mu, theta = w - s mu
         return st._replace(b=nu + p.rho * s, s=s, wmu=wmu)
     if p.split:
-        beta = float(a.w @ m)
+        beta = _dot(a.w, m)
         return st._replace(beta=beta, c=beta)
     return st
 
@@ -612,8 +621,8 @@ def _better_start(rows, a: DCDArrays, p: DCDParams, mu: NDArray, alpha0: NDArray
     for candidate in (np.clip(alpha0, 0.0, U), np.clip(alpha0 * scale, 0.0, U)):
         theta = _rmatvec(rows, candidate * a.y, a.w.shape[0])
         if p.offset:
-            theta = theta - float(candidate @ a.y) * mu
-        dual = candidate.sum() - 0.5 * float(theta @ theta) \
+            theta = theta - _dot(candidate, a.y) * mu
+        dual = candidate.sum() - 0.5 * _dot(theta, theta) \
             - 0.5 * float(np.sum(Dii * candidate * candidate))
         if dual > best_dual:
             best, best_dual = candidate, dual
@@ -628,4 +637,4 @@ def _primal_solution(w: NDArray, mu: NDArray, m: NDArray | None, st: DCDState,
     if not fit_intercept:
         return (w, 0.0) if m is None else (w + (st.c - st.beta) * m, 0.0)
     theta = w - st.s * mu
-    return theta, float(st.b - theta @ mu)
+    return theta, float(st.b - _dot(theta, mu))
