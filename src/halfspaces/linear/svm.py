@@ -444,15 +444,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return alpha, self.intercept_.copy()
 
     def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None,
-                      checkpoint=None, resume=None):
+                      checkpoint=None, resume=None, products=None):
         """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or DCD's relative duality gap
         (a float) when DCD chosen by ``solver="auto"`` did not converge and the QP can take
         over (see ``_qp_fits``).
-        ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``)."""
+        ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``); ``products``: the fit's
+        ``sparse_product_rows(X)``, shared by its problems."""
         C, fit_b = self.C_, bool(self.fit_intercept)
         if self.solver_ == "dcd":
             res = self._dcd(X, y, seed, s, None if warm is None else
-                            (warm[0][k], warm[1][k], warm[2]), checkpoint, resume)
+                            (warm[0][k], warm[1][k], warm[2]), checkpoint, resume, products)
             if not res.converged and self.solver == "auto" and _qp_fits(X):
                 return float((res.primal - res.dual) / abs(res.primal))
             self._warn_unconverged(res)
@@ -476,7 +477,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             warnings.warn(f"SVC: the interior-point QP stopped with status {res.status!r}"
                           f"{span}; solving this problem by dual coordinate descent instead.",
                           convergence_warning(), stacklevel=4)
-            dcd = self._dcd(X, y, seed, s, None, None, None)
+            dcd = self._dcd(X, y, seed, s, None, None, None, products)
             self._warn_unconverged(dcd)
             return dcd.theta, dcd.theta_0, dcd.alpha, dcd.n_iter
         self._check_qp(res, X, y, k)
@@ -484,7 +485,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             return np.ldexp(res.theta, -e), res.theta_0, np.ldexp(res.alpha, -2 * e), res.n_iter
         return res.theta, res.theta_0, res.alpha, res.n_iter
 
-    def _dcd(self, X, y: NDArray, seed: int, s: NDArray | None, warm, checkpoint, resume):
+    def _dcd(self, X, y: NDArray, seed: int, s: NDArray | None, warm, checkpoint, resume,
+             products=None):
         """DCD's result on one binary problem, from ``warm = (alpha, theta_0, C0)`` (see
         ``dcd_svm``) or zero."""
         alpha0, theta_0, C0 = (None, 0.0, None) if warm is None else warm
@@ -492,7 +494,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                        tol=self.tol, max_iter=self.max_iter, shrinking=bool(self.shrinking),
                        rng=seed, verbose=bool(self.verbose), owner="SVC", sample_weight=s,
                        alpha0=alpha0, theta_0=theta_0, C0=C0, callback=listener(),
-                       checkpoint=checkpoint, resume=resume)
+                       checkpoint=checkpoint, resume=resume, products=products)
 
     def _warn_unconverged(self, res) -> None:
         """A ConvergenceWarning when DCD's ``res`` did not reach ``tol``."""
@@ -571,11 +573,13 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         # each problem's seed of DCD's permutations, drawn in class order: the same for
         # every n_jobs (and the draws of one thread solving the problems in turn)
         seeds = rng.randint(0, 2**31 - 1, size=n_models)
+        products = sparse_product_rows(X)  # once for every problem's products and gap
         solutions = None if self.solver_ != "dcd" else \
-            self._checkpointed(X, problems, seeds, s, warm)
+            self._checkpointed(X, problems, seeds, s, warm, products)
         if solutions is None:
             solutions = map_problems(
-                lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm),
+                lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm,
+                                             products=products),
                 n_models, self.n_jobs)
         gaps_left = [solution for solution in solutions if isinstance(solution, float)]
         if gaps_left:
@@ -584,7 +588,6 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         alphas = np.zeros((n_models, X.shape[0]))
         zs = np.zeros_like(alphas)
         margins, objectives, gaps, iters = [], [], [], []
-        products = sparse_product_rows(X)  # once for every problem's gap
         for k, (y, (theta, theta_0, alpha, n_iter)) in enumerate(
                 zip(problems, solutions, strict=True)):
             coef[k], intercept[k], alphas[k] = theta, theta_0, alpha
@@ -601,7 +604,8 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self._set_summaries(margins, objectives, gaps, iters)
         return None
 
-    def _checkpointed(self, X, problems: list[NDArray], seeds, s: NDArray | None, warm):
+    def _checkpointed(self, X, problems: list[NDArray], seeds, s: NDArray | None, warm,
+                      products):
         """The solutions of DCD's problems with checkpoints, None when no checkpointer
         follows this fit (:mod:`halfspaces.linear._svc_checkpoint`)."""
         from .._checkpoint import solver_resume, solver_writer
@@ -613,7 +617,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return solve_with_checkpoints(
             resumed, solver_writer(self), *X.shape, len(problems), U,
             lambda k, checkpoint, start: self._solve_linear(X, problems[k], k, seeds[k], s,
-                                                            warm, checkpoint, start),
+                                                            warm, checkpoint, start, products),
             self.n_jobs)
 
     def _fit_kernel(self, X, problems: list[NDArray], s: NDArray | None) -> None:

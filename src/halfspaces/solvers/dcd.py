@@ -458,16 +458,21 @@ def _curvatures(rows, d: int, sq_norms: NDArray, fit_intercept: bool, Dii: float
 
 
 def _setup(X, y: NDArray, C: float, loss: str, fit_intercept: bool, tol: float,
-           shrinking: bool, rng, owner: str, sample_weight: NDArray | None = None):
+           shrinking: bool, rng, owner: str, sample_weight: NDArray | None = None,
+           products=None):
     """``(rows, products, arrays, params, mu, m)``: what the compiled run reads, the rows of
-    the mat-vecs (``sparse_product_rows``: a dense ``X`` as CSR, the same bits), and what
-    turns its ``w`` into ``theta`` (see ``_primal_solution``)."""
+    the mat-vecs (``sparse_product_rows``: a dense ``X`` as CSR, the same bits; ``products``
+    when the caller has made them), and what turns its ``w`` into ``theta`` (see
+    ``_primal_solution``)."""
     n, d = X.shape
     U, Dii = (float(C), 0.0) if loss == "hinge" else (np.inf, 1.0 / (2.0 * C))
     s = sample_weight
     check_row_norms(owner, X)  # names a row whose ||x_i||^2 overflows
     rows = product_rows(X)  # dense rows for the steps' vector sums
-    products = rows if isinstance(rows, CSR) else sparse_product_rows(X)
+    if isinstance(rows, CSR):
+        products = rows
+    elif products is None:
+        products = sparse_product_rows(X)
     sq_norms = np.empty(n)
     row_sqnorms(products, sq_norms)  # in row order: the same bits for both layouts
     QD, e, rho, mu, m = _curvatures(products, d, sq_norms, fit_intercept,
@@ -488,7 +493,7 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             owner: str = "dcd_svm", sample_weight: NDArray | None = None,
             alpha0: NDArray | None = None, theta_0: float = 0.0, C0: float | None = None,
             callback: Callback | None = None, checkpoint: Checkpoint | None = None,
-            resume: dict | None = None) -> DCDResult:
+            resume: dict | None = None, products=None) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
     ``sample_weight`` (``s_i > 0``, or None for all 1) gives example ``i`` the constant
@@ -523,12 +528,15 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     the shrinking thresholds, the offset's sums, ``tol'`` and the next gap check). A run
     given those arrays as ``resume`` (checked by :func:`check_state`) continues from there
     with the iterates, and the result, of the run that wrote them.
+
+    ``products``: ``sparse_product_rows(X)`` when the caller made it (one copy of a dense
+    ``X`` for all the problems of a fit), else it is made here.
     """
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
     rng = np.random.RandomState(0) if rng is None else rng
     rows, products, a, p, mu, m = _setup(X, y, C, loss, fit_intercept, tol, shrinking, rng,
-                                         owner, sample_weight)
+                                         owner, sample_weight, products)
     st = DCDState(n, 0, 0, RUNNING, np.inf, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     if alpha0 is not None and resume is None:
         if C0 is not None and 0.0 < C0 < np.inf and C0 != C:
