@@ -58,6 +58,9 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "bench_kernel_svc_100k": ("bench_kernel_svc", {
         "full": ["--rows", "100000", "--repeats", "1"],
         "quick": ["--rows", "2000", "--repeats", "1"]}),
+    "bench_kernel_online": ("bench_kernel_svc", {
+        "full": ["--online", "--rows", "30000", "--repeats", "1"],
+        "quick": ["--online", "--rows", "1000", "--repeats", "1"]}),
     "bench_svc_1m": ("bench_svc", {
         "full": [*_SVC_1M, "--synthetic", "1000000x100000", "--repeats", "3"],
         "reduced": [*_SVC_1M, "--synthetic", "200000x100000", "--repeats", "3"],

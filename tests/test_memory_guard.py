@@ -1,6 +1,7 @@
 """Allocations that grow with n^2 are refused with a MemoryBudgetError, not an abort or an
 OOM kill: proved in a subprocess under a small address-space limit (RLIMIT_AS)."""
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -26,7 +27,7 @@ _CHILD = textwrap.dedent("""
     for name, estimator in (("qp", SVC(kernel="rbf", solver="qp")),
                             ("cache", SVC(kernel="rbf", solver="smo", cache_size=2000)),
                             ("callable", SVC(kernel=lambda A, B: A @ B.T, solver="smo")),
-                            ("pegasos", KernelPegasosSVC(max_iter=1))):
+                            ("pegasos", KernelPegasosSVC(max_iter=1, cache_size=2000))):
         try:
             estimator.fit(X, y)
         except MemoryBudgetError as err:
@@ -46,8 +47,42 @@ def test_refusals_under_an_address_space_limit():
         ["pegasos", "refused:"]]
     assert "solver='smo'" in lines[0] and "smaller cache_size" in lines[1]
     assert "by name" in lines[2]
+    assert "smaller cache_size" in lines[3]
     # the estimate is in the message: 110 bytes per entry of 12000^2 for the interior point
     assert f"{110 * 12000**2 / 2**20:,.0f} MB" in lines[0]
+
+
+_BLOCKS_CHILD = textwrap.dedent("""
+    import json, resource
+    import numpy as np
+    from halfspaces import KernelPegasosSVC, KernelPerceptron
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12000, 5))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for warm in (KernelPegasosSVC(max_iter=1), KernelPerceptron(max_iter=1)):
+        warm.fit(X[:50], y[:50])  # imports and kernels loaded before the baseline
+    out = {"base": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    for name, estimator in (("pegasos", KernelPegasosSVC(max_iter=1, cache_size=100)),
+                            ("perceptron", KernelPerceptron(max_iter=1, cache_size=100))):
+        out[name] = estimator.fit(X, y).score(X[:2000], y[:2000])
+        out[name + "_peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps(out))
+    """)
+
+
+@pytest.mark.jit_only  # a pass over 12,000 rows, each reading 12,000 kernel values
+def test_kernel_passes_stay_within_their_cache():
+    """The 12000 x 12000 Gram matrix takes 2.2 GB while it is computed: kernel Pegasos and the
+    kernel perceptron run their passes over blocks of cache_size MB instead, and the
+    process's peak grows by at most the cache plus 200 MB."""
+    done = subprocess.run([sys.executable, "-c", _BLOCKS_CHILD], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    for name in ("pegasos", "perceptron"):
+        assert out[name] > 0.9  # y = sign(x_0): learnable
+        assert out[name + "_peak"] - out["base"] <= (100 + 200) << 20, (name, out)
 
 
 def test_check_allocation_refuses_past_the_budget():

@@ -16,7 +16,7 @@ from ._parallel import N_JOBS
 from ._specs import NONE, POSITIVE, Bool, ByRule, Choice, Float, Int, OneOf, Seed
 from ._weights import CLASS_WEIGHT
 from .calibration import PROBABILITY
-from .kernels import KERNEL_PARAMS
+from .kernels import CACHE_SIZE, KERNEL_PARAMS
 
 #: ``max_iter`` of an online learner: passes over the data.
 EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
@@ -81,7 +81,7 @@ SVC = {
     "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
     "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "n_jobs": N_JOBS,
     "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer"),
-    "cache_size": POSITIVE.about("kernel cache in MB", "Try cache_size=200.")}
+    "cache_size": CACHE_SIZE}
 
 #: The table of each class whose model file ``read_linear`` reads (a subclass keeps its
 #: parent's table unless it names its own).

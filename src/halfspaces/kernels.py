@@ -40,6 +40,9 @@ KERNEL_PARAMS = {"kernel": Kernel(),
                  "gamma": OneOf(POSITIVE, Choice("scale", "auto")).about("kernel width"),
                  "degree": Int(low=0), "coef0": Float()}
 
+#: ``cache_size``: the MB of kernel values a kernel method holds at once (SVC's name).
+CACHE_SIZE = POSITIVE.about("kernel cache in MB", "Try cache_size=200.")
+
 
 def resolve_gamma(gamma: Any, X, sample_weight: NDArray | None = None) -> float:
     """``'scale'`` is 1 / (n_features * X.var()), ``'auto'`` is 1 / n_features (as SVC);

@@ -56,14 +56,16 @@ def test_fit_is_the_same_bit_for_bit_for_every_n_jobs(name, sparse, weighted):
         assert_same_fit(one, _fit(LEARNERS[name](n_jobs), X, y, **kw))
 
 
-def test_fit_over_gram_blocks_is_the_same_for_every_n_jobs(monkeypatch):
+@pytest.mark.parametrize("name", ["KernelPerceptron", "KernelPegasosSVC"])
+def test_fit_over_gram_blocks_is_the_same_for_every_n_jobs(name):
     """Without room for the n x n Gram matrix, each block of rows is computed once and the
     classes' passes run over it in threads."""
     X, y, s = _data()
-    one = _fit(LEARNERS["KernelPerceptron"](1), X, y, sample_weight=s)
-    monkeypatch.setattr(kp, "_GRAM_BYTES", 8 * 40 * 7)  # 7 rows per block
-    for n_jobs in (1, 3):
-        assert_same_fit(one, _fit(LEARNERS["KernelPerceptron"](n_jobs), X, y, sample_weight=s))
+    small = 16 * 40 * 7 / 2**20  # MB: 7 rows per block
+    one = _fit(LEARNERS[name](1).set_params(cache_size=small), X, y, sample_weight=s)
+    for n_jobs in (2, 3):
+        assert_same_fit(one, _fit(LEARNERS[name](n_jobs).set_params(cache_size=small), X, y,
+                                  sample_weight=s))
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])

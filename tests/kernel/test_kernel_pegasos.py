@@ -140,3 +140,26 @@ def test_auto_intercept_decay_is_the_feature_density():
     rbf = KernelPegasosSVC(0.05, max_iter=1, kernel="rbf").fit(Xs, y)
     assert linear.intercept_decay_ == pytest.approx(np.mean(X != 0), rel=1e-12)
     assert rbf.intercept_decay_ == 1.0  # an RBF feature map is dense
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_gram_blocks_give_the_whole_grams_model(batch_size):
+    """With a cache_size too small for the n x n Gram matrix each pass computes blocks of its
+    rows: the same steps, up to the rounding of the kernel values (and of the renormalising
+    that has no matrix to recompute ||w||^2 from)."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(70, 3))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] > 0.5, 1, -1)
+    s = rng.uniform(0.5, 2.0, size=70)
+    kw = dict(lam=0.05, gamma=0.5, max_iter=4, batch_size=batch_size, random_state=0,
+              tol=1e-9, record_objective=True)
+    whole = KernelPegasosSVC(**kw).fit(X, y, sample_weight=s)
+    small = 16 * 70 * 9 / 2**20  # MB: 9 rows a block, rounded down to whole batches
+    blocked = KernelPegasosSVC(**kw, cache_size=small).fit(X, y, sample_weight=s)
+    np.testing.assert_array_equal(blocked.alpha_, whole.alpha_)
+    np.testing.assert_allclose(blocked.dual_coef_, whole.dual_coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_,
+                               rtol=1e-9)
+    np.testing.assert_allclose(blocked.decision_function(X), whole.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+    assert blocked._block_rows(70, batch_size) == 9 // batch_size * batch_size

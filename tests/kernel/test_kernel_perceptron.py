@@ -20,7 +20,6 @@ from strategies import (
     stops_at_max_iter,
 )
 
-import halfspaces.kernel.kernel_perceptron as kp
 from halfspaces.kernel import KernelPerceptron
 from halfspaces.linear.perceptron import Perceptron
 
@@ -165,15 +164,17 @@ def test_one_vs_rest_matches_perceptron():
     np.testing.assert_array_equal(dual.decision_function(X), primal.decision_function(X))
 
 
-def test_gram_blocks_give_the_same_model(monkeypatch):
+def test_gram_blocks_give_the_same_model():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(60, 3))
     y = np.where(X[:, 0] ** 2 + X[:, 1] > 0.5, 1, -1)
     full = KernelPerceptron(gamma=0.5, shuffle=True, random_state=0).fit(X, y)
     online = KernelPerceptron(gamma=0.5).partial_fit(X, y, classes=[-1, 1])
-    monkeypatch.setattr(kp, "_GRAM_BYTES", 8 * 60 * 7)  # 7 rows per block, no full Gram
-    blocked = KernelPerceptron(gamma=0.5, shuffle=True, random_state=0).fit(X, y)
-    online_blocked = KernelPerceptron(gamma=0.5).partial_fit(X, y, classes=[-1, 1])
+    small = 16 * 60 * 7 / 2**20  # MB: 7 rows per block, no full Gram
+    blocked = KernelPerceptron(gamma=0.5, shuffle=True, random_state=0,
+                               cache_size=small).fit(X, y)
+    online_blocked = KernelPerceptron(gamma=0.5, cache_size=small).partial_fit(
+        X, y, classes=[-1, 1])
     assert blocked.mistakes_per_epoch_ == full.mistakes_per_epoch_
     np.testing.assert_array_equal(blocked.dual_coef_, full.dual_coef_)
     np.testing.assert_allclose(blocked.decision_function(X), full.decision_function(X))

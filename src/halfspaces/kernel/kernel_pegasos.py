@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -43,7 +44,7 @@ from .._primitives import (
 from .._validation import validate_X, validate_X_y
 from .._weights import CLASS_WEIGHT, check_every_class_weighed, example_weights
 from ..exceptions import NumericalError
-from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
+from ..kernels import CACHE_SIZE, GRAM_BYTES_PER_ENTRY, KERNEL_PARAMS, gram, resolve_gamma
 from ..linear._pegasos_base import (
     PEGASOS_PARAMS,
     PegasosOptions,
@@ -84,47 +85,62 @@ def _fold_dual(K, w, st):
     return PegasosState(st.t, 1.0, sq, st.b, 0.0, st.bsum, st.csum)
 
 
+@njit(cache=True)
+def _fold_scaled(w, st):
+    """Renormalise without the Gram matrix (v <- a v, u <- u - S v), ||w||^2 as tracked."""
+    v, u = w.v, w.u
+    if u.shape[0] > 0:
+        for j in range(v.shape[0]):
+            u[j] -= st.S * v[j]
+    for j in range(v.shape[0]):
+        v[j] *= st.a
+    return PegasosState(st.t, 1.0, st.sqnorm, st.b, 0.0, st.bsum, st.csum)
+
+
 @njit(cache=True, nogil=True)  # one-vs-rest threads run it in parallel
 def kernel_pegasos_epoch(data, order, p, w, st, scores, alpha):
-    """One pass of kernelized mini-batch Pegasos over rows ``order`` of the Gram matrix.
+    """One pass of kernelized mini-batch Pegasos over the training points ``order``.
 
-    data : the tuple (K, y, s), unpacked once before the loop: K : float64[n, n]
-    C-contiguous; s : float64[n] example weights > 0, or None (all 1). w : PegasosVectors
-    over the n training points; alpha : int64[n] violation counts; the rest as the primal
-    passes (the same state and result).
+    data : the tuple (K, krow, diag, y, s, whole), unpacked once before the loop: row
+    ``krow[q]`` of K (float64, C-contiguous) holds k(x_order[q], x_j) for every training
+    point j: the whole n x n Gram matrix (``whole``, ``krow = order``) or a block of its rows
+    computed for this part of the pass; diag : k(x_i, x_i); s : float64[n] example weights
+    > 0, or None (all 1). w : PegasosVectors over the n training points; alpha : int64[n]
+    violation counts; the rest as the primal passes (the same state and result).
     """
-    K, y, s = data
+    K, krow, diag, y, s, whole = data
     m, k = order.shape[0], p.batch_size
-    violators = np.empty(k, dtype=order.dtype)
+    violators = np.empty(k, dtype=np.int64)
     mistakes = 0
     # The batch's margins are taken as minibatch_epoch takes them, written again on purpose:
     # as one compiled helper it was a call per batch on dense rows, and inlined it added
-    # reference-count calls per batch (measured for issue 11).
+    # reference-count calls per batch.
     for lo in range(0, m, k):
         hi = min(lo + k, m)
         st = next_step(st)
         n_viol = 0
         for q in range(lo, hi):
             i = order[q]
-            score = st.a * row_dot(K, i, w.v) + st.b
+            score = st.a * row_dot(K, krow[q], w.v) + st.b
             if not abs(score) < np.inf:  # inf or nan (nan <= 0 is false: never a mistake)
                 return st, PassResult(mistakes, SCORE_NOT_FINITE, np.int64(i))
             scores[i] = score
             if y[i] * score <= 0.0:  # a tie counts as a mistake
                 mistakes += 1
             if y[i] * score < 1.0:
-                violators[n_viol] = i
+                violators[n_viol] = q
                 n_viol += 1
         eta = step_size(p.rate, st.t)
         st = shrink(st, 1.0 - eta * p.lam)
         if abs(st.a) < RENORM_BELOW:
-            st = _fold_dual(K, w, st)
+            st = _fold_dual(K, w, st) if whole else _fold_scaled(w, st)
         step = eta / (hi - lo)
         for r in range(n_viol):
-            i = violators[r]
+            q = violators[r]
+            i = order[q]
             e = step * example_weight(s, i)
             c = e * y[i] / st.a  # w += e y_i phi(x_i)  is  v_i += c, e = step s_i
-            dsq = st.a * st.a * (2.0 * c * row_dot(K, i, w.v) + c * c * K[i, i])
+            dsq = st.a * st.a * (2.0 * c * row_dot(K, krow[q], w.v) + c * c * diag[i])
             w.v[i] += c
             if w.u.shape[0] > 0:
                 w.u[i] += st.S * c
@@ -137,9 +153,10 @@ def kernel_pegasos_epoch(data, order, p, w, st, scores, alpha):
 class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     """Kernel SVM trained by kernelized Pegasos: ``w = sum_j beta_j phi(x_j)``.
 
-    The steps of :class:`~halfspaces.PegasosSVC` in the dual: it stores the ``n x n`` Gram
-    matrix, so it is meant for small ``n``, and is fitted in one call (no ``partial_fit``,
-    no ``warm_start``).
+    The steps of :class:`~halfspaces.PegasosSVC` in the dual, fitted in one call (no
+    ``partial_fit``, no ``warm_start``). A step reads one row of the ``n x n`` Gram matrix:
+    the whole matrix is kept when it fits in ``cache_size``, else each pass computes it again
+    in blocks of rows that do (memory bounded, time ``O(n^2)`` kernel values a pass).
 
     Parameters
     ----------
@@ -159,9 +176,12 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     intercept_decay : float or "auto", default="auto"
         As PegasosSVC; "auto" is the density of ``X`` for the linear kernel and 1 for the
         others (their feature maps are dense).
+    cache_size : float > 0, default=200.0
+        MB of kernel values held at once (scikit-learn's SVC name and meaning): the Gram
+        matrix while it is computed (two floats per entry), or a block of its rows.
     n_jobs : int or None, default=None
         Threads for the one-vs-rest problems (scikit-learn's meaning: None or 1 is one, -1
-        every core): the Gram matrix is computed once, then each pass of the classes runs
+        every core): the Gram rows are computed once, then each pass of the classes runs
         in ``min(n_jobs, n_classes)`` threads. Every class takes the same examples in the
         same order, so the model is the same, bit for bit, for every ``n_jobs``.
     class_weight : None, "balanced" or dict, default=None
@@ -201,7 +221,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
     """
 
     _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS, "n_jobs": N_JOBS,
-                              "class_weight": CLASS_WEIGHT}
+                              "class_weight": CLASS_WEIGHT, "cache_size": CACHE_SIZE}
     _persist_exclude = ("_fit_state",)  # fit's state: a checkpoint saves _checkpoint_form
 
     def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
@@ -210,7 +230,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                  t0="auto", projection: bool = True, fit_intercept: bool = True,
                  intercept_decay="auto", average="suffix", sampling: str = "permutation",
                  random_state=None, tol: float | None = None, record_objective: bool = False,
-                 n_jobs: int | None = None, class_weight=None):
+                 n_jobs: int | None = None, class_weight=None, cache_size: float = 200.0):
         keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
@@ -235,12 +255,19 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
 
     def _gram(self, X, Z) -> NDArray[np.float64]:
         return gram(X, Z, kernel=self.kernel, gamma=self.gamma_, degree=int(self.degree),
-                    coef0=float(self.coef0))
+                    coef0=float(self.coef0), owner="KernelPegasosSVC",
+                    fix="Give a smaller cache_size.")
 
-    def _schedule(self, X, K: NDArray) -> None:
+    def _block_rows(self, width: int, multiple: int = 1) -> int:
+        """Rows of a Gram block of ``width`` columns that fit in ``cache_size`` (a multiple
+        of ``multiple``, at least one)."""
+        rows = int(self.cache_size * 2**20) // (GRAM_BYTES_PER_ENTRY * max(width, 1))
+        return max(multiple, rows // multiple * multiple)
+
+    def _schedule(self, X, diag: NDArray) -> None:
         """``eta0_`` (1 / (2 mean k(x, x)) for "auto"), ``intercept_decay_``, the suffix."""
         if isinstance(self.eta0, str):  # no sample calibration here
-            mean_diag = float(np.mean(np.diag(K)))
+            mean_diag = float(np.mean(diag))
             self.eta0_ = 0.5 / mean_diag if mean_diag > 0 else 1.0
         else:
             self.eta0_ = float(self.eta0)
@@ -250,15 +277,19 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         resolve = linear or not isinstance(self.intercept_decay, str)
         self.intercept_decay_ = (intercept_decay(self.intercept_decay, row_stats(X)[1])
                                  if resolve else 1.0)
-        self._suffix_start = float(suffix_skip(self._total_steps(K.shape[0])))
+        self._suffix_start = float(suffix_skip(self._total_steps(diag.shape[0])))
 
-    def _pass(self, K, y: NDArray, order: NDArray, p, problem: tuple, alpha: NDArray,
-              s: NDArray | None = None):
-        """One pass of one binary problem ``(w, state)`` (example weights ``s``, or None);
-        returns ``(state, mistakes)``."""
+    def _pass(self, rows: tuple, y: NDArray, order: NDArray, p, problem: tuple,
+              alpha: NDArray, s: NDArray | None = None):
+        """One pass (or part of one) of one binary problem ``(w, state)`` over the points
+        ``order`` whose Gram ``rows`` are ``(K, krow, diag, whole)`` (see
+        :func:`kernel_pegasos_epoch`), example weights ``s`` or None; returns ``(state,
+        mistakes)``."""
         w, st = problem
-        scores = np.empty(K.shape[0])
-        st, result = kernel_pegasos_epoch((K, y, s), order, p, w, st, scores, alpha)
+        K, krow, diag, whole = rows
+        scores = np.empty(diag.shape[0])
+        st, result = kernel_pegasos_epoch((K, krow, diag, y, s, whole), order, p, w, st,
+                                          scores, alpha)
         mistakes = check_pass("KernelPegasosSVC", result)
         if not (np.isfinite(st[1:]).all() and np.isfinite(w.v).all()
                 and np.isfinite(w.u).all()):  # once per pass: O(n) against its O(n^2)
@@ -287,39 +318,50 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             X, y, s = X[rows], y[rows], s[rows]
         y_pm = encode_pm(y, self.classes_)
         ys = [y_pm] if y_pm.ndim == 1 else list(y_pm)
-        K = self._checked_gram(X, s, rows)
-        self._schedule(X, K)
+        linear = not callable(self.kernel) and self.kernel == "linear"
+        self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X, s)
+        n = X.shape[0]
+        whole = GRAM_BYTES_PER_ENTRY * n * n <= self.cache_size * 2**20
+        K = self._checked_gram(X, np.arange(n), rows) if whole else None
+        diag = np.ascontiguousarray(np.diag(K)) if whole else self._diagonal(X)
+        self._schedule(X, diag)
         p = self._params(self.eta0_)
-        problems, alpha = self._fresh_problems(len(ys), K.shape[0])
+        problems, alpha = self._fresh_problems(len(ys), n)
         rows = np.arange(n_all) if rows is None else rows
         done = resume_point(self)  # 0, or the passes of a checkpoint (then its state)
         if done:
             self._resume(problems, alpha, rows)
         self._fit_state = (X_all, problems, alpha, rows)
         # the orders of the passes made are drawn again (the same random numbers), not run
-        orders = self._orders(check_random_state(self.random_state), K.shape[0])
+        orders = self._orders(check_random_state(self.random_state), n)
+        gram_rows = _GramRows(X, K, diag, rows, self._block_rows(n, int(self.batch_size)))
         try:
             self._run_epochs(itertools.islice(orders, done, None),
-                             self._pass_runner(K, ys, p, s, problems, alpha, done),
-                             lambda: self._objectives(K, ys, s, problems))
+                             self._pass_runner(gram_rows, ys, p, s, problems, alpha, done),
+                             lambda: self._objectives(gram_rows, ys, s, problems))
         finally:
             del self._fit_state
         self._set_model(X_all, problems, alpha, rows)
         return self
 
-    def _checked_gram(self, X, s: NDArray | None, rows: NDArray | None) -> NDArray:
-        """The Gram matrix of the training rows ``X`` (``gamma_`` resolved with the weights
-        ``s``); a NumericalError names the first row (of the data given: ``rows[i]``) whose
-        kernel values are not finite."""
-        linear = not callable(self.kernel) and self.kernel == "linear"
-        self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X, s)
+    def _checked_gram(self, X, points: NDArray, rows: NDArray | None) -> NDArray:
+        """The Gram rows ``k(X[points], X)`` of the training rows ``X``; a NumericalError
+        names the first row (of the data given: ``rows[i]``) whose kernel values are not
+        finite."""
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
-            K = self._gram(X, X)
+            K = self._gram(X[points] if points.size < X.shape[0] else X, X)
         bad = np.flatnonzero(~np.isfinite(K).all(axis=1))
         if bad.size:
-            row = int(bad[0]) if rows is None else int(rows[bad[0]])
-            raise NumericalError("KernelPegasosSVC", row, "the kernel k(x_i, x_j)")
+            row = int(points[bad[0]])
+            raise NumericalError("KernelPegasosSVC", row if rows is None else int(rows[row]),
+                                 "the kernel k(x_i, x_j)")
         return K
+
+    def _diagonal(self, X) -> NDArray:
+        """``k(x_i, x_i)`` of the rows of X, from diagonal blocks of the Gram matrix."""
+        step = 256
+        return np.concatenate([np.diag(self._gram(X[lo : lo + step], X[lo : lo + step]))
+                               for lo in range(0, X.shape[0], step)])
 
     def _fresh_problems(self, n_models: int, n: int) -> tuple[list, NDArray]:
         """``(problems, alpha)`` of a fit starting afresh on ``n`` rows, its counters reset:
@@ -334,11 +376,12 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             self.__dict__.pop(name, None)
         return problems, alpha
 
-    def _pass_runner(self, K, ys: list, p, s: NDArray | None, problems: list, alpha: NDArray,
-                     done: int):
+    def _pass_runner(self, gram_rows: _GramRows, ys: list, p, s: NDArray | None,
+                     problems: list, alpha: NDArray, done: int):
         """``run_pass(order)`` for ``_run_epochs``: one pass of every binary problem over
-        ``order``, in threads (each writes only its own vectors and counts), a checkpoint
-        after each pass past the ``done`` ones of a resumed fit; returns the mistakes."""
+        ``order``, block of Gram rows by block, in threads (each writes only its own vectors
+        and counts), a checkpoint after each pass past the ``done`` ones of a resumed fit;
+        returns the mistakes."""
         passes = itertools.count(done)
 
         def run_pass(order):
@@ -346,21 +389,43 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
             if made > done:  # the state after pass `made`: a checkpoint when one is due
                 epoch_done(self, made)
             order = np.ascontiguousarray(order, dtype=np.int64).view(np.uint64)
-            ends = map_problems(lambda k: self._pass(K, ys[k], order, p, problems[k], alpha[k],
-                                                     s), len(ys), self.n_jobs)
-            for k, (st, _) in enumerate(ends):
-                problems[k] = (problems[k][0], st)
+            mistakes = 0
+            for part, block in self._blocks(gram_rows, order):
+                ends = map_problems(lambda k, part=part, block=block: self._pass(
+                    block, ys[k], part, p, problems[k], alpha[k], s), len(ys), self.n_jobs)
+                for k, (st, _) in enumerate(ends):
+                    problems[k] = (problems[k][0], st)
+                mistakes += sum(made for _, made in ends)
             self.t_ += -(-order.size // int(self.batch_size))
-            return sum(made for _, made in ends)
+            return mistakes
 
         return run_pass
 
-    def _objectives(self, K, ys: list, s: NDArray | None, problems: list) -> NDArray:
+    def _blocks(self, gram_rows: _GramRows, order: NDArray):
+        """``(points, (K, krow, diag, whole))`` covering ``order``: the whole Gram matrix
+        once, or blocks of ``gram_rows.step`` of its rows, computed here."""
+        g = gram_rows
+        if g.K is not None:
+            yield order, (g.K, order, g.diag, True)
+            return
+        for lo in range(0, order.size, g.step):
+            part = order[lo : lo + g.step]
+            K = self._checked_gram(g.X, part.view(np.int64), g.rows)
+            yield part, (K, np.arange(part.size, dtype=np.uint64), g.diag, False)
+
+    def _objectives(self, gram_rows: _GramRows, ys: list, s: NDArray | None,
+                    problems: list) -> NDArray:
         """J = 1/n sum_i s_i hinge_i + lam/2 beta' K beta of each binary problem's model."""
         models = [predictor(w, st, self._averaging) for w, st in problems]
-        return np.array([np.mean(hinge(y_k * (K @ beta + b)) * (1.0 if s is None else s))
-                         + 0.5 * self.lam * float(beta @ K @ beta)
-                         for y_k, (beta, b) in zip(ys, models, strict=True)])
+        B = np.array([beta for beta, _ in models])
+        g = gram_rows
+        n = B.shape[1]
+        KB = (g.K @ B.T if g.K is not None else np.vstack(
+            [self._checked_gram(g.X, np.arange(lo, min(lo + g.step, n)), g.rows) @ B.T
+             for lo in range(0, n, g.step)]))
+        return np.array([np.mean(hinge(y_k * (KB[:, k] + b)) * (1.0 if s is None else s))
+                         + 0.5 * self.lam * float(B[k] @ KB[:, k])
+                         for k, (y_k, (_, b)) in enumerate(zip(ys, models, strict=True))])
     @contextmanager
     def _checkpoint_form(self):
         """While a checkpoint of fit is written: the model so far, and the state of each
@@ -406,15 +471,29 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         ``(n, n_classes)`` for one-vs-rest."""
         check_is_fitted(self, "dual_coef_")
         X = validate_X(self, X, reset=False)
-        if self.support_.size == 0:
-            scores = np.zeros((X.shape[0], self.dual_coef_.shape[0])) + self.intercept_
-        else:
-            scores = self._gram(X, self.support_vectors_) @ self.dual_coef_.T + self.intercept_
+        scores = np.zeros((X.shape[0], self.dual_coef_.shape[0])) + self.intercept_
+        if self.support_.size:
+            step = self._block_rows(self.support_.size)
+            for lo in range(0, X.shape[0], step):
+                scores[lo : lo + step] += (self._gram(X[lo : lo + step], self.support_vectors_)
+                                           @ self.dual_coef_.T)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X: ArrayLike) -> NDArray:
         """Labels: ``classes_[1]`` when the score is ``>= 0`` (binary), argmax (OvR)."""
         return decode_scores(self.decision_function(X), self.classes_)
+
+
+class _GramRows(NamedTuple):
+    """Where fit's passes read the Gram rows of the training rows ``X``: the whole matrix
+    ``K``, or (``K`` None) blocks of ``step`` rows computed in each pass; ``diag`` its
+    diagonal; ``rows`` the rows of the data given (None: all) for the errors."""
+
+    X: object
+    K: NDArray | None
+    diag: NDArray
+    rows: NDArray | None
+    step: int
 
 
 _CHECKPOINT_STATE = ("_v", "_u", "_scalars")

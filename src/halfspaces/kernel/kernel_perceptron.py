@@ -33,11 +33,8 @@ from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass, exam
 from .._specs import Bool, Seed
 from .._weights import CLASS_WEIGHT
 from ..exceptions import NumericalError
-from ..kernels import KERNEL_PARAMS, gram, resolve_gamma
+from ..kernels import CACHE_SIZE, GRAM_BYTES_PER_ENTRY, KERNEL_PARAMS, gram, resolve_gamma
 from ..linear.perceptron import BatchPerceptronMixin
-
-# Most bytes of Gram values held at once (fit's full Gram, or one block of rows).
-_GRAM_BYTES = 256 * 2**20
 
 
 class DualState(NamedTuple):
@@ -97,11 +94,6 @@ class _TrainingRows:
     K: NDArray[np.float64] | None = None
 
 
-def _rows_per_block(n: int, width: int) -> int:
-    """Rows of a Gram block of ``width`` columns that fit in ``_GRAM_BYTES``."""
-    return int(max(1, min(n, _GRAM_BYTES // (8 * max(1, width)))))
-
-
 def _append_rows(A, B):
     """Stack support vectors, keeping dense rows dense (CSR once any sparse row arrives)."""
     if A.shape[0] == 0:
@@ -152,6 +144,9 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         the total ``sample_weight`` of class ``c``. ``partial_fit``, ``learn_one`` and the
         online game take a dict and refuse ``"balanced"``, as scikit-learn's SGD does: one
         block does not show the class frequencies of a stream.
+    cache_size : float > 0, default=200.0
+        MB of kernel values held at once (scikit-learn's SVC name and meaning): see Memory
+        in the Notes.
 
     Attributes
     ----------
@@ -187,10 +182,11 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
     that it is the row left out.
 
     Memory. ``fit`` computes the ``n x n`` Gram matrix of the training rows once and runs
-    every pass (and every OvR problem) over it when it fits in 256 MiB (``n <= 5792``);
-    otherwise each pass computes Gram rows ``k(x_t, X)`` in blocks of 256 MiB, ``n^2``
-    kernel evaluations per pass. In ``fit`` the support set is indexed by training row,
-    so a point that errs again raises its count ``alpha_i``. ``partial_fit``/``learn_one``
+    every pass (and every OvR problem) over it when it fits in ``cache_size`` (two floats
+    an entry while it is computed: ``n <= 3620`` at 200 MB); otherwise each pass computes
+    Gram rows ``k(x_t, X)`` in blocks that fit, ``n^2`` kernel evaluations per pass. In
+    ``fit`` the support set is indexed by training row, so a point that errs again raises
+    its count ``alpha_i``. ``partial_fit``/``learn_one``
     grow the support set with the rows they err on, using blocks of ``k(x_t, S)`` and
     ``k(x_t, batch)`` within the same budget; ``decision_function`` uses blocks of
     ``k(x, S)``.
@@ -214,14 +210,15 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     _parameter_constraints = {**KERNEL_PARAMS, "fit_intercept": Bool(), "max_iter": EPOCHS,
                               "shuffle": Bool(), "random_state": Seed(), "n_jobs": N_JOBS,
-                              "class_weight": CLASS_WEIGHT}
+                              "class_weight": CLASS_WEIGHT, "cache_size": CACHE_SIZE}
 
     _takes_sample_weight = True
     _persist_exclude = ("_training",)  # fit's expansion: a checkpoint saves _checkpoint_form
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
-                 random_state=None, n_jobs: int | None = None, class_weight=None):
+                 random_state=None, n_jobs: int | None = None, class_weight=None,
+                 cache_size: float = 200.0):
         keep_params(self, locals())
 
     def _expected_failed_checks(self) -> dict[str, str]:
@@ -246,6 +243,11 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
                 f" {B.shape[0]}) Gram matrix of its two inputs; got shape {K.shape}."
             )
         return K
+
+    def _rows_per_block(self, n: int, width: int) -> int:
+        """Rows of a Gram block of ``width`` columns that fit in ``cache_size``."""
+        budget = int(self.cache_size * 2**20)
+        return int(max(1, min(n, budget // (GRAM_BYTES_PER_ENTRY * max(1, width)))))
 
     def _ensure_gamma(self, X, s: NDArray | None = None) -> None:
         """Resolve ``gamma_`` on the first rows learned (their weights ``s``, if given, weigh
@@ -348,15 +350,15 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def _fit_blocks(self, X, order: NDArray):
         """For a pass of fit over X[order]: (Gram rows, the row of each point in them, the
-        points), from the cached n x n Gram matrix when it fits in ``_GRAM_BYTES``, else
+        points), from the cached n x n Gram matrix when it fits in ``cache_size``, else
         from blocks k(X[rows], X)."""
         training, n = self._training, X.shape[0]
-        if training.K is None and 8 * n * n <= _GRAM_BYTES:
+        if training.K is None and self._rows_per_block(n, n) == n:
             training.K = self._gram(X, X)
         if training.K is not None:
             yield training.K, order, order
             return
-        step = _rows_per_block(n, n)
+        step = self._rows_per_block(n, n)
         for start in range(0, n, step):
             rows = order[start : start + step]
             yield self._gram(X[rows], X), np.arange(rows.size), rows
@@ -403,7 +405,8 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         while start < n:
             m = self.support_vectors_.shape[0]
             step = 1
-            while step < n - start and 8 * (2 * step) * (m + 2 * step) <= _GRAM_BYTES:
+            while (step < n - start and GRAM_BYTES_PER_ENTRY * (2 * step) * (m + 2 * step)
+                   <= self.cache_size * 2**20):
                 step *= 2
             step = min(step, n - start)
             rows = order[start : start + step]
@@ -458,7 +461,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         n, m = X.shape[0], self.support_vectors_.shape[0]
         scores = np.tile(self.intercept_, (n, 1))
         if m:
-            step = _rows_per_block(n, m)
+            step = self._rows_per_block(n, m)
             for start in range(0, n, step):
                 K = self._gram(X[start : start + step], self.support_vectors_)
                 scores[start : start + step] += K @ self.dual_coef_.T
