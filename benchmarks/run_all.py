@@ -95,6 +95,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
     "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),
     "bench_learn_one": ("bench_learn_one", {"full": [], "quick": ["--quick"]}),
     "bench_dask": ("bench_dask", {"full": [], "quick": ["--quick"]}),
+    "bench_dask_round": ("bench_dask_round", {"full": [], "quick": ["--quick"]}),
     "bench_io": ("bench_io", {
         "full": [], "reduced": ["--rows", "100000", "--scaling-rows", "100000", "300000"],
         "quick": ["--rows", "2000", "--cols", "1000", "--nnz", "10", "--repeat", "1",

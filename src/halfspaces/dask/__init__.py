@@ -30,11 +30,11 @@ any with ``partial_fit``            ``"online"``     the exact online pass: the 
 available for every online estimator. :func:`predict`, :func:`decision_function` and
 :func:`predict_proba` return lazy Dask arrays (``map_blocks``) and need no cluster.
 
-Every task is pure and retried (``retries``); if a worker dies, the scheduler recomputes
-what it held from its source (the shards from the input collection, the models from the
-values the client put), so the fitted model does not change. Each round reports its
-progress through ``verbose`` / ``callback``, and task keys are named
-``halfspaces-<method>-<step>`` in the Dask dashboard.
+Each worker that holds shards keeps them in one host (an actor) for the whole fit, and a
+round is one direct call to each host (see :mod:`halfspaces.dask._run`). Every round is
+deterministic; if a worker dies, the scheduler recomputes its shards from their source and
+the client replays the rounds on new hosts, so the fitted model does not change. Each round
+reports its progress through ``verbose`` / ``callback``.
 
 Dask is an optional dependency (``pip install "halfspaces[dask]"``), imported inside each
 function; ``import halfspaces`` and ``import halfspaces.dask`` never import it.
@@ -248,8 +248,9 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         Called with a dict describing each round (``"method"``, ``"round"``, and
         ``"mistakes"``, ``"duality_gap"`` or ``"objective"``).
     retries : int
-        Times a failing task is run again (a worker that dies is handled by the scheduler
-        without counting against it).
+        Times a failing task (reading a shard, a step of the online pass) is run again. A
+        worker that dies does not count against it: its shards are recomputed and the
+        rounds replayed on them.
     **options
         The method's own options:
 

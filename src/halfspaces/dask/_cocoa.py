@@ -1,34 +1,32 @@
 """CoCoA+ for the linear SVM (Ma, Smith, Jaggi, Jordan, Richtarik, Takac 2015).
 
-The dual coordinates ``alpha_[k]`` of shard ``k``'s rows live on its worker for the whole
-fit (they are data-sized); only ``w = sum_i alpha_i y_i x~_i`` (``d + 1`` numbers per
-problem) and scalars travel. Round ``r``, with ``S`` shards and ``sigma' = S`` (the safe
-choice for adding, gamma = 1):
+The dual coordinates ``alpha_[k]`` of shard ``k``'s rows stay on its worker for the whole
+fit, in its host's state (they are data-sized); only ``w = sum_i alpha_i y_i x~_i``
+(``d + 1`` numbers per problem) and scalars travel. Round ``r``, with ``S`` shards and
+``sigma' = S`` (the safe choice for adding, gamma = 1):
 
-1. the client puts ``w`` on the cluster;
+1. the client sends ``w`` to every host (:mod:`halfspaces.dask._run`);
 2. on each shard: the shard's :class:`~halfspaces.solvers.cocoa.ShardTerms` at
    ``(w, alpha)`` (six scalars), then ``local_iters`` passes of dual coordinate descent on
    the local subproblem (:func:`halfspaces.solvers.cocoa.cocoa_local_solve`);
-   ``alpha_[k] += delta_alpha_[k]`` stays on the worker, ``delta_w_k`` is sent on;
-3. the tree sum gives ``sum_k delta_w_k`` and the terms; the client adds
-   ``w <- w + sum_k delta_w_k`` and certifies the iterate that entered the round
-   (:func:`~halfspaces.solvers.cocoa.certify`): the primal objective ``P`` and a lower
+   ``alpha_[k] += delta_alpha_[k]`` stays on the worker, ``delta_w_k`` comes back;
+3. the client adds ``w <- w + sum_k delta_w_k`` and certifies the iterate that entered the
+   round (:func:`~halfspaces.solvers.cocoa.certify`): the primal objective ``P`` and a lower
    bound ``D`` of the optimum, so ``P - D >= P - P*``. It stops when ``P - D <= tol P``.
 
 **The offset** is the exact, unregularized offset of :class:`~halfspaces.SVC`, by the
 proximal-point method of :mod:`halfspaces.solvers.cocoa`: each round solves the SVM with
 the constant feature ``sqrt(rho)`` and the fixed offset ``nu`` (one per problem, written
-into the round's tasks), and the client moves ``nu`` to the current offset when the
+into the round's parameters), and the client moves ``nu`` to the current offset when the
 proximal subproblem is solved well enough (:func:`~halfspaces.solvers.cocoa.move_centre`).
 It costs no extra communication: ``nu`` is one scalar per problem and the certificate's
 terms are scalars.
 
-**Failures.** ``alpha_[k]`` of round ``r`` is the result of a task whose inputs are the
-shard, ``alpha_[k]`` of round ``r - 1`` and the model of round ``r - 1`` (written into the
-task or put on the cluster), so a worker lost mid-fit is recovered by recomputing that
-chain from the shard's source, and the fit ends with the same ``w``. The price is that the
-scheduler keeps every round's model for as long as the fit runs: ``rounds x K (d + 1)``
-floats.
+**Failures.** A round is a deterministic function of the shard, its ``alpha`` and the
+round's ``w`` and parameters (the coordinate order is seeded by the round and the shard), so
+a worker lost mid-fit is recovered by replaying the rounds on the recomputed shards
+(:class:`~halfspaces.dask._run.Run`), and the fit ends with the same ``w``. The price is
+that the client keeps every round's model while the fit runs: ``rounds x K (d + 1)`` floats.
 """
 
 from __future__ import annotations
@@ -64,10 +62,11 @@ class RoundParams:
     round: int
 
 
-def cocoa_round(shard, previous, w, params: RoundParams, *, j: int) -> dict:
-    """Task: the certificate's terms at ``(w, alpha)`` and the local update of every problem.
+def cocoa_round(shard, previous, w, params: RoundParams, *, j: int) -> tuple[dict, dict]:
+    """Round on a shard: the certificate's terms at ``(w, alpha)`` and the local update of
+    every problem; returns ``(state, update)``.
 
-    ``previous`` is this shard's result of the last round (its ``alpha`` and the rows'
+    ``previous`` is this shard's state after the last round (its ``alpha`` and the rows'
     ``||x_i||^2``, computed in the first round), or None.
     """
     X, y = shard
@@ -89,11 +88,11 @@ def cocoa_round(shard, previous, w, params: RoundParams, *, j: int) -> dict:
                                    sq_norms=sq_norms)
         new_alpha[k] += update.delta_alpha
         dw[k] = update.delta_w
-    return {"alpha": new_alpha, "sq_norms": sq_norms, "update": {"dw": dw, "terms": terms}}
+    return {"alpha": new_alpha, "sq_norms": sq_norms}, {"dw": dw, "terms": terms}
 
 
 def second_moment(shard, *, j: int) -> dict:
-    """Task: this shard's rows times its estimate of the top eigenvalue of X^T X / n."""
+    """Round on a shard: this shard's rows times its estimate of the top eigenvalue of X^T X / n."""
     X, _ = shard
     return {"moment": X.shape[0] * top_second_moment(X)}
 
@@ -103,7 +102,7 @@ def default_rho(run) -> float:
     estimates; one round). The offset's direction then weighs in the dual about as much as
     the data's stiffest direction: a larger ``rho`` slows each CoCoA+ round's progress, a
     smaller one needs more proximal steps."""
-    total = run.map_reduce(second_moment, step="rho", r=0)["moment"]
+    total = run.map_reduce(second_moment)["moment"]
     top = total / run.shards.n_samples
     return RHO_PER_TOP_MOMENT * top if top > 0 else 1.0  # all rows zero: any rho
 
@@ -116,15 +115,12 @@ def fit_cocoa(run, classes, *, C: float, loss: str, rho: float, max_iter: int, t
     K, m, d = len(positives), run.n_shards, run.shards.n_features
     bias, radius = float(np.sqrt(rho)), run.shards.radius
     W, nu, step = np.zeros((K, d + 1)), np.zeros(K), np.zeros(K)
-    results = [None] * m
     gaps, objectives, offsets = [], [], []
     converged = False
     for r in range(max_iter):
         params = RoundParams(positives, C, loss, float(m), bias, tuple(nu.tolist()),
                              local_iters, seed, r)
-        model = run.put(W, "model", r)
-        results = run.map(cocoa_round, model, params, step="local", r=r, states=results)
-        total = run.gather(run.reduce(run.pick(results, "update", "update", r), "sum", r))
+        total = run.map_reduce(cocoa_round, W, params, stateful=True)
         cert = certify(ShardTerms(*total["terms"]), W, nu, C=C, loss=loss, bias=bias,
                        radius=radius)
         gap = np.maximum(cert.primal - cert.dual, 0.0)

@@ -60,14 +60,14 @@ def _running(est, averaged: bool):
 
 
 def ipm_epoch(shard, states, params: EpochParams, *, j: int) -> dict:
-    """Task: one perceptron epoch on this shard for every problem, from the mixed states."""
+    """Round on a shard: one perceptron epoch for every problem, from the mixed states."""
     X, y = shard
     if params.seed is not None:
         perm = np.random.default_rng([params.seed, params.round, j]).permutation(y.shape[0])
         X, y = X[perm], y[perm]
     weights, ws, bs, sums, sums_b, mistakes, ests = [], [], [], [], [], [], []
     for state, positive in zip(states, params.positives, strict=True):
-        est = copy.deepcopy(state)  # the input may be another key's stored result
+        est = copy.deepcopy(state)  # the same input serves every shard of a host
         before = getattr(est, "n_mistakes_", 0)
         est.partial_fit(X, np.where(y == positive, 1.0, -1.0), classes=[-1.0, 1.0])
         k = est.n_mistakes_ - before
@@ -138,9 +138,7 @@ def fit_ipm(run, estimator, classes, *, max_iter: int, mixing: str, shuffle: boo
     for r in range(max_iter):
         params = EpochParams(positives, mixing == "mistakes", seed if shuffle else None, r,
                              keep_states=(r == 0 or m == 1))
-        model = run.put(states, "model", r)
-        total = run.gather(run.reduce(run.map(ipm_epoch, model, params, step="epoch", r=r),
-                                      "mix", r))
+        total = run.map_reduce(ipm_epoch, states, params)
         per_shard = np.array([total["per_shard"][j]["mistakes"] for j in range(m)])  # (m, K)
         if m == 1:  # mixing one model is the identity: keep its bits
             states = total["per_shard"][0]["states"]

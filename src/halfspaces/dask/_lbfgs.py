@@ -26,7 +26,7 @@ from ..linear.logistic import _objective_and_grad, lbfgs
 
 
 def logistic_terms(shard, theta, positive, fit_intercept: bool, n_total: int, *, j: int):
-    """Task: this shard's ``(n_j / n) J_j`` and ``(n_j / n) grad J_j`` at ``theta``."""
+    """Round on a shard: this shard's ``(n_j / n) J_j`` and ``(n_j / n) grad J_j`` at ``theta``."""
     X, y = shard
     y_pm = np.where(y == positive, 1.0, -1.0)
     value, grad = _objective_and_grad(theta, X, y_pm, 0.0, fit_intercept)
@@ -35,7 +35,7 @@ def logistic_terms(shard, theta, positive, fit_intercept: bool, n_total: int, *,
 
 
 def softmax_terms(shard, theta, classes, fit_intercept: bool, n_total: int, *, j: int):
-    """Task: this shard's terms of the multinomial ``J`` and its gradient at ``theta``
+    """Round on a shard: this shard's terms of the multinomial ``J`` and its gradient at ``theta``
     (its losses over the whole data's ``n``, no regularization)."""
     X, y = shard
     labels = np.searchsorted(classes, y).astype(np.int64)
@@ -61,13 +61,10 @@ def fit_lbfgs(run, estimator, classes, *, lam: float, multinomial: bool):
         def objective(theta, k=k, positive=positive, evaluations=evaluations):
             r = evaluations[0]
             evaluations[0] += 1
-            model = run.put(theta, f"model-{k}", r)
             if multinomial:
-                total = run.map_reduce(softmax_terms, model, classes, fit_b, n,
-                                       step="gradient-softmax", r=r)
+                total = run.map_reduce(softmax_terms, theta, classes, fit_b, n)
             else:
-                total = run.map_reduce(logistic_terms, model, positive, fit_b, n,
-                                       step=f"gradient-{k}", r=r)
+                total = run.map_reduce(logistic_terms, theta, positive, fit_b, n)
             w = theta[:n_weights]
             value = total["value"] + 0.5 * lam * float(w @ w)
             grad = total["grad"]

@@ -54,12 +54,12 @@ class EpochParams:
 
 
 def pegasos_epoch(shard, model, params: EpochParams, *, j: int) -> dict:
-    """Task: one Pegasos epoch over this shard from ``model``; its predictor times ``n_j``."""
+    """Round on a shard: one Pegasos epoch from ``model``; its predictor times ``n_j``."""
     X, y = shard
     if params.seed is not None:
         perm = np.random.default_rng([params.seed, params.round, j]).permutation(y.shape[0])
         X, y = X[perm], y[perm]
-    est = copy.deepcopy(model)  # the input may be another key's stored result
+    est = copy.deepcopy(model)  # the same input serves every shard of a host
     before_t, before_k = getattr(est, "t_", 0), getattr(est, "n_mistakes_", 0)
     est.partial_fit(X, y, classes=np.asarray(params.classes))
     n_j = y.shape[0]
@@ -76,8 +76,7 @@ def fit_average(run, model, classes, *, max_iter: int, shuffle: bool, seed: int)
     for r in range(max_iter):
         params = EpochParams(tuple(classes), seed if shuffle else None, r,
                              keep_state=(r == 0 or m == 1))
-        total = run.map_reduce(pegasos_epoch, run.put(model, "model", r), params, step="epoch",
-                               r=r)
+        total = run.map_reduce(pegasos_epoch, model, params)
         per_shard = [total["per_shard"][j]["mistakes"] for j in range(m)]
         t_before = getattr(model, "t_", 0)
         if m == 1:  # nothing to mix: the shard's estimator continues as it is
@@ -110,7 +109,7 @@ def batch_rows(seed: int, t: int, k: int, n: int):
 
 
 def pegasos_subgradient(shard, model, params: BatchParams, *, j: int) -> dict:
-    """Task: this shard's sums over its rows of ``A_t`` for every problem."""
+    """Round on a shard: this shard's sums over its rows of ``A_t`` for every problem."""
     X, y = shard
     W, B = model
     lo = params.offsets[j]
@@ -158,8 +157,7 @@ def fit_minibatch(run, estimator, classes, *, n_steps: int, batch_size: int, eta
     mistakes = []
     for t in range(1, n_steps + 1):
         params = BatchParams(positives, seed, t, batch_size, n, offsets)
-        total = run.map_reduce(pegasos_subgradient, run.put((W, B), "model", t), params,
-                               step="batch", r=t)
+        total = run.map_reduce(pegasos_subgradient, (W, B), params)
         eta = step_size(estimator.learning_rate, t, lam, eta0, t0)
         W = (1.0 - eta * lam) * W + (eta / batch_size) * total["g"]
         B = B + rho * (eta / batch_size) * total["gb"]

@@ -1,18 +1,28 @@
-"""Rounds on the cluster: send a model, run a task on every shard, sum the results in a tree.
+"""Rounds on the cluster: one actor per worker holds its shards; a round is one call to each.
 
-Every distributed method is a loop of rounds driven from the client. In a round the client
+Every distributed method is a loop of rounds driven from the client. At the start of a fit
+each worker that holds shards gets a :class:`ShardHost` actor, built on that worker from
+its shards (no rows move); it keeps them, and each shard's own state (CoCoA+'s dual
+variables), until the fit ends. A round is then
 
-1. *puts* the current model (weight vectors and scalars) on the cluster as a task whose
-   input is the model itself, so it can be recomputed if the worker that holds it dies;
-2. *maps* a task over the shards: the scheduler runs each task on the worker that holds
-   its shard (the shard is the large input, the model the small one);
-3. *reduces* the per-shard results (dicts of arrays and scalars) by a tree of additions
-   with ``fan_in`` inputs per task, in the fixed order of the shards, so the sum does not
-   depend on which worker computed what, nor on how many workers there are;
-4. *gathers* the sum: one model's worth of numbers comes back to the client.
+1. one direct call from the client to every host (no scheduler, no task graph) carrying the
+   model (weight vectors and scalars) and the round's parameters;
+2. on each host, the round's function on every shard it holds, in shard order;
+3. the per-shard results (dicts of arrays and scalars) back to the client, which adds them
+   in the fixed order of the shards (:func:`add`), so the sum depends neither on which
+   worker computed what nor on how many workers there are.
 
-Task keys are ``("halfspaces-<method>-<step>-<tag>", round, shard)``; the dashboard groups
-them by their prefix (``halfspaces-ipm-epoch``, ``halfspaces-cocoa-local``, ...).
+A round therefore costs one message to and from each worker, whatever the number of
+shards: the scheduler's batched streams (several milliseconds a hop) are not on its path.
+
+**Failures.** Every round's function is deterministic given its inputs (random draws are
+seeded by the round and the shard). The client keeps the inputs of every round that changed
+a shard's state; if a host cannot be reached (its worker died), the scheduler recomputes
+the lost shards from their source, the client builds the hosts again and replays the kept
+rounds on them, then repeats the round: the fit ends with the model it would have had.
+
+:func:`fit_online`'s chain of ``partial_fit`` tasks runs on the scheduler (one task per
+block, keys ``("halfspaces-online-partial-fit-<tag>", pass, block)``).
 """
 
 from __future__ import annotations
@@ -23,17 +33,12 @@ from typing import Any
 
 import numpy as np
 
-FAN_IN = 8
-INLINE_BYTES = 64_000
-
-
-def identity(value):
-    """Task: the value itself (a model put on the cluster; recomputable from its spec)."""
-    return value
+#: Times the hosts are rebuilt after losing a worker before the fit gives up.
+MAX_RECOVERIES = 3
 
 
 def add(*parts: dict) -> dict:
-    """Task: the sum of dicts of numbers and arrays; ``"per_shard"`` dicts are merged."""
+    """The sum of dicts of numbers and arrays; ``"per_shard"`` dicts are merged."""
     out: dict = {}
     for part in parts:
         for name, value in part.items():
@@ -46,13 +51,32 @@ def add(*parts: dict) -> dict:
     return out
 
 
-def pick(result: dict, name: str):
-    """Task: one entry of a result (runs where the result is, so the rest never moves)."""
-    return result[name]
+class ShardHost:
+    """Actor: the shards one worker holds for a fit, and each shard's state between rounds."""
+
+    def __init__(self, indices: list, *shards):
+        self.shards = dict(zip(indices, shards, strict=True))
+        self.states: dict = dict.fromkeys(indices)
+
+    def step(self, func, args: tuple, kwargs: dict, stateful: bool) -> dict:
+        """``func(shard_j, [state_j], *args, j=j, **kwargs)`` for every shard ``j`` held;
+        a stateful ``func`` returns ``(new_state, result)``."""
+        out = {}
+        for j, shard in self.shards.items():
+            if stateful:
+                self.states[j], out[j] = func(shard, self.states[j], *args, j=j, **kwargs)
+            else:
+                out[j] = func(shard, *args, j=j, **kwargs)
+        return out
+
+    def replay(self, log: list) -> None:
+        """Run the kept stateful rounds again (a host built after a worker was lost)."""
+        for func, args, kwargs in log:
+            self.step(func, args, kwargs, True)
 
 
 class Run:
-    """One fit's connection to the cluster: its shards, task names and progress reports."""
+    """One fit's connection to the cluster: its shards, their hosts and progress reports."""
 
     def __init__(self, client, shards, method: str, *, retries: int, verbose: bool,
                  callback: Callable[[dict], Any] | None):
@@ -63,8 +87,11 @@ class Run:
         self.retries = retries
         self.verbose = verbose
         self.callback = callback
-        self.bytes_sent = 0  # client -> cluster: models (in task specs or put once)
-        self.bytes_received = 0  # cluster -> client: the gathered sums
+        self.bytes_sent = 0  # client -> cluster: models and round parameters
+        self.bytes_received = 0  # cluster -> client: the per-shard results
+        self.recoveries = 0
+        self._hosts: list = []  # (actor future, actor)
+        self._log: list = []  # the stateful rounds, for replay
 
     @property
     def n_shards(self) -> int:
@@ -77,18 +104,6 @@ class Run:
         return self.client.submit(func, *args, key=self.key(step, *index),
                                   retries=self.retries, **kwargs)
 
-    def put(self, value, step: str, r: int):
-        """The model ``value`` as a future (one upload; workers fetch it from each other),
-        or ``value`` itself when it is small enough to travel inside every task."""
-        from dask.sizeof import sizeof
-
-        size = sizeof(value)
-        if size <= INLINE_BYTES:
-            self.bytes_sent += size * self.n_shards
-            return value
-        self.bytes_sent += size
-        return self.submit(identity, value, step=step, index=(r,))
-
     def gather(self, future):
         """The result of ``future`` on the client (its bytes are counted)."""
         from dask.sizeof import sizeof
@@ -97,33 +112,61 @@ class Run:
         self.bytes_received += sizeof(value)
         return value
 
-    def map(self, func, *args, step: str, r: int, states: list | None = None, **kwargs) -> list:
-        """``func(shard_j, [states[j]], *args, j=j, **kwargs)`` on every shard's worker."""
-        futures = []
-        for j, shard in enumerate(self.shards.futures):
-            first = (shard,) if states is None else (shard, states[j])
-            futures.append(self.submit(func, *first, *args, j=j, step=step, index=(r, j),
-                                       **kwargs))
-        return futures
+    def _build_hosts(self) -> None:
+        from distributed import wait
 
-    def reduce(self, futures: list, step: str, r: int):
-        """The sum of the results (:func:`add`), by a tree of at most ``FAN_IN`` inputs."""
-        level = 0
-        while len(futures) > 1:
-            futures = [self.submit(add, *futures[i:i + FAN_IN], step=step,
-                                   index=(r, level, i // FAN_IN))
-                       for i in range(0, len(futures), FAN_IN)]
-            level += 1
-        return futures[0]
+        futures = self.shards.futures
+        wait(futures)
+        where = self.client.who_has(futures)
+        by_worker: dict = {}  # "": shards being recomputed, the scheduler places their host
+        for j, future in enumerate(futures):
+            holders = where.get(future.key) or ("",)
+            by_worker.setdefault(holders[0], []).append(j)
+        self._hosts = []
+        for n, (address, indices) in enumerate(sorted(by_worker.items())):
+            future = self.client.submit(
+                ShardHost, indices, *(futures[j] for j in indices), actor=True,
+                workers=[address] if address else None, allow_other_workers=True,
+                key=self.key("host", self.recoveries, n))
+            self._hosts.append((future, future.result()))
 
-    def pick(self, futures: list, name: str, step: str, r: int) -> list:
-        return [self.submit(pick, f, name, step=step, index=(r, j))
-                for j, f in enumerate(futures)]
+    def _call(self, func, args: tuple, kwargs: dict, stateful: bool) -> dict:
+        from dask.sizeof import sizeof
 
-    def map_reduce(self, func, *args, step: str, r: int, **kwargs) -> dict:
-        """Map ``func`` over the shards, sum the results on the cluster, gather the sum."""
-        return self.gather(self.reduce(self.map(func, *args, step=step, r=r, **kwargs),
-                                       f"{step}-sum", r))
+        while True:
+            try:
+                if not self._hosts:
+                    self._build_hosts()
+                    if self._log:
+                        for call in [a.replay(self._log) for _, a in self._hosts]:
+                            call.result()
+                calls = [actor.step(func, args, kwargs, stateful) for _, actor in self._hosts]
+                parts: dict = {}
+                for call in calls:
+                    parts.update(call.result())
+                break
+            except OSError:  # a host's worker is gone: rebuild the hosts from the shards
+                if self.recoveries >= MAX_RECOVERIES:
+                    raise
+                self.recoveries += 1
+                self._release_hosts()
+        self.bytes_sent += sizeof((args, kwargs)) * len(self._hosts)
+        self.bytes_received += sizeof(parts)
+        if stateful:
+            self._log.append((func, args, kwargs))
+        return parts
+
+    def map(self, func, *args, stateful: bool = False, **kwargs) -> list:
+        """The result of ``func`` on every shard, in shard order (one call per host)."""
+        parts = self._call(func, args, kwargs, stateful)
+        return [parts[j] for j in range(self.n_shards)]
+
+    def map_reduce(self, func, *args, stateful: bool = False, **kwargs) -> dict:
+        """The sum (:func:`add`, in shard order) of ``func``'s results on every shard.
+
+        ``stateful``: ``func(shard, state, *args, j=j)`` returns ``(state, result)`` and the
+        host keeps ``state`` for the shard's next stateful round (None in the first)."""
+        return add(*self.map(func, *args, stateful=stateful, **kwargs))
 
     def report(self, record: dict, line: str) -> None:
         """Progress of one round: ``verbose`` prints ``line``, ``callback`` gets ``record``
@@ -134,6 +177,14 @@ class Run:
         if self.callback is not None:
             self.callback(record)
 
+    def _release_hosts(self) -> None:
+        futures = [future for future, _ in self._hosts]
+        self._hosts = []
+        if futures:
+            self.client.cancel(futures)
+
     def close(self) -> None:
-        """Release the shards held for this fit (the user's persisted data is untouched)."""
+        """Release the hosts and the shards held for this fit (the user's persisted data
+        is untouched)."""
+        self._release_hosts()
         self.client.cancel(self.shards.futures)
