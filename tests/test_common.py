@@ -33,6 +33,7 @@ from strategies import OneByOne, as_format, not_finite, overflows
 import halfspaces
 from halfspaces import (
     SVC,
+    SVCCV,
     AveragedPerceptron,
     KernelPegasosSVC,
     KernelPerceptron,
@@ -56,6 +57,21 @@ DEFAULTS = [Perceptron(), AveragedPerceptron(), VotedPerceptron(), KernelPercept
 @pytest.mark.filterwarnings("ignore::halfspaces.NotSeparableWarning")  # most check data
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # ditto
 def test_sklearn_compatible(estimator, check):
+    _run_check(estimator, check)
+
+
+# SVCCV fits |Cs| x folds SVCs and refits one in each check: two values on three folds keep
+# the checks to seconds, and they run compiled only (each fit's passes are SVC's, which the
+# interpreted run checks above).
+@parametrize_with_checks([SVCCV(Cs=(0.1, 1.0), cv=3)])
+@pytest.mark.filterwarnings("ignore::halfspaces.NotSeparableWarning")
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.jit_only
+def test_sklearn_compatible_svccv(estimator, check):
+    _run_check(estimator, check)
+
+
+def _run_check(estimator, check):
     forget()
     name = getattr(check, "func", check).__name__
     expected = getattr(estimator, "_expected_failed_checks", dict)()

@@ -18,7 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._base import ClassifierBase, check_is_fitted
-from ._validation import param_error
+from ._labels import check_classes
+from ._validation import param_error, validate_X_y
 
 __all__ = ["PathScores", "SVCCV", "path_scores", "refit_best"]
 
@@ -222,7 +223,7 @@ class SVCCV(ClassifierBase):
         ``relative_duality_gap`` (the largest of each ``C``'s fold fits)
     scores_ : ndarray of shape (n_folds, n_Cs)
     max_relative_duality_gap_ : float, over every fit (the folds' and the refit)
-    classes_, coef_, intercept_, n_features_in_ : those of ``best_estimator_``
+    classes_, coef_, intercept_, n_features_in_, n_iter_ : those of ``best_estimator_``
 
     Examples
     --------
@@ -257,6 +258,8 @@ class SVCCV(ClassifierBase):
 
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> SVCCV:
         """Score every ``C`` on the folds, then refit the best on all of ``(X, y)``."""
+        X, y = validate_X_y(self, X, y, reset=True)
+        check_classes("SVCCV", y, None)
         X, y = _as_arrays(X, y)
         found = path_scores(self._svc(), X, y, "C", self.Cs, cv=self.cv,
                             scoring=self.scoring, sample_weight=sample_weight,
@@ -268,9 +271,22 @@ class SVCCV(ClassifierBase):
         self.best_estimator_ = refit_best(self._svc(), X, y, found, sample_weight)
         self.max_relative_duality_gap_ = float(np.nanmax(
             [np.nanmax(found.relative_gaps), _relative_gap(self.best_estimator_)]))
-        for name in ("classes_", "coef_", "intercept_", "n_features_in_"):
+        for name in ("classes_", "coef_", "intercept_", "n_features_in_", "n_iter_"):
             setattr(self, name, getattr(self.best_estimator_, name))
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _expected_failed_checks(self) -> dict[str, str]:
+        """The folds split rows: ``k`` copies of a row fall in several folds where one row
+        of weight ``k`` falls in one, so the scores, and the ``C`` chosen, differ (as for
+        scikit-learn's ``LogisticRegressionCV``)."""
+        reason = "k copies of a row fall in several folds, a weighted row in one"
+        return dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
+                              "check_sample_weight_equivalence_on_sparse_data"), reason)
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The refitted SVC's ``theta.x + theta_0``."""
