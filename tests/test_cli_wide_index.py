@@ -65,3 +65,77 @@ def test_files_that_use_their_width_are_not_asked_about(tmp_path, capsys, monkey
     data.write_text("\n".join(rows) + "\n")  # 16 features used of 5,007: 1 in 313
     assert cli.main(["train", str(data), "--algo", "perceptron", "-o",
                      str(tmp_path / "m"), "-q"]) == 0
+
+
+# Every way train streams a svmlight file: the one read of the perceptrons (no --n-features),
+# the survey and its passes (checkpoints, Pegasos), the cache.
+STREAMED = [["--algo", "perceptron", "--no-shuffle"],
+            ["--algo", "averaged", "--no-shuffle", "--cache"],
+            ["--algo", "voted", "--no-shuffle", "--checkpoint-every", "1"],
+            ["--algo", "pegasos", "--set", "sampling=cyclic"]]
+
+
+@pytest.mark.parametrize("options", STREAMED, ids=lambda o: " ".join(o[1:]))
+def test_streamed_training_asks_as_in_memory_does(tmp_path, capsys, monkeypatch, options):
+    monkeypatch.setattr(_records, "WIDE_FEATURES", 2**12)
+    data = tmp_path / "wide.svm"
+    data.write_text("1 1:1 3:0.5\n-1 2:1\n# a comment\n1 3:1 100000:1\n-1 2:2\n")
+    model = tmp_path / "m"
+    assert cli.main(["train", str(data), "--algo", "perceptron", "-o", str(model)]) == 1
+    in_memory = capsys.readouterr().err
+    assert "index 100000 on line 4 is far beyond the others" in in_memory
+    assert cli.main(["train", str(data), *options, "-o", str(model)]) == 1
+    assert capsys.readouterr().err == in_memory  # the same question, the same advice
+    assert not model.exists() and not (tmp_path / "m.checkpoint").exists()
+    assert cli.main(["train", str(data), *options, "--n-features", "100000", "-o", str(model),
+                     "-q"]) == 0
+    assert load(model).n_features_in_ == 100000
+
+
+@pytest.mark.parametrize("options", [[], *STREAMED], ids=lambda o: " ".join(o[1:]) or "memory")
+def test_a_lone_index_near_int32_max_is_refused_before_any_weight(tmp_path, capsys, options):
+    data = tmp_path / "lone.svm"
+    data.write_text("1 2147483647:1\n-1 2:1\n")
+    model = tmp_path / "m"
+    code = cli.main(["train", str(data), *(options or ["--algo", "perceptron"]), "-o",
+                     str(model)])
+    err = capsys.readouterr().err
+    assert code == 1 and not model.exists()
+    # where a 16 GiB vector cannot even be reserved, the reader refuses the index first
+    assert ("index 2147483647 on line 1 is far beyond the others (the next largest is 2;"
+            " 2 distinct features in all)" in err and "--n-features 2147483647" in err) \
+        or "the index in '2147483647:1' makes 2147483647 features" in err
+
+
+def test_a_streamed_file_that_uses_its_width_trains_as_fit(tmp_path, monkeypatch):
+    from halfspaces.datasets import load_svmlight
+
+    monkeypatch.setattr(_records, "WIDE_FEATURES", 2**12)
+    data = tmp_path / "used.svm"
+    rows = [f"{(-1) ** i} {i + 1}:1 {5000 + i}:0.5" for i in range(8)]
+    data.write_text("\n".join(rows) + "\n")
+    X, y = load_svmlight(data)
+    for options in STREAMED[:3]:
+        model = tmp_path / f"m{len(options)}"
+        assert cli.main(["train", str(data), *options, "-o", str(model), "-q"]) == 0
+        trained = load(model)
+        reference = type(trained)(shuffle=False).fit(X, y)
+        assert trained.n_features_in_ == 5007
+        assert np.array_equal(trained.decision_function(X), reference.decision_function(X))
+
+
+def test_save_and_load_ask_one_guard(tmp_path, monkeypatch):
+    model, path = _fitted(), tmp_path / "m.npz"
+    save(model, path)
+    asked = []
+
+    def refuse(total, max_bytes):
+        asked.append(total)
+        return "refused."
+
+    monkeypatch.setattr(persistence, "_too_large", refuse)
+    with pytest.raises(ValueError, match="cannot save the model: refused"):
+        save(model, tmp_path / "again.npz")
+    with pytest.raises(ModelFormatError, match="refused"):
+        load(path)
+    assert len(asked) == 2 and not (tmp_path / "again.npz").exists()

@@ -136,6 +136,10 @@ FILE_CASES = [
     Case("svm_label_not_a_number", _file("a.svm", b"1 1:0.5\nyes 2:1\n"), {},
          DataFormatError, r"got 'yes'", r"{name}:2:1", r"a number such as",
          r"a number such as"),
+    # one index far beyond the rest: a question on the command line (the API reads it)
+    Case("svm_lone_huge_index", _file("a.svm", b"1 2147483647:1\n-1 2:1\n"), {}, None,
+         r"2147483647", r"{name}", None, r"--n-features 2147483647 to train on it anyway"
+         r"|hash the features of an index space this large"),
     Case("svm_label_nan", _file("a.svm", b"1 1:0.5\nnan 2:1\n"), {}, DataFormatError,
          r"label is NaN", r"{name}:2:1", r"must be a number", r"must be a number"),
     Case("svm_value_nan", _file("a.svm", b"1 1:0.5\n-1 2:nan\n"), {}, DataFormatError,
@@ -519,7 +523,8 @@ def test_label_outside_the_models_classes(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("case", [c for c in FILE_CASES if c.id in (
-    "symlink_loop", "gzip_cut_short", "missing_file", "folder")], ids=lambda c: c.id)
+    "symlink_loop", "gzip_cut_short", "missing_file", "folder", "svm_lone_huge_index")],
+    ids=lambda c: c.id)
 def test_streamed_training_reports_the_file_problem(case, tmp_path, monkeypatch, capsys):
     """train --no-shuffle --cache reads svmlight in blocks: the same one line as read whole
     (a link loop was called "a pipe is read once")."""

@@ -164,26 +164,50 @@ def check_width(args: argparse.Namespace, data) -> None:
     (see ``WIDE_FEATURES``) is refused, naming the index, its line and the fixes."""
     import scipy.sparse as sp
 
-    from ..datasets import DataFormatError, load
-    from ..datasets._io import byte_size
-
     if data.format != "svmlight" or args.n_features or not sp.issparse(data.X) \
             or data.X.shape[1] <= WIDE_FEATURES:
         return
-    n = data.X.shape[1]
-    used = np.unique(data.X.indices)
+    _refuse_sparse_use(args, data.path, data.X.shape[1], np.unique(data.X.indices),
+                       data.zero_based)
+
+
+def check_stream_width(args: argparse.Namespace, n_features: int, zero_based: bool,
+                       blocks) -> None:
+    """:func:`check_width` for a svmlight file that training streams, before the learner
+    makes its weight vector: ``n_features`` and ``zero_based`` as the file was read (a survey
+    or a cache found them), ``blocks()`` a pass over its ``(X, y)`` blocks, which counts the
+    features used (only for a file wider than ``WIDE_FEATURES``)."""
+    if args.n_features or n_features <= WIDE_FEATURES:
+        return
+    used = np.empty(0, dtype=np.int64)
+    for X, *_ in blocks():
+        used = np.union1d(used, X.indices)
+        if used.size * SPARSE_USE >= n_features:
+            return
+    _refuse_sparse_use(args, _name(args.data), n_features, used, zero_based)
+
+
+def _refuse_sparse_use(args: argparse.Namespace, name: str, n: int, used: np.ndarray,
+                       zero_based: bool) -> None:
+    """Raise the CLIError of a file of ``n`` columns that uses the features ``used`` (sorted)
+    when it uses fewer than one in SPARSE_USE of them."""
+    from ..datasets import DataFormatError, iter_blocks
+    from ..datasets._io import byte_size
+
     if used.size * SPARSE_USE >= n:
         return
     second = int(used[-2]) if used.size > 1 else -1
     where = ""
     if args.data != STDIN:
         try:  # the reader names the line of the first index beyond the others
-            load(args.data, "svmlight", n_features=second + 1, zero_based=data.zero_based)
+            for _ in iter_blocks(args.data, "svmlight", n_features=max(second + 1, 1),
+                                 zero_based=zero_based):
+                pass
         except DataFormatError as exc:
             where = f" on line {exc.line}" if exc.line is not None else ""
-    first = 0 if data.zero_based else 1
+    first = 0 if zero_based else 1
     raise CLIError(
-        f"{data.path}: index {n - 1 + first}{where} is far beyond the others (the next"
+        f"{name}: index {n - 1 + first}{where} is far beyond the others (the next"
         f" largest is {second + first}; {used.size} distinct features in all): a weight"
         f" vector that wide takes {byte_size(8.0 * n)} per class, almost all of it weights"
         f" of features no example has. If the index is right, pass --n-features {n} to"

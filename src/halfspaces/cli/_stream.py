@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..datasets._io import check_readable
-from . import _estimators
+from . import _estimators, _records
 from ._io import (
     STDIN,
     CLIError,
@@ -154,6 +154,9 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
 
         source = open_cached(args.data, args.cache_dir, format=fmt, n_features=n_features,
                              zero_based="auto" if zero_based is None else zero_based)
+        if fmt == "svmlight":
+            _records.check_stream_width(args, source.n_features, source.zero_based,
+                                        source.blocks)
         with fit_progress(args, estimator):
             fit_stream(estimator, source, classes=source.classes, sample_weight=weights)
         n_features, zero_based = source.n_features, source.zero_based
@@ -242,7 +245,8 @@ def progressive_accuracy(estimator, n_rows: int) -> float:
 
 
 class _NotAssumed(Exception):
-    """A label outside the classes a one-read training assumed (see :func:`_fit_file`)."""
+    """A label outside the classes a one-read training assumed, or a block wider than
+    ``_records.WIDE_FEATURES`` (see :func:`_fit_file`)."""
 
 
 class _Counted:
@@ -283,6 +287,8 @@ class _Counted:
         learner, nnz = self.widened, 0
         for X, y in svmlight._growing_blocks(self.path, self.zero_based, stream.BLOCK_BYTES,
                                              check_n_threads("train", None)):
+            if X.shape[1] > _records.WIDE_FEATURES:  # the survey's pass counts the features
+                raise _NotAssumed  # used before the learner is that wide
             if hasattr(learner, "classes_") and X.shape[1] > learner.n_features_in_:
                 learner._widen(X.shape[1])  # (the first block starts it)
             nnz += X.nnz
@@ -329,7 +335,7 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
         blocks = _fit_once(args, estimator, n_features, zero_based, before)
         if blocks is not None:
             return blocks
-        from ..datasets import svmlight
+        from ..datasets import iter_blocks, svmlight
         from ..datasets._io import check_n_threads
         from ..datasets.stream import BLOCK_BYTES
 
@@ -337,6 +343,8 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
             args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
             check_n_threads("train", None))
         summary = Summary(n_rows, n_features, None, classes)
+        _records.check_stream_width(args, n_features, zero_based, lambda: iter_blocks(
+            args.data, "svmlight", n_features=n_features, zero_based=zero_based))
         _note_one_read(args, estimator, n_features, zero_based, classes)
     blocks = _Counted(args.data, fmt, n_features, zero_based, interactions=args.quadratic,
                       before=before)
