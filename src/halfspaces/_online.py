@@ -18,6 +18,17 @@ loops live in the algorithm modules. A subclass supplies three hooks:
 ``_decision(X) -> scores``
     ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
 
+and, optionally, the one-example kernels of a binary learner, which take one row as
+``(x, columns)``: a dense float64 row (``columns`` None) or a sparse row's values at
+``columns`` (int64, distinct, any order), and return a plain float (no object per call):
+
+``_score_row(x, columns) -> float``
+    the score ``_decision`` gives the row;
+``_learn_row(x, columns, y_t) -> float``
+    one round of ``_pass`` on the row (label ``y_t`` in {-1.0, +1.0}): its score before
+    the update, which is made only when the score is finite (not finite: nothing changed,
+    and the full path takes the row and words the error).
+
 and its own ``fit`` (the batch perceptron's passes until a clean one in
 ``linear/perceptron.py``, one pass for the experts), built from ``_prepare_fit`` (checks,
 labels, warm start) and ``_fit_epoch`` (one recorded pass of every binary problem). The
@@ -29,6 +40,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +53,20 @@ from ._parallel import map_groups
 from ._params import EPOCHS  # noqa: F401 - where the learners import it from
 from ._primitives import as_rows, check_pass
 from ._validation import check_csr, param_error, validate_X, validate_X_y
+
+_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
+
+
+class _OneExample(NamedTuple):
+    """The one-example fast path's cache (:meth:`OnlineClassifier._fast_state`)."""
+
+    classes: NDArray  # the learner's classes_ and width it was built for
+    n_features: int
+    labels: dict  # label -> its {-1, +1} encoding (encode_pm's)
+    order: NDArray  # the one-row order of a pass
+    base_run_pass: bool  # whether the class keeps the base _run_pass
+    signs: dict | None  # label -> -1.0 or +1.0 for the one-example kernels; None: no kernels
+    predictions: tuple  # (classes_[0], classes_[1]), indexed by "score >= 0"
 
 
 def keep_params(estimator, arguments: dict) -> None:
@@ -365,13 +391,14 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         It applies to a started learner whose class keeps the base ``partial_fit`` and
         ``decision_function``, with no ``feature_names_in_``: then scikit-learn's per-call
         validation (most of the cost of a ``learn_one``) would find nothing in a checked row.
-        The cache (labels in {-1, +1} per class, the one-row order and score buffer) is kept
-        for the learner's ``classes_``, width and vocabulary, and rebuilt when they change.
+        The cache (labels in {-1, +1} per class, the one-row order and score buffer; for
+        the one-example kernels, each label's -1.0 or +1.0) is kept for the learner's
+        ``classes_`` and width, and rebuilt when they change.
         """
         cache = self.__dict__.get("_one")
         classes = self.__dict__.get("classes_")
-        if (cache is not None and cache[0] is classes
-                and cache[1] == self.n_features_in_):
+        if (cache is not None and cache.classes is classes
+                and cache.n_features == self.n_features_in_):
             return cache
         cls = type(self)
         if (classes is None or hasattr(self, "feature_names_in_")
@@ -382,10 +409,52 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         for c in classes.tolist():
             y_pm = encode_pm(np.asarray([c], dtype=classes.dtype), classes)
             labels[c] = y_pm
-        cache = (classes, self.n_features_in_, labels, np.zeros(1, dtype=np.intp),
-                 cls._run_pass is OnlineClassifier._run_pass)
+        # the one-example kernels: a binary learner whose class defines them itself (a
+        # subclass may learn or score otherwise)
+        signs = (None if classes.size != 2 or "_learn_row" not in vars(cls) else
+                 {c: float(y_pm[0]) for c, y_pm in labels.items()})
+        cache = _OneExample(classes, self.n_features_in_, labels, np.zeros(1, dtype=np.intp),
+                            cls._run_pass is OnlineClassifier._run_pass, signs,
+                            tuple(classes[:2]))
         self._one = cache
         return cache
+
+    def _kernel_row(self, x) -> tuple | None:
+        """``(x, columns, cache)``: ``x`` as the one-example kernels take it (see the module
+        docstring) and :meth:`_fast_state`'s cache; None where they do not apply (then the
+        full path takes ``x``).
+
+        A float64 1-D row of the learner's width, or a dict whose keys are the learner's
+        names (``vocabulary_``) or, for a learner without names, ints. What the kernels
+        check themselves is not checked here: values that are not finite (the score is
+        not), columns outside the learner's (the score is nan).
+        """
+        state = self.__dict__
+        cache = state.get("_one")  # _fast_state's, without the call where it is valid
+        if not (cache is not None and cache.classes is state.get("classes_")
+                and cache.n_features == state.get("n_features_in_")):
+            cache = self._fast_state()
+        if cache is None or cache.signs is None:
+            return None
+        if type(x) is np.ndarray:
+            if (x.dtype is _FLOAT64 and x.ndim == 1 and x.shape[0] == cache.n_features
+                    and x.flags.c_contiguous):
+                return x, None, cache
+            return None
+        if type(x) is not dict:
+            return None
+        vocabulary = state.get("vocabulary_")
+        n = len(x)
+        try:
+            if vocabulary is None:  # int keys: their sum is an int (a float or a str is not)
+                if type(sum(x)) is not int:
+                    return None
+                columns = np.fromiter(x, _INT64, n)
+            else:
+                columns = np.fromiter(map(vocabulary.__getitem__, x), _INT64, n)
+            return np.fromiter(x.values(), _FLOAT64, n), columns, cache
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return None
 
     def _fast_row(self, x) -> NDArray[np.float64] | sp.csr_matrix | None:
         """``x`` as a checked one-row matrix when the one-example fast path applies (see
@@ -465,6 +534,11 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
     def score_one(self, x) -> float:
         """The learner's score for one example (its sign is the prediction): ``x`` a dense
         row, a sparse row or a dict (see :meth:`learn_one`)."""
+        kernel_row = self._kernel_row(x)
+        if kernel_row is not None:
+            score = self._score_row(kernel_row[0], kernel_row[1])
+            if math.isfinite(score):
+                return score
         row = self._fast_row(x) if self._fast_state() is not None else None
         scores = self.decision_function(self._row(x)) if row is None else self._decision(row)
         if scores.ndim == 2:
@@ -473,6 +547,12 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
 
     def predict_one(self, x):
         """Predict the label of one example: ``x`` as in :meth:`learn_one`."""
+        kernel_row = self._kernel_row(x)
+        if kernel_row is not None:
+            row, columns, cache = kernel_row
+            score = self._score_row(row, columns)
+            if math.isfinite(score):
+                return cache.predictions[1 if score >= 0.0 else 0]  # ties go positive
         row = self._fast_row(x) if self._fast_state() is not None else None
         if row is None:
             return self.predict(self._row(x))[0]
@@ -492,22 +572,38 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         share a weight, and a reloaded model reads the same dicts. A new feature widens the
         learner (its weight starts at 0, as if it had been there from the start).
         """
-        cache = self._fast_state() if classes is None else None
-        if cache is not None and getattr(self, "class_weight", None) is None:
+        unweighted = classes is None and getattr(self, "class_weight", None) is None
+        kernel_row = self._kernel_row(x) if unweighted else None
+        if kernel_row is not None:
+            row, columns, cache = kernel_row
+            try:
+                y_t = cache.signs.get(y)
+            except TypeError:  # an unhashable label: the full path words it
+                y_t = None
+            if y_t is not None:
+                score = self._learn_row(row, columns, y_t)
+                if math.isfinite(score):
+                    if y_t * score <= 0.0:  # a mistake, as the pass counts it
+                        self.n_mistakes_ += 1
+                    self.t_ += 1
+                    self.n_iter_ += 1
+                    return self
+        cache = self._fast_state() if unweighted else None
+        if cache is not None:
             row = self._fast_row(x)
             try:
-                y_pm = cache[2].get(y)
+                y_pm = cache.labels.get(y)
             except TypeError:  # an unhashable label: the full path words it
                 y_pm = None
             if row is not None and y_pm is not None:
-                if cache[4]:  # the base _run_pass, for one row in this thread
+                if cache.base_run_pass:  # the base _run_pass, for one row in this thread
                     scores = np.empty(1, dtype=np.float64)
                     mistakes = 0
                     for k, y_k in enumerate(self._y_rows(y_pm)):
-                        mistakes += self._pass(k, row, y_k, cache[3], scores)
+                        mistakes += self._pass(k, row, y_k, cache.order, scores)
                     self.t_ += 1
                 else:
-                    mistakes = self._run_pass(row, y_pm, cache[3])
+                    mistakes = self._run_pass(row, y_pm, cache.order)
                 self.n_mistakes_ += mistakes
                 self.n_iter_ += 1
                 return self

@@ -262,6 +262,47 @@ else:
         return dot_csr_dense_order_simd(w, data, indices, start, end)
 
 
+# -- one sparse row given by its entries (the one-example protocol's dict rows) ---------------
+
+@njit(cache=True)
+def dot_entries(w, values, columns):
+    """<w, x> for the row x with ``values[i]`` at column ``columns[i]`` (distinct columns, in
+    any order), summed as its dense row is (``dot_csr_dense_order``); nan when a column is
+    outside ``[0, len(w))``. Sorts ``columns`` and ``values`` by column, in place.
+    """
+    d, n = w.shape[0], columns.shape[0]
+    for i in range(n):
+        if columns[i] < 0 or columns[i] >= d:
+            return math.nan
+    for i in range(1, n):  # insertion sort: a row of a stream has few entries, often sorted
+        j, c, v = i, columns[i], values[i]
+        while j > 0 and columns[j - 1] > c:
+            columns[j], values[j] = columns[j - 1], values[j - 1]
+            j -= 1
+        columns[j], values[j] = c, v
+    return _dot_csr_dense_order_vector(w, values, columns, 0, n)
+
+
+@njit(cache=True)
+def one_row_dot(w, x, columns):
+    """<w, x> for one row: a dense row ``x`` (float64[d], ``columns`` None) summed as
+    ``row_dot`` sums it, or the values ``x`` at ``columns`` (:func:`dot_entries`)."""
+    if columns is None:
+        return dot_dense(w, x)
+    return dot_entries(w, x, columns)
+
+
+@njit(cache=True)
+def one_row_axpy(a, x, columns, w):
+    """w <- w + a x, in place, for the row of :func:`one_row_dot`."""
+    if columns is None:
+        for j in range(x.shape[0]):
+            w[j] += a * x[j]
+    else:
+        for i in range(columns.shape[0]):
+            w[columns[i]] += a * x[i]
+
+
 # -- the row abstraction ---------------------------------------------------------------------
 
 def as_rows(X):

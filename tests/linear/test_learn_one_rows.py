@@ -130,3 +130,63 @@ def test_bad_numpy_rows(data):
     names = Perceptron().fit(X, y)
     with pytest.raises(TypeError, match="columns have none"):
         names.learn_one({"a": 1.0}, 1)
+
+
+def test_dict_rows_in_any_key_order_give_the_dense_pass():
+    # 30 columns: the dense row's dot keeps 8 partial sums by column, which a dict row's
+    # entries, in any order, must add in the same order to give the same bits
+    rng = np.random.RandomState(1)
+    X = rng.randn(120, 30)
+    X[rng.rand(120, 30) < 0.3] = 0.0
+    y = np.where(X @ rng.randn(30) > 0, 1, -1)
+    ref = Perceptron().partial_fit(X, y, classes=[-1, 1])
+    runs = []
+    for form in ("numpy", "int dict", "named dict"):
+        if form == "numpy":
+            rows = list(X)
+        else:
+            named = form == "named dict"
+            rows = dict_rows(X, named)
+            # the first row names every column, in order; the others in a shuffled order
+            rows[0] = {(f"f{j}" if named else j): float(X[0, j]) for j in range(30)}
+            rows[1:] = [{k: r[k] for k in rng.permutation(list(r)).tolist()}
+                        for r in rows[1:]]
+        model = Perceptron().learn_one(rows[0], y[0], classes=[-1, 1])
+        scores = []
+        for x, t in zip(rows[1:], y[1:], strict=True):
+            scores.append(model.score_one(x))
+            assert model.predict_one(x) == (1 if scores[-1] >= 0 else -1)
+            model.learn_one(x, t)
+        assert np.array_equal(model.coef_, ref.coef_), form
+        assert np.array_equal(model.intercept_, ref.intercept_)
+        assert model.n_mistakes_ == ref.n_mistakes_ and model.t_ == 120
+        runs.append(scores)
+    assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.parametrize("row, error, match", [
+    ({1.5: 1.0}, TypeError, "keys must be feature names"),
+    ({0: 1.0, 2.0: 1.0}, TypeError, "keys must be feature names"),
+    ({"3": 1.0}, TypeError, "columns have none"),
+    ({0: float("inf")}, ValueError, "must be finite"),
+    ({0: None}, ValueError, "not a number"),
+    ({-2: 1.0}, ValueError, "negative"),
+])
+def test_bad_int_dict_rows(data, row, error, match):
+    X, y = data
+    model = play(Perceptron(), dict_rows(X, False), y)
+    coef, t = model.coef_.copy(), model.t_
+    with pytest.raises(error, match=match):
+        model.learn_one(row, 1)
+    with pytest.raises(error, match=match):
+        model.predict_one(row)
+    assert np.array_equal(model.coef_, coef) and model.t_ == t
+
+
+def test_int_dict_rows_beyond_the_width(data):
+    X, y = data
+    model = play(Perceptron(), dict_rows(X, False), y)
+    # an unseen column predicts as a weight of 0; learning it widens the learner
+    assert model.score_one({0: 1.0, 9: 4.0}) == model.score_one({0: 1.0})
+    model.learn_one({9: -1.0}, 1)
+    assert model.coef_.shape == (1, 10) and model.n_features_in_ == 10

@@ -40,6 +40,8 @@ from .._primitives import (
     check_pass,
     example_weight,
     n_rows,
+    one_row_axpy,
+    one_row_dot,
     prefetch_wanted,
     row_axpy,
     row_dot,
@@ -93,6 +95,30 @@ def perceptron_pass(X, y: NDArray, w: NDArray, b: NDArray, fit_intercept: bool,
     """
     return check_pass(owner, _perceptron_epoch(as_rows(X), y, w, b, fit_intercept, order,
                                                scores, s))
+
+
+@njit(cache=True)
+def _perceptron_round(x, columns, y_t, W, B, fit_intercept):
+    """One round of the pass on one row, for binary problem 0 (``W[0]``, ``B[0]``): returns
+    the score before the update, summed as the pass sums the row's dense form; a mistake
+    updates W[0] and B[0] in place. A score that is not finite changes nothing.
+
+    x : float64[d] a dense row (``columns`` None), or float64[nnz] the values of a sparse
+    row at ``columns`` int64[nnz] (``one_row_dot``); y_t : -1.0 or +1.0.
+    """
+    w = W[0]
+    score = one_row_dot(w, x, columns) + B[0]
+    if math.isfinite(score) and y_t * score <= 0.0:  # mistake
+        one_row_axpy(y_t, x, columns, w)  # w <- w + y_t x_t
+        if fit_intercept:
+            B[0] += y_t  # b <- b + y_t
+    return score
+
+
+@njit(cache=True)
+def _linear_score_row(x, columns, W, B):
+    """<W[0], x> + B[0] for one row as in :func:`_perceptron_round`, as a plain float."""
+    return one_row_dot(W[0], x, columns) + B[0]
 
 
 @njit(cache=True)
@@ -371,6 +397,13 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
 
     def _decision(self, X) -> NDArray[np.float64]:
         return linear_scores(X, self.coef_, self.intercept_, type(self).__name__)
+
+    def _score_row(self, x, columns) -> float:
+        return _linear_score_row(x, columns, self.coef_, self.intercept_)
+
+    def _learn_row(self, x, columns, y_t: float) -> float:
+        return _perceptron_round(x, columns, y_t, self.coef_, self.intercept_,
+                                 bool(self.fit_intercept))
 
     def _rows_right(self, X, y_pm: NDArray, need: int) -> int:
         # _decision's scores, compiled, without storing them, stopping at `need` rows right.
