@@ -396,6 +396,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                 for k, (st, _) in enumerate(ends):
                     problems[k] = (problems[k][0], st)
                 mistakes += sum(made for _, made in ends)
+                del block  # freed before the next block is computed
             self.t_ += -(-order.size // int(self.batch_size))
             return mistakes
 
@@ -408,10 +409,10 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         if g.K is not None:
             yield order, (g.K, order, g.diag, True)
             return
-        for lo in range(0, order.size, g.step):
+        for lo in range(0, order.size, g.step):  # no reference kept here to a past block
             part = order[lo : lo + g.step]
-            K = self._checked_gram(g.X, part.view(np.int64), g.rows)
-            yield part, (K, np.arange(part.size, dtype=np.uint64), g.diag, False)
+            yield part, (self._checked_gram(g.X, part.view(np.int64), g.rows),
+                         np.arange(part.size, dtype=np.uint64), g.diag, False)
 
     def _objectives(self, gram_rows: _GramRows, ys: list, s: NDArray | None,
                     problems: list) -> NDArray:

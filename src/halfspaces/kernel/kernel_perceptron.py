@@ -372,6 +372,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         for block in self._fit_blocks(X, order):
             solve = partial(self._fit_block, block=block, Y=Y, s=s)
             mistakes += sum(map_groups(solve, Y.shape[0], self._n_jobs(block[2].size)))
+            del block, solve  # freed before the next block is computed
         return mistakes
 
     def _fit_block(self, group: range, block: tuple, Y: NDArray, s: NDArray | None) -> int:
