@@ -28,7 +28,7 @@ test-nojit: $(STAMP)
 	NUMBA_DISABLE_JIT=1 $(PY) -m pytest tests src --ignore=tests/test_demo.py \
 	  --ignore=tests/test_quickstart.py --ignore=tests/test_notebooks.py -m "not jit_only"
 
-# Every figure of the README's Speed section; BENCH_ARGS="--size reduced" or "--quick" for
+# Every file of benchmarks/results (the documentation's benchmarks page); BENCH_ARGS="--size reduced" or "--quick" for
 # smaller runs, "--only NAME ..." for some of them (see benchmarks/run_all.py).
 bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[dev,bench]"
@@ -56,7 +56,7 @@ fuzz: $(VENV)/.fuzz-installed
 # The documentation site into docs/_build/html: docs/_generate.py writes the CLI reference
 # (from the parser), the benchmarks' results page and the gallery (examples and notebooks run
 # once, again only when they or the package change), then Sphinx builds with warnings as
-# errors.
+# errors, and headless chromium opens every page (images, links, anchors, script errors).
 $(VENV)/.docs-installed: $(STAMP) pyproject.toml
 	$(PY) -m pip install -q -e ".[dev,docs]"
 	touch $@
@@ -64,6 +64,7 @@ $(VENV)/.docs-installed: $(STAMP) pyproject.toml
 docs: $(VENV)/.docs-installed
 	MPLBACKEND=Agg $(PY) docs/_generate.py
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	$(PY) docs/_check_site.py
 	@echo "docs: open docs/_build/html/index.html"
 
 lint: $(STAMP)

@@ -7,7 +7,7 @@ Usage::
     python benchmarks/run_all.py --quick            # small sizes: a smoke test of every script
     python benchmarks/run_all.py --only bench_svc_1m bench_file_to_model
 
-Every figure of the README's "Speed" section comes from one of the named runs below; its
+Every figure of the benchmarks page (docs/benchmarks.md) comes from one of the named runs; its
 output goes to ``results/NAME.txt`` (full size), ``results/NAME-reduced.txt`` or
 ``results/NAME-quick.txt`` (not kept in git); the first line of each file gives the time its
 run took. Each script compares halfspaces with its peers (scikit-learn, LIBLINEAR, LIBSVM,

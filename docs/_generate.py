@@ -2,8 +2,9 @@
 
 - ``cli.md``: the help of ``halfspaces`` and of each sub-command, from the parser itself
   (``halfspaces.cli._parser.build_parser``), so the reference cannot drift from the flags;
-- ``benchmark-results.md``: every file of ``benchmarks/results/``, read as it is, with the
-  script that wrote it;
+- ``benchmark-summary.md``: the speed table of ``benchmarks/summary.py`` (the README's),
+  and ``benchmark-results.md``: every file of ``benchmarks/results/``, read as it is, with
+  the script that wrote it;
 - ``gallery/``: every script of ``examples/`` and every notebook of ``notebooks/`` run in this
   one process (the imports and numba's compiled kernels are loaded once), with its printed
   output and its figures. A page is executed again only when its source or the package
@@ -78,6 +79,15 @@ def _script_summary(name: str) -> str:
         return ""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     return f"Written by `benchmarks/{script}.py`: " + doc.split("\n\n")[0].replace("\n", " ")
+
+
+def benchmark_summary() -> str:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import summary
+    finally:
+        sys.path.pop(0)
+    return summary.markdown_table()
 
 
 def benchmark_results_page() -> str:
@@ -207,6 +217,7 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "src"))
     start = time.perf_counter()
     _write(OUT / "cli.md", cli_page())
+    _write(OUT / "benchmark-summary.md", benchmark_summary())
     _write(OUT / "benchmark-results.md", benchmark_results_page())
     gallery(OUT / "gallery")
     print(f"docs/_generate.py: done in {time.perf_counter() - start:.1f} s")

@@ -24,7 +24,7 @@ extensions = [
     "numpydoc",
 ]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
-exclude_patterns = ["_build", "generated/benchmark-results.md"]  # included by benchmarks.md
+exclude_patterns = ["_build", "generated/benchmark-*.md"]  # included by benchmarks.md
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
 

@@ -7,6 +7,7 @@ hold the same rows, and ``run_all.py --quick`` must reach every script.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ sys.path.insert(0, str(BENCH))
 import _common  # noqa: E402
 import bench_file_to_model  # noqa: E402
 import run_all  # noqa: E402
+import summary  # noqa: E402
 
 
 def read_vw(path, n_features: int) -> tuple[np.ndarray, np.ndarray]:
@@ -85,3 +87,25 @@ def test_run_all_has_a_quick_run_of_every_script():
     for name, (_, sizes) in run_all.RUNS.items():
         assert "quick" in sizes and "full" in sizes, name
         assert set(sizes) <= set(run_all.SIZES), name
+
+
+def test_readme_speed_table_is_the_one_read_from_the_results_files():
+    readme = (BENCH.parent / "README.md").read_text(encoding="utf-8")
+    assert summary.markdown_table() in readme
+
+
+def test_summary_reads_one_ratio_per_data_set_as_the_files_give_them():
+    for row in summary.ROWS:
+        assert len(summary.ratios(row)) == len(re.split("[/;]", row.data)), row.results
+    # read independently: the printed ratios are those of the medians, or of the speeds
+    text = (summary.RESULTS / "bench_perceptron.txt").read_text(encoding="utf-8")
+    ours, peer = ([float(v) for v in re.findall(rf"^  {who}: Perceptron.*?median\s+([\d.]+) ms",
+                                                  text, re.M)]
+                  for who in ("ours", "scikit-learn"))
+    perceptron = next(row for row in summary.ROWS if row.results == "bench_perceptron")
+    np.testing.assert_allclose(summary.ratios(perceptron), np.divide(ours, peer), atol=0.005)
+    text = (summary.RESULTS / "bench_svmlight.txt").read_text(encoding="utf-8")
+    speeds = np.array(re.findall(r"^\S+/\S+\s+[\d.]+\s+([\d.]+)\s+([\d.]+)", text, re.M),
+                      dtype=float)
+    svmlight = next(row for row in summary.ROWS if row.results == "bench_svmlight")
+    np.testing.assert_allclose(summary.ratios(svmlight), speeds[:, 1] / speeds[:, 0], atol=0.006)
