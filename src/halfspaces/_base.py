@@ -5,8 +5,8 @@ scikit-learn's tools (``clone``, ``Pipeline``, ``GridSearchCV``, ``cross_val_sco
 lists: the constructor parameters as attributes of the same names, ``get_params`` and
 ``set_params`` (nested ``step__param`` names), a ``__repr__``, ``score``, and its tags
 (``__sklearn_tags__``). :class:`ClassifierBase` gives them in a few lines, so that importing
-an estimator, or training one from a file, costs no import of scikit-learn (about 1.5 s and
-80 MB): scikit-learn is imported where it is used (the tags, ``score``, dense input
+an estimator, or training one from a file, costs no import of scikit-learn (seconds and
+memory): scikit-learn is imported where it is used (the tags, ``score``, dense input
 checks), never by ``from halfspaces import Perceptron``.
 
 The small scikit-learn utilities the estimators use on every fit (:func:`check_is_fitted`,
@@ -200,7 +200,7 @@ def convergence_warning() -> type[Warning]:
     filter, ``pytest.warns`` or ``except`` that names that class has imported it. Before
     that nothing can name it, and :class:`ConvergenceWarning` (a UserWarning, as
     scikit-learn's) stands in, so that a fit from the command line warns without importing
-    scikit-learn (about 1.5 s).
+    scikit-learn.
     """
     module = sys.modules.get("sklearn.exceptions")
     return ConvergenceWarning if module is None else module.ConvergenceWarning

@@ -29,8 +29,7 @@ def _csr_sweep(bits, mask, indices, indptr, n_features, finite):
     pass proves the values finite (a score with an inf or nan term is not finite).
 
     A row is checked without a branch per entry and with unsigned positions (no
-    wraparound test, as in the kernels): on 200,000 x 100,000 with 80 entries per row this
-    took 8.6 ms, against 15 ms with a test per entry and about 10 ms for scikit-learn's
+    wraparound test, as in the kernels), faster than a test per entry or scikit-learn's
     finite sum and SciPy's canonical check together. Only a faulty row is read twice.
     """
     nnz = indices.shape[0]

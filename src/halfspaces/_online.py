@@ -513,8 +513,8 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
         a fitted learner of the base ``partial_fit``, given a CSR block of float32/float64
         data with its ``n_features_in_`` columns and at least one row, a 1-D array of
         labels that are all in ``classes_``, and ``classes`` None or ``classes_``. Then
-        scikit-learn's checks (about 1.5 ms a block, more than the pass on a block of 4,000
-        rows) would find nothing; the
+        scikit-learn's checks (which cost more than the pass on a small block) would find
+        nothing; the
         compiled sweep of :func:`~halfspaces._validation.check_csr` still runs (the passes
         index with X.indices). Anything else returns None and takes the full path, which
         also words the errors.

@@ -174,15 +174,14 @@ def run() -> None:
     """The ``halfspaces`` console script (and ``python -m halfspaces``): :func:`main`, then
     exit with its status.
 
-    A command is a short process that imports about 150,000 long-lived objects (numba's
-    typing tables, SciPy, NumPy) and keeps them to the end. Python's cyclic garbage collector
-    walked all of them in its full passes during those imports and once more at exit: 0.25 to
-    0.3 s of a 0.9 s process (one perceptron pass over a 400,000-row binary cache,
-    ``benchmarks/bench_io.py``). So the command collects less often (a first-generation pass
-    every 100,000 net allocations instead of 700: cycles made while training are still
-    collected, so memory stays bounded), and freezes what lives at the end so that the exit
-    does not walk it again (:func:`gc.freeze`). Only the command's own process: :func:`main`,
-    which tests and scripts call, leaves the collector alone."""
+    A command is a short process that imports about 150,000 long-lived objects (numba's typing
+    tables, SciPy, NumPy) and keeps them to the end. Python's cyclic garbage collector walked
+    all of them in its full passes during those imports and once more at exit, a large part of a
+    short command's time (``benchmarks/bench_io.py``). So the command collects less often (a
+    first-generation pass every 100,000 net allocations instead of 700: cycles made while
+    training are still collected, so memory stays bounded), and freezes what lives at the end so
+    that the exit does not walk it again (:func:`gc.freeze`). Only the command's own process:
+    :func:`main`, which tests and scripts call, leaves the collector alone."""
     gc.set_threshold(100_000, 20, 100)
     try:
         status = main()

@@ -149,9 +149,8 @@ class CachedData:
         """Block ``k``'s array ``what``, memory-mapped read-only, as
         ``np.load(mmap_mode="r")`` maps it, with each file's header read once: every pass
         maps the blocks again (so that only the blocks in use are mapped), and np.load's
-        header parsing and path resolution took about 0.3 ms a file, 4 files a block (on
-        200,000 x 100,000 rows of 80 entries, 50 blocks, about half of a pass's time
-        outside the compiled pass). The first time a file is mapped, its size and CRC-32
+        header parsing and path resolution, four files a block, were a large part of a
+        pass's time outside the compiled pass. The first time a file is mapped, its size and CRC-32
         are checked against those recorded in ``header.json``."""
         name = f"{k:06d}.{what}.npy"
         try:

@@ -130,8 +130,7 @@ def make_separable(
         ``y_i <u, x_i> >= margin`` and the minimum equals ``margin``. Must be ``<= radius``.
     sparse : bool, default=False
         Return a CSR matrix with ``nnz_per_row`` stored entries per row, built block by
-        block without a Python loop per row (1,000,000 x 100,000 with 80 per row: about
-        10-15 s and 2 GB at peak on one core, 1 GB for the result).
+        block without a Python loop per row (the peak memory is about twice the result's).
     density : float in (0, 1], optional
         Fraction of features stored per row when ``sparse=True`` (default 0.1); sets
         ``nnz_per_row = max(1, round(density * n_features))``.

@@ -151,10 +151,8 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         ``"auto"`` is the fraction of non-zero entries of ``X``, at least 0.03
         (``intercept_decay_``): ``b`` is the weight of a feature present in every row, so on
         sparse data it is updated ``1 / density`` times as often as an average coordinate of
-        ``w`` and, with imbalanced classes, the full step makes it oscillate (on w8a and
-        reuters it converged 1.3 to 2.5 times slower). The floor: on reuters (density 0.005)
-        0.03 reached 1% of the optimum in 30 epochs, scikit-learn's 0.01 in 37 and 0.003
-        not in 80. Dense data get 1.
+        ``w`` and, with imbalanced classes, the full step makes it oscillate; the floor keeps
+        ``b`` moving on very sparse data. Dense data get 1.
     average : bool, int, "weighted" or "suffix", default="suffix"
         Return an average of the iterates ``w_{t+1}`` (and ``b_{t+1}``) instead of the last
         iterate: ``True`` is the uniform (Polyak-Ruppert) average over every step, an int
@@ -244,22 +242,11 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
     where :math:`\\lambda` is ``lam``, :math:`k` is ``batch_size`` and :math:`\\eta_t` is
     given by ``learning_rate``.
 
-    Why the defaults (``benchmarks/bench_pegasos.py``: epochs until the objective is within
-    1% of the exact optimum, median of 3 seeds, at C = 1, i.e. lam = 1/n; a9a, w8a, reuters,
-    then the generated 1,000,000 x 100,000 sparse set): scikit-learn's
-    ``SGDClassifier(learning_rate="optimal")`` needs more than 80, 32, 34 and 9 epochs (with
-    the intercept: more than 80, more than 80, 30 and 9); the paper's ``1/(lam t)``, whose
-    first steps have length ``1/lam``, more than 80, 30, 36 and 9 (with the intercept it does
-    not get within 1% in 80 epochs on the three real sets). A nearly constant first step
-    (``"offset"`` with ``eta0 = 1/(2 mean ||x||^2)``, hence a large ``t0``) with the suffix
-    average of the last tenth of the steps (the defaults) needs 10, 12, 27 and 7 (with the
-    intercept: 10, 38, 23 and 7). Averaging the last quarter instead is level within noise
-    (10, 12, 28; with the intercept 10, 41, 23); the tenth is kept because it was one epoch
-    ahead on reuters, the slowest case, at lam = 1e-4 (36 against 37 epochs; with the
-    intercept 31 against 32), while the quarter was one ahead on a9a there (4 against 5).
-    The ``t``-weighted average is slower (10, 17, 40), the uniform one slower still (12, 31,
-    more than 80), and so is the last iterate (more than 80, 16, 36). Mini-batches do not
-    reduce the number of examples processed (batch 8: 2, 70, 66 epochs).
+    The defaults, a nearly constant first step (``"offset"`` with
+    ``eta0 = 1/(2 mean ||x||^2)``, hence a large ``t0``) and the suffix average of the last
+    tenth of the steps, reach 1% of the optimal objective in fewer epochs than the paper's
+    ``1/(lam t)``, the other averages or the last iterate (``benchmarks/bench_pegasos.py``;
+    the figures are on the benchmarks page of the documentation).
     ``learning_rate="pegasos", average=False`` is the paper's algorithm.
 
     References

@@ -9,145 +9,24 @@ Dual of the linear SVM without offset, ``y_i in {-1, +1}``::
 Keeping ``w = sum_i alpha_i y_i x_i`` makes one coordinate step cost O(nnz(x_i)):
 
     G   = y_i w.x_i - 1 + D_ii alpha_i                      (partial derivative)
-    PG  = min(G, 0) if alpha_i = 0;  max(G, 0) if alpha_i = U;  G otherwise
     alpha_i <- min(max(alpha_i - G / Qbar_ii, 0), U),   w <- w + (alpha_i - alpha_i_old) y_i x_i
 
-Each outer iteration visits a random permutation of the active rows. Shrinking (as
-LIBLINEAR): a row with ``alpha_i = 0`` and ``G > PGmax_old`` (the largest PG of the previous
-outer iteration, ``inf`` if that was <= 0), or ``alpha_i = U`` and ``G < PGmin_old``, leaves
-the active set. When ``max PG - min PG <= tol`` on the active set, the thresholds are reset to
-``-/+inf`` and every row is visited again; a pass over all rows with ``max PG - min PG <=
-tol`` then leads to the duality-gap check that decides convergence (see **Stopping**).
+Each outer iteration visits a random permutation of the active rows, shrinking as LIBLINEAR
+does; the loop runs in one compiled call whose state is a :class:`DCDState`, so it can stop
+after any outer iteration and resume with identical iterates. Dense and CSR rows are summed
+in the same order everywhere, so both give the same model, bit for bit.
 
-Work is counted in **epochs** of ``n`` row visits: once shrinking has left a small active
-set, thousands of cheap outer iterations may be needed (LIBLINEAR counts these, so its
-1000-iteration default stops early on a9a with ``C = 1/(1e-4 n)``; ours converges in 40 to
-80 epochs). The whole loop (permutations included, from a splitmix64 generator seeded by the
-caller's ``RandomState``) runs in one compiled call, since per-call overhead of tens of
-microseconds dominated the short passes; its state is a :class:`DCDState` returned by each
-call, so the loop can stop after any outer iteration (``verbose``, the gap checks) and
-resume with identical iterates.
+The unregularized offset ``theta_0`` adds ``sum_i alpha_i y_i = 0``, kept exactly by the
+method of multipliers (a proximal term ``(b - nu)^2 / (2 rho)`` driven to the exact optimum;
+LIBLINEAR's regularized bias is ``nu = 0`` held fixed). With an offset the rows are centred
+implicitly (the same optimum, well conditioned); without one the stiff mean direction is
+split off by the same proximal method.
 
-**Dense and sparse input give the same bits.** A dense row and its CSR copy are summed in
-the same order everywhere: the scores by ``row_dot_dense_order`` (the dense rows' 8 partial
-sums by column, for CSR rows too), ``||x_i||^2``, the mean row, ``e_i`` and the gap's two
-mat-vecs by the compiled ``row_sqnorms``, ``rmatvec`` and ``matvec``; the updates are
-elementwise. So every step, shrinking decision, gap check and stop is the same, and so is
-the model (with the same seed). The CSR scores cost a little more than a sum by stored
-position (one vector addition per stored value, in one chain); the pass hides it, and more,
-by asking the cache for the row two visits ahead (rows are visited shuffled). a9a, ``SVC(
-solver="dcd")`` defaults (70 epochs), process CPU seconds of ``fit``, median of 21
-alternating fits on a shared 2-core AMD EPYC, before -> now: CSR 0.188 -> 0.190, dense
-0.481 -> 0.328 (the prefetch, and compiled mat-vecs in place of NumPy's).
-
-**Non-finite numbers.** A score that is inf stops the run at its row (checked where a step
-would use it, so the epoch pays nothing measurable: a9a per-epoch CPU time with and without
-the checks, alternating over 30 to 40 seeds, 0.99 to 1.04 times, within the noise of the
-machine); a nan score takes no step, and the weights it came from are checked once at the
-end of each compiled call. Either is raised as :class:`~halfspaces.exceptions.NumericalError`
-naming the row. Rows whose ``||x_i||^2`` overflows are refused before the run.
-
-**The offset** (unregularized ``theta_0 = b``, as in the notes). With an offset the dual gains
-the constraint ``sum_i alpha_i y_i = 0``, which single-coordinate steps cannot keep. We handle
-it exactly by the method of multipliers on that constraint: minimize
-
-    f(alpha) + nu s + rho/2 s^2,    s = sum_i alpha_i y_i,
-
-by the same coordinate steps, updating ``nu <- nu + rho s / (1 - q)`` whenever the
-projected-gradient gap falls below ``rho |s|`` (an inexact method of multipliers), until
-``rho |s| <= tol``. ``q = s / s_prev``, clipped to ``[0, 0.5]``, is how much the previous
-update shrank ``s``: the plain step (``q = 0``) shrinks ``s`` geometrically, by about 0.7 per
-update on a9a; the extrapolated step is the secant step for ``s`` linear in ``nu``, at most
-twice the plain one (it saved 10 to 20% of the epochs on a9a).
-The coordinate step sees ``b = nu + rho s``, so it is the step above with
-``G = y_i (w.x_i + b) - 1 + D_ii alpha_i``, ``Qbar_ii = ||x_i||^2 + D_ii + rho`` and
-``b <- b + rho (alpha_i - alpha_i_old) y_i``; the multiplier update moves ``b`` as ``nu``.
-In primal terms each inner problem is the SVM with the proximal term
-``(b - nu)^2 / (2 rho)`` (LIBLINEAR's regularized bias is the case ``nu = 0`` held fixed), and
-the proximal-point iteration drives it to the exact unregularized optimum.
-
-We take ``rho = 0.1 mean_i ||x_i - mu||^2``: larger ``rho`` damps every step (``Qbar_ii``
-grows) and couples the coordinates, smaller ``rho`` needs more multiplier updates (tried:
-``rho`` from 0.01 to 1 times the mean, updating more or less eagerly, and keeping the shrunk
-set across multiplier updates; none was better on a9a, w8a and Reuters). After a multiplier
-update every row is visited again (``b`` moved, so shrunk rows may violate again).
-
-**Centring** (with an offset). ``w.x + b = w.(x - mu) + (b + w.mu)`` with the same ``||w||``,
-so the problem on the centred rows ``x_i - mu`` (``mu`` the mean row) has the same optimum,
-and that is the one solved. Without it, features far from zero make ``Q`` nearly
-``||mu||^2 y y^T`` plus the informative part: every ``Qbar_ii`` is about ``||mu||^2``, each
-step moves ``alpha_i`` by a ``1/||mu||^2`` sliver, and 3000 rows from N(50, 1) stopped at
-``max_iter = 1000`` epochs with three times the optimal objective. The rows are centred
-implicitly (CSR stays sparse, dense is not copied): ``w`` is kept as ``sum_i alpha_i y_i x_i``
-over the raw rows, the centred weight is ``w - s mu``, and with ``e_i = mu.x_i`` (one mat-vec
-before the run) and ``w.mu`` (updated with each step)
-
-    (w - s mu).(x_i - mu) = w.x_i - w.mu - s (e_i - ||mu||^2),
-
-an O(1) addition to the O(nnz(x_i)) step. ``theta = w - s mu``, ``theta_0 = b - theta.mu``.
-
-**The mean direction** (without an offset). Centring is not exact there: the rows' mean is
-part of the model (``theta.mu`` acts as an offset that costs ``||theta||^2``). With the unit
-mean direction ``m = mu/||mu||``, ``e_i = m.x_i`` and ``beta = m.w``, the dual objective is
-``1/2 ||w - beta m||^2 + 1/2 beta^2 - sum alpha``, and the stiff part is ``1/2 beta^2``
-(curvature ``e_i^2`` along ``alpha_i``, large for un-centred data). It is treated by the
-proximal-point method as the offset is: ``1/2 beta^2 = max_c (c beta - c^2/2)``, the inner
-problem (prox centre ``c_k``, step ``rho``) is
-
-    min_alpha 1/2 ||w - beta m||^2 + kappa/2 (beta + c_k/rho)^2 - sum alpha,
-    kappa = rho / (1 + rho),
-
-whose coordinate step sees ``score_i = w.x_i + (c - beta) e_i`` with ``c = kappa beta +
-(1 - kappa) c_k`` (updated with ``beta`` at each step) and ``Qbar_ii = ||x_i||^2 - (1 - kappa)
-e_i^2 + D_ii``; the prox update is ``c <- c + kappa (beta - c) / (1 - q)`` (extrapolated as
-above) when the projected-gradient gap falls below the score change it makes,
-``kappa |beta - c| max_i |e_i|``. ``kappa`` is chosen as ``rho`` is, so that the stiff part
-weighs a tenth of the rest: ``kappa = 0.1 mean_i (||x_i||^2 - e_i^2) / mean_i e_i^2``; when
-that is 1 or more the mean is not stiff and the split is skipped (plain DCD). The primal
-iterate is ``theta = w + (c - beta) m``, the weight the steps see.
-
-Measured (``C = 1``, tol 1e-4, 3000 x 20, epochs to convergence, before -> now): rows from
-N(50, 1) 1000 (not converged, objective 1.7 times the optimum) -> 231 with an offset,
-1000 -> 63 without; rows near 1e3 1000 -> 72 and 1000 -> 172; rank-3 correlated columns
-without offset 1000 -> 114. The mean of sparse 0/1 features is large too (a9a:
-``||mu||^2 = 6.2`` against ``mean ||x_i - mu||^2 = 7.7``), so the benchmark sets gain
-or stay level (median epochs of 3 seeds, before -> now; process CPU seconds in brackets,
-same process, alternating; ``lam``: ``C = 1/(1e-4 n)``)::
-
-    tol 1e-4              offset                   no offset
-    a9a,  C = 1      111 -> 69  (0.22 -> 0.14)   104 -> 69  (0.18 -> 0.15)
-    a9a,  lam        134 -> 51  (0.23 -> 0.10)   151 -> 51  (0.20 -> 0.10)
-    w8a,  C = 1      220 -> 231 (0.39 -> 0.47)   393 -> 114 (0.52 -> 0.22)
-    w8a,  lam        145 -> 171 (0.24 -> 0.32)    62 -> 34  (0.11 -> 0.08)
-    reuters, C = 1    23 -> 28  (0.019 -> 0.028) 268 -> 268 (0.19 -> 0.20)
-    reuters, lam      53 -> 77  (0.055 -> 0.084) 520 -> 533 (0.37 -> 0.39)
-
-(tol 1e-3: a9a 102 -> 70 and 85 -> 51, w8a 189 -> 198 and 158 -> 76, Reuters 20 -> 23 and
-56 -> 56.) Where it is slower, it is the stricter stop (Reuters' old stops had relative gaps
-up to 2e-6 at tol 1e-4, 2e-5 at tol 1e-3) and its gap checks (two mat-vecs, about an epoch
-each on Reuters), not the centring: with centring switched off, w8a and Reuters with an
-offset took the same epochs within the spread of 5 seeds, a9a 1.5 times more.
-
-**Stopping.** ``max PG - min PG <= tol`` (LIBLINEAR's rule, in units of the margin) does
-not bound the objective's error relatively: each row may add ``C |PG_i|`` to the duality
-gap, which is large against the objective when the ``alpha_i`` are small compared with ``C``
-(nearly separable data: on 300 x 400 Gaussian rows it stopped 1.8e-3 above the optimum at
-tol 1e-4); and on rank-deficient data (squared hinge on rank-3 columns) the ``alpha`` did not
-meet it in 1000 epochs while ``theta`` was exact to 1e-11. So the run is converged when the
-duality gap ``P(theta, theta_0) - D(alpha)`` (``alpha`` made exactly feasible; two mat-vecs)
-is at most ``0.01 tol P``, which certifies the objective to ``0.01 tol`` relatively (1e-6 at
-the default tol, the accuracy the tests hold the QP to). The gap is checked whenever the
-projected gradients meet ``tol'`` on every row (``tol'`` starts at ``tol``; when the gap is
-not met yet, ``tol' <- tol' / 10`` and the run goes on) and at epochs 10, 15, 22, 33, ...
-(growing by half; doubling cost a9a, w8a and Reuters up to 1.5 times the epochs, as a run
-overshot the epoch where the gap was met). On a9a the projected-gradient rule alone gave
-relative gaps of about 1e-7 at tol 1e-4; on Reuters (offset, ``C = 1/(1e-4 n)``) 2e-6, where
-the gap rule costs more epochs than LIBLINEAR's rule would (see the table below).
-
-**What DCD cannot do.** Its work grows with the effective ``C max_i ||x_i||^2``: at
-``C = 100`` on 3000 x 20 Gaussian rows, or with half the columns 1000 times the others, it
-does not converge in 1000 epochs (nor does LIBLINEAR's DCD, which recommends scaling the
-features). ``SVC(solver="auto")`` then solves the QP instead when it fits in memory.
+Guarantee: the run stops when the duality gap ``P(theta, theta_0) - D(alpha)`` (``alpha``
+made feasible) is at most ``0.01 tol P``, which certifies the objective to ``0.01 tol``
+relatively; LIBLINEAR's rule, ``max PG - min PG <= tol``, only decides when the gap is
+checked. The work grows with ``C max_i ||x_i||^2``: where DCD does not certify its gap in
+``max_iter`` epochs, ``SVC(solver="auto")`` solves the QP. User guide: docs/guide/svc.md.
 """
 
 from __future__ import annotations

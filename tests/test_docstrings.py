@@ -1,0 +1,53 @@
+"""The words around the code: a module docstring gives the rule, the guarantee and a link to
+the user guide in at most 30 lines, and no docstring in ``src/`` carries measurements, load
+averages or issue numbers (they belong to ``benchmarks/results`` and to commit bodies)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "halfspaces"
+LIMIT = 30
+# Module docstrings still longer than LIMIT, each at most as long as given here: none may
+# grow, no other may join them, and one brought within LIMIT should leave the list.
+LONGER = {
+    "solvers/cocoa.py": 75, "persistence.py": 54, "_primitives.py": 54, "_checkpoint.py": 47,
+    "dask/__init__.py": 42, "datasets/cache.py": 37, "solvers/smo.py": 36, "online.py": 36,
+    "datasets/vw.py": 35, "cli/__init__.py": 35, "linear/logistic.py": 34,
+    "solvers/crammer_singer.py": 31, "datasets/_numbers.py": 31,
+}
+# A time with its unit, an issue number, a load average, a machine, a benchmark's repeats.
+MEASUREMENT = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms|us|seconds|minutes)\b(?![-(^_])"
+                         r"|\bissues?\s*#?\d|\bload average|\bat load \d|\bEPYC\b"
+                         r"|\bmedian of \d+")
+
+
+@functools.cache
+def _trees() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the package, parsed once for both tests."""
+    return tuple((path.relative_to(SRC).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+                 for path in sorted(SRC.rglob("*.py")))
+
+
+def test_module_docstrings_are_at_most_30_lines():
+    lengths = {name: len((ast.get_docstring(tree) or "").splitlines()) for name, tree in _trees()}
+    too_long = {name: n for name, n in lengths.items() if n > LONGER.get(name, LIMIT)}
+    assert not too_long, f"module docstrings over {LIMIT} lines (move the rest to docs/): " \
+                         f"{too_long}"
+
+
+def test_no_measurements_issue_numbers_or_load_in_docstrings():
+    found = []
+    for name, tree in _trees():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                              | ast.AsyncFunctionDef):
+                continue
+            for line in (ast.get_docstring(node) or "").splitlines():
+                example = line.lstrip().startswith((">>>", "..."))  # a doctest's own text
+                if not example and MEASUREMENT.search(line):
+                    found.append(f"{name}:{getattr(node, 'name', '')}: {line.strip()}")
+    assert not found, "measurements belong to benchmarks/results:\n" + "\n".join(found)
