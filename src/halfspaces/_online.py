@@ -7,33 +7,26 @@ loops live in the algorithm modules. A subclass supplies three hooks:
 ``_init_state(X, n_models)``
     allocate the state of ``n_models`` binary problems (1, or one per class for OvR);
 ``_pass(k, X, y, order, scores) -> int``
-    one online pass of binary problem ``k`` over rows ``X[order]`` with labels ``y`` in
-    {-1, +1}; writes into ``scores[t]`` the score of row ``t`` *before* its update and
-    returns the number of mistakes (``y_t * score_t <= 0``). This is where the compiled
-    pass is called: no Python per row. A pass whose score or update is not finite stops at
-    that row and says so (``_primitives.check_pass`` raises NumericalError). With the
-    parameter ``n_jobs`` (one-vs-rest in threads, :mod:`halfspaces._parallel`), the passes
-    of different problems run at the same time: a pass touches only problem ``k``'s state,
-    and its compiled kernel releases the GIL (``nogil=True``).
+    one compiled online pass of binary problem ``k`` over rows ``X[order]`` with labels
+    ``y`` in {-1, +1}; writes the score of row ``t`` before its update into ``scores[t]``
+    and returns the mistakes (``y_t * score_t <= 0``). A score or update that is not finite
+    stops it at that row (``_primitives.check_pass``). With ``n_jobs`` the passes of
+    different problems run in threads: each touches only its problem's state, without the GIL;
 ``_decision(X) -> scores``
-    ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest.
+    ``(n,)`` for two classes, ``(n, n_classes)`` for one-vs-rest;
 
-and, optionally, the one-example kernels of a binary learner, which take one row as
-``(x, columns)``: a dense float64 row (``columns`` None) or a sparse row's values at
-``columns`` (int64, distinct, any order), and return a plain float (no object per call):
+optionally the one-example kernels of a binary learner, on one row ``(x, columns)`` (a dense
+float64 row with ``columns`` None, or a sparse row's values at ``columns``), returning a float:
 
 ``_score_row(x, columns) -> float``
     the score ``_decision`` gives the row;
 ``_learn_row(x, columns, y_t) -> float``
-    one round of ``_pass`` on the row (label ``y_t`` in {-1.0, +1.0}): its score before
-    the update, which is made only when the score is finite (not finite: nothing changed,
-    and the full path takes the row and words the error).
+    one round of ``_pass`` on the row: its score before the update, made only when finite;
 
-and its own ``fit`` (the batch perceptron's passes until a clean one in
-``linear/perceptron.py``, one pass for the experts), built from ``_prepare_fit`` (checks,
-labels, warm start) and ``_fit_epoch`` (one recorded pass of every binary problem). The
-shell gives ``partial_fit`` (one progressive pass in the given order) and the one-example
-protocol used by :func:`halfspaces.online.play`.
+and its own ``fit``, built from ``_prepare_fit`` (checks, labels, warm start) and
+``_fit_epoch`` (one recorded pass of every binary problem). The shell gives ``partial_fit``
+(one progressive pass in the given order) and the one-example protocol used by
+:func:`halfspaces.online.play`.
 """
 
 from __future__ import annotations
