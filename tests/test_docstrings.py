@@ -51,3 +51,20 @@ def test_no_measurements_issue_numbers_or_load_in_docstrings():
                 if not example and MEASUREMENT.search(line):
                     found.append(f"{name}:{getattr(node, 'name', '')}: {line.strip()}")
     assert not found, "measurements belong to benchmarks/results:\n" + "\n".join(found)
+
+
+def test_every_public_estimator_documents_parameters_attributes_and_examples():
+    import inspect
+
+    import halfspaces
+
+    missing = {}
+    for name in halfspaces.__all__:
+        obj = getattr(halfspaces, name)
+        if inspect.isclass(obj) and hasattr(obj, "fit"):
+            doc = inspect.getdoc(obj) or ""
+            absent = [section for section in ("Parameters", "Attributes", "Examples")
+                      if not re.search(rf"^{section}\n-{{{len(section)}}}$", doc, re.M)]
+            if absent:
+                missing[name] = absent
+    assert not missing, f"numpydoc sections missing: {missing}"
