@@ -14,7 +14,7 @@ LIMIT = 30
 # Module docstrings still longer than LIMIT, each at most as long as given here: none may
 # grow, no other may join them, and one brought within LIMIT should leave the list.
 LONGER = {
-    "solvers/cocoa.py": 75, "persistence.py": 54, "_primitives.py": 54, "_checkpoint.py": 47,
+    "persistence.py": 54, "_primitives.py": 54, "_checkpoint.py": 47,
     "dask/__init__.py": 42, "datasets/cache.py": 37, "solvers/smo.py": 36, "online.py": 36,
     "datasets/vw.py": 35, "cli/__init__.py": 35, "linear/logistic.py": 34,
     "solvers/crammer_singer.py": 31, "datasets/_numbers.py": 31,

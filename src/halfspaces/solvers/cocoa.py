@@ -7,72 +7,24 @@ The dual of the linear SVM without offset, in the minimization form of
     w(alpha) = sum_i alpha_i y_i x_i,   0 <= alpha_i <= U,
     hinge: U = C, D = 0;   squared hinge: U = inf, D = 1/(2C).
 
-The rows are split over K machines; machine k holds the rows P_k and their alpha_[k], and
-every machine knows the shared ``w = w(alpha)``. One CoCoA+ round: each machine
-approximately solves its **local subproblem** for a change ``dalpha`` of its own
-coordinates,
+The rows are split over K machines. One round: each machine k approximately solves, for a
+change ``dalpha`` of its own coordinates P_k, the **local subproblem**
 
     min_dalpha  G_k(dalpha) = w.dw + sigma'/2 ||dw||^2
                               + sum_{i in P_k} (D/2 (alpha_i + dalpha_i)^2 - (alpha_i + dalpha_i)),
     dw = sum_{i in P_k} dalpha_i y_i x_i,   0 <= alpha_i + dalpha_i <= U,
 
-and the updates are **added**: ``alpha <- alpha + dalpha``, ``w <- w + sum_k dw_k``
-(aggregation parameter gamma = 1). Since ``||sum_k dw_k||^2 <= K sum_k ||dw_k||^2``, the sum
-of the local objectives bounds the change of ``f`` from above when ``sigma' = K`` (the
-"safe" scaling): every round decreases ``f``, whatever the local solvers return.
+by dual coordinate descent, and the updates are **added** (``w <- w + sum_k dw_k``). With the
+safe ``sigma' = K`` every round decreases ``f``, whatever the local solvers return; with
+``K = 1`` and ``sigma' = 1`` it is plain dual coordinate descent.
 
-The local solver is dual coordinate descent on ``G_k`` (Hsieh et al. 2008), started at
-``dalpha = 0`` from the current ``w``. It keeps ``v = w + sigma' dw``, so a step costs
-O(nnz(x_i)):
-
-    G   = y_i v.x_i - 1 + D (alpha_i + dalpha_i)              (partial derivative of G_k)
-    Q   = sigma' ||x_i||^2 + D
-    new = min(max(alpha_i + dalpha_i - G / Q, 0), U)
-    delta = new - (alpha_i + dalpha_i):  dalpha_i += delta,  dw += delta y_i x_i,
-                                         v += sigma' delta y_i x_i
-
-With ``K = 1`` and ``sigma' = 1``, ``v = w + dw`` is the current ``w`` and the step is
-exactly the DCD step: one machine runs plain dual coordinate descent.
-
-**The offset** (unregularized, as in :class:`~halfspaces.SVC`). With an offset the dual
-gains the constraint ``sum_i alpha_i y_i = 0``, which couples every machine's coordinates.
-It is handled as :mod:`halfspaces.solvers.dcd` does, by the proximal-point method on the
-offset (the method of multipliers on the constraint): around a centre ``nu``, solve
-
-    min_{w, b}  1/2 ||w||^2 + (b - nu)^2 / (2 rho) + C sum_i loss(y_i (w.x_i + b)),
-
-which is the SVM without offset on ``x~_i = (x_i, beta)``, ``beta = sqrt(rho)`` (``bias``),
-with the fixed offset ``nu`` added to every score: ``b = nu + beta w_0``, ``w_0`` the last
-entry of ``w = sum_i alpha_i y_i x~_i``, so ``b - nu = rho s`` with ``s = sum_i alpha_i y_i``.
-Its dual is the one above with ``alpha_i`` weighted by ``1 - y_i nu`` instead of 1, so the
-coordinate step is the step above with ``nu`` added to the score ``v.x~_i``. CoCoA+ runs
-on it; when it is solved well enough (see :func:`move_centre`) the centre moves to the
-current offset, ``nu <- b``, and CoCoA+ goes on from the same ``alpha`` (a warm start). Any
-``rho > 0`` gives the same optimum; ``nu`` converges to the optimal offset and ``s`` to 0.
-
-**The certificate.** ``alpha`` with ``s != 0`` is not dual feasible, so the dual objective
-``D(alpha) = sum_i alpha_i - 1/2 ||w(alpha)||^2 - D/2 sum_i alpha_i^2`` (``w(alpha)`` over the
-raw rows) is not a lower bound of the optimum ``P*``. Scaling the ``alpha_i`` of the larger
-class by ``t = (smaller class's sum) / (larger class's sum)`` makes them feasible
-(``0 <= t alpha_i <= U``, ``s = 0``), and for ``s > 0``, with ``w_+ = sum_{y_i = +1} alpha_i x_i``
-(the other class is symmetric),
-
-    w(a) = w - (1 - t) w_+,   (1 - t) ||w_+|| <= (1 - t) sum_{y_i = +1} alpha_i R = |s| R,
-    D(a) >= sum_i alpha_i - |s| - 1/2 (||w||^2 - 2 (1 - t) w.w_+ + s^2 R^2) - D/2 sum_i alpha_i^2,
-
-with ``R = max_i ||x_i||`` and ``w.w_+ = sum_{y_i = +1} alpha_i w.x_i`` a sum of scores: each
-machine sends a few scalars (:class:`ShardTerms`), no extra vector, and the client has a
-true lower bound of ``P*`` (weak duality), so ``P(w, b) - D(a) <= tol P(w, b)`` certifies the
-objective to ``tol``, relatively (:func:`certify`).
-
-**The step rho** trades the two loops: the constant feature ``sqrt(rho)`` adds the rank-one
-term ``rho (sum_i alpha_i y_i)^2 / 2`` to the dual, which slows CoCoA+'s rounds when it
-outweighs the data's own stiffest direction (the top eigenvalue ``lambda`` of ``X^T X / n``,
-:func:`top_second_moment`), while a small ``rho`` needs more proximal steps. The Dask
-backend's default, ``rho = lambda / 2``, is a compromise between the two; LIBLINEAR's
-regularized offset, the constant feature 1 (``rho = 1``), can be far above ``lambda`` on
-sparse data with unit rows. ``benchmarks/sim_scaling.py`` counts the rounds with and without
-the offset.
+The unregularized offset is handled as in :mod:`halfspaces.solvers.dcd`, by the
+proximal-point method: the SVM without offset on ``(x_i, sqrt(rho))`` around a centre ``nu``
+that moves to the current offset (:func:`move_centre`). Guarantee: ``alpha`` scaled to be
+dual feasible gives a true lower bound of the optimum from a few scalars per machine
+(:class:`ShardTerms`), so ``P(w, b) - D(a) <= tol P(w, b)`` certifies the objective to
+``tol``, relatively (:func:`certify`). The derivation, and the choice of ``rho``, are in the
+documentation's page on scaling the Dask backend (docs/scaling.md).
 """
 
 from __future__ import annotations
