@@ -25,10 +25,9 @@ first of these that applies:
 
 So every value is the correctly rounded double, as Python's ``float`` and scikit-learn's
 reader give. The buffer must hold a delimiter after each token (the readers keep a final
-newline); which bytes end a token is a table ``delim`` (uint8[256], non-zero: delimiter),
-so that readers with other separators share the parser. Bytes are read as
-``buf[np.uint64(p)]``: numba tests a signed index for a negative value (from the end) on
-every access, an unsigned one not, which also lets loops over bytes vectorize.
+newline); the table ``delim`` (uint8[256], non-zero: delimiter) says which bytes end a
+token. Bytes are read as ``buf[np.uint64(p)]``: an unsigned index needs no test for a
+negative value on every access, which also lets loops over bytes vectorize.
 """
 
 from __future__ import annotations

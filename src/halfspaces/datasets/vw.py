@@ -11,28 +11,23 @@ One example per line::
   (``1 1.0 zebra|f a``).
 - Each ``|`` opens a namespace: its name follows the bar with no space (``|f``); a bar
   followed by a blank opens the default namespace ``""``. ``:weight`` after the name scales
-  every value of that namespace.
-- A feature without ``:value`` has value 1.
+  every value of that namespace. A feature without ``:value`` has value 1.
 
 Feature names become column indices in one of two ways:
 
 ``hash_features=True`` (default)
     column = ``murmurhash3_32(namespace + "^" + name, seed, positive=True) % n_features``
-    (scikit-learn's MurmurHash3, 32-bit). This is *not* Vowpal Wabbit's own hashing, so the
-    columns differ from VW's internal indices; models trained here cannot be swapped with
-    VW's. Colliding features are summed, as in scikit-learn's ``FeatureHasher``.
+    (scikit-learn's MurmurHash3, 32-bit; not VW's own hashing, so models cannot be swapped
+    with VW's). Colliding features are summed, as in scikit-learn's ``FeatureHasher``.
 ``hash_features=False``
     names must be integers, used as indices directly (the namespace is ignored), with the
     same ``zero_based`` rule as :func:`~halfspaces.datasets.load_svmlight`: then a VW file and
     its svmlight conversion load to the same matrix. Repeated indices in a line are summed.
 
-The reader is compiled (:mod:`halfspaces.datasets._vw_lines`) and runs as the svmlight
-reader does: a background thread reads (and decompresses) blocks of whole lines, worker
-threads parse them with the GIL released, the numbers are those of the svmlight reader's
-correctly rounded parser (the values of Python's ``float``), and the first malformed line in
-the file raises :class:`~halfspaces.datasets.DataFormatError` naming the file, line and
-column. A line with non-ASCII bytes (UTF-8 names, Unicode blanks or digits) is parsed by
-Python, as before, with the same result.
+The reader is compiled (:mod:`halfspaces.datasets._vw_lines`) and threaded as the svmlight
+reader, with its correctly rounded numbers; the first malformed line raises
+:class:`~halfspaces.datasets.DataFormatError` naming file, line and column. A line with
+non-ASCII bytes is parsed by Python, with the same result.
 """
 
 from __future__ import annotations

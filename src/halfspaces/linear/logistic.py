@@ -9,10 +9,8 @@ Gradient (sigma the logistic function):
 
     g_i = -y_i sigma(-y_i z_i),   grad_w J = 1/n X^T g + lam w,   grad_b J = 1/n sum_i g_i
 
-Example weights ``s_i >= 0`` (``fit``'s ``sample_weight``) make it
-``1/S sum_i s_i log(1 + exp(-y_i z_i)) + lam/2 ||w||^2`` with ``S = sum_i s_i`` and
-``lam = 1/(C S)`` (the C form ``1/2 ||w||^2 + C sum_i s_i logloss_i``): an integer weight
-``k`` is the row repeated ``k`` times, a weight 0 the row left out.
+Example weights ``s_i >= 0`` make it ``1/S sum_i s_i log(1 + exp(-y_i z_i)) + lam/2 ||w||^2``,
+``S = sum_i s_i``, ``lam = 1/(C S)``: a weight ``k`` is the row repeated ``k`` times.
 
 ``fit`` minimizes J with L-BFGS-B (two sparse mat-vecs per evaluation). ``partial_fit`` runs
 one pass of online SGD:
@@ -23,10 +21,8 @@ one pass of online SGD:
 (g_t = -y_t sigma(-y_t z_t) at the score z_t before the step). With ``solver="sgd"``,
 ``fit`` runs ``max_iter`` epochs of these steps over the rows (each epoch in a new random
 order), ``t`` counting on across epochs and ``lam = 1/(C n)`` fixed: SGD on J itself.
-With example weights the step is s_t g_t (rows of weight 0 left out before the fit, ``n``
-then counting the others) and ``lam = 1/(C n)``, or ``lam S / n`` for a given ``lam``: an
-epoch then follows the gradient of (S / n) J, the weighted J that ``solver="lbfgs"``
-minimizes, so both solvers aim at the same optimum.
+With example weights the step is s_t g_t and ``lam`` is scaled so that an epoch follows the
+gradient of the weighted J that ``solver="lbfgs"`` minimizes: both aim at one optimum.
 
 More than two classes: the multinomial (softmax) objective of
 :mod:`halfspaces.linear._multinomial` by L-BFGS-B (``multi_class="multinomial"``, the default

@@ -25,10 +25,9 @@ a random order repeats until the largest violation of a pass is at most ``tol'``
 duality gap is checked, as in :mod:`halfspaces.solvers.dcd`: converged when it is at most
 ``0.01 tol`` times the primal, else ``tol' <- tol' / 10`` and the passes go on.
 
-Between two passes the run's state is ``W``, ``alpha``, the order of the last pass (the next
-one shuffles it in place), the generator, the passes made and ``tol'``: a run given those
-(:func:`state_arrays`, checked by :func:`check_state`) makes the passes of the run that
-wrote them, bit for bit (checkpoints, :mod:`halfspaces._checkpoint`).
+Between two passes the run's state (``W``, ``alpha``, the last order, the generator, the
+passes, ``tol'``; :func:`state_arrays`, checked by :func:`check_state`) resumes the run bit
+for bit (checkpoints). User guide: the Crammer-Singer section of docs/guide/svc.md.
 """
 
 from __future__ import annotations

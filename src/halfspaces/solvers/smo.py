@@ -14,26 +14,20 @@ grow) and ``I_low`` (where it can shrink), the KKT conditions are ``m <= M``,
     i = argmax_{t in I_up} v_t,
     j = argmin_{t in I_low, v_t < v_i} -(v_i - v_t)^2 / a_it,   a_it = K_ii + K_tt - 2 K_it
 
-(``a_it <= 0`` is replaced by 1e-12) and moves ``alpha_i += y_i s``, ``alpha_j -= y_j s``,
-which keeps ``sum y alpha``; along it ``f`` has slope ``-(v_i - v_j)`` and curvature ``a_ij``,
-so ``s = (v_i - v_j) / a_ij`` clipped to the box, and ``G_k += y_k s (K_ik - K_jk)``.
+(``a_it <= 0`` taken as 1e-12) and moves ``alpha_i += y_i s``, ``alpha_j -= y_j s``, keeping
+``sum y alpha``, with the Newton step ``s = (v_i - v_j) / a_ij`` clipped to the box.
 Without an offset the dual is the box alone and each step moves one ``alpha_i``: the one
 whose clipped Newton step ``alpha_i <- clip(alpha_i - G_i / K_ii)`` decreases ``f`` most.
 
 **Kernel columns** are computed on demand and kept in a least-recently-used cache of at most
-``cache_size`` MB of float64 columns (at least two: a step reads two); the diagonal
-``K_ii`` is kept apart. **Shrinking** (LIBSVM's heuristic): every ``min(n, 1000)`` steps a
-bounded ``alpha_t`` that only ``I_low`` holds with ``v_t > m``, or only ``I_up`` with
-``v_t < M``, leaves the active set: the steps, and the columns, cover the rest. Leaving rows
-are at bounds, so ``G_bar_t = sum_{alpha_j = C_j} C_j Q_tj`` (updated when an ``alpha``
-reaches or leaves its upper bound) rebuilds their gradients from the free ``alpha``s: once
-when ``m - M <= 10 eps``, and before the run ends.
+``cache_size`` MB (at least two columns). **Shrinking** as LIBSVM: every ``min(n, 1000)``
+steps, a bounded ``alpha_t`` that cannot move toward the KKT gap leaves the active set;
+``G_bar_t = sum_{alpha_j = C_j} C_j Q_tj`` rebuilds the left rows' gradients when
+``m - M <= 10 eps`` and before the run ends.
 
-**Stopping.** A round runs until ``m - M <= eps`` over every row; then the duality gap,
-``P(alpha, b) - D(alpha)`` with the decision values ``g_i = sum_j alpha_j y_j K_ij = y_i
-(G_i + 1)`` and ``b`` minimizing the primal (:func:`best_offset`), is checked: converged when
-it is at most ``gap_rtol P``; otherwise ``eps <- eps / 10`` and the run goes on. ``eps``
-starts at LIBSVM's 1e-3.
+**Stopping.** A round runs until ``m - M <= eps``; then the duality gap ``P(alpha, b) -
+D(alpha)`` (``b`` minimizing the primal, :func:`best_offset`) is checked: converged when it
+is at most ``gap_rtol P``, else ``eps <- eps / 10`` (from LIBSVM's 1e-3) and it goes on.
 """
 
 from __future__ import annotations
