@@ -18,7 +18,9 @@ any with ``partial_fit``            ``"online"``     the exact online pass: the 
 ``AveragedPerceptron``                               Mann 2010): a perceptron epoch per shard,
                                                      mixed until an epoch makes no mistake
 ``SVC`` (linear)                    ``"cocoa"``      CoCoA+ (Ma et al. 2015): local dual coordinate
-                                                     ascent on each shard's rows, updates added
+                                                     ascent on each shard's rows, updates added,
+                                                     and a working-set step on the client over
+                                                     the most violating rows (certified gap)
 ``LogisticRegression``              ``"lbfgs"``      the loss and gradient of each shard, for
                                                      L-BFGS on the client (exact objective;
                                                      one-vs-rest or multinomial)
@@ -62,7 +64,8 @@ OWNER = "halfspaces.dask.fit"
 OPTIONS: dict[str, dict[str, Any]] = {
     "online": {"n_passes": 1, "shuffle_blocks": False, "random_state": None},
     "ipm": {"max_iter": None, "mixing": "uniform", "shuffle": None, "random_state": None},
-    "cocoa": {"max_iter": None, "tol": None, "local_iters": 1, "rho": None,
+    "cocoa": {"max_iter": None, "tol": None, "local_iters": 100, "theta": 0.1,
+              "working_set": 1000, "rho": None,
               "random_state": None},
     "lbfgs": {},
     "average": {"max_iter": None, "shuffle": None, "random_state": None},
@@ -146,6 +149,9 @@ def _options(estimator, method: str, given: dict) -> dict:
     for name in ("max_iter", "n_passes", "local_iters", "batch_size"):
         if name in opts:
             check_scalar(OWNER, name, opts[name], kind=numbers.Integral, low=1)
+    if "working_set" in opts:
+        check_scalar(OWNER, "working_set", opts["working_set"], kind=numbers.Integral, low=0,
+                     meaning="rows sent to the client per round for the working-set step")
     if opts.get("n_iter") is not None:
         check_scalar(OWNER, "n_iter", opts["n_iter"], kind=numbers.Integral, low=1,
                      meaning="number of mini-batch steps")
@@ -157,6 +163,9 @@ def _options(estimator, method: str, given: dict) -> dict:
         check_scalar(OWNER, "tol", opts["tol"], low=0, low_inclusive=False,
                      meaning="relative duality gap at which CoCoA+ stops",
                      hint="Try tol=1e-6.")
+        check_scalar(OWNER, "theta", opts["theta"], low=0, high=1, high_inclusive=False,
+                     meaning="factor by which a round's local passes reduce the local"
+                     " subproblem's violation", hint="Try theta=0.1.")
         if opts["rho"] is not None:
             check_scalar(OWNER, "rho", opts["rho"], low=0, low_inclusive=False,
                          meaning="step of the proximal-point method on the offset",
@@ -261,11 +270,16 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
           epoch; the estimator's); ``random_state``.
         - ``cocoa``: ``max_iter`` (rounds; the estimator's); ``tol``, the relative
           duality gap at which to stop (default ``0.01 * estimator.tol``, 1e-6 for
-          ``SVC()``: the certificate of single-machine ``SVC``); ``local_iters=1``,
-          coordinate passes over the shard per round; ``rho``, the step of the
-          proximal-point method that makes the offset exact (any ``rho > 0`` gives the
-          same optimum; default half the largest eigenvalue of ``X^T X / n``,
-          estimated on the workers); ``random_state``.
+          ``SVC()``: the certificate of single-machine ``SVC``); ``theta=0.1``: each
+          round's coordinate passes over a shard go on until they reduce the violation
+          of the local subproblem's optimality conditions by this factor (0: always
+          ``local_iters`` passes); ``local_iters=100``, the most passes per round;
+          ``working_set=1000``, the rows (over all shards) that violate the optimality
+          conditions most, sent to the client each round for a step on their dual
+          coordinates (0: plain CoCoA+, only weight vectors travel);
+          ``rho``, the step of the proximal-point method that makes the offset exact (any
+          ``rho > 0`` gives the same optimum; default half the largest eigenvalue of
+          ``X^T X / n``, estimated on the workers); ``random_state``.
         - ``lbfgs``: none (``max_iter`` and ``tol`` are the estimator's, as in ``fit``).
         - ``average``: ``max_iter`` (epochs; the estimator's); ``shuffle`` (default: the
           estimator's ``sampling`` is not "cyclic"); ``random_state``.
@@ -374,6 +388,7 @@ def _fit_cocoa(run, estimator, classes, opts):
     coef, offset, history, converged, objective, gap = fit_cocoa(
         run, classes, C=C, loss=estimator.loss, rho=rho, max_iter=int(opts["max_iter"]),
         tol=float(opts["tol"]), local_iters=int(opts["local_iters"]),
+        theta=float(opts["theta"]), working_set=int(opts["working_set"]),
         seed=_seed(opts["random_state"]))
     if not converged:
         import warnings
@@ -382,8 +397,8 @@ def _fit_cocoa(run, estimator, classes, opts):
 
         warnings.warn(f"{OWNER}: CoCoA+ did not reach a relative duality gap of"
                       f" tol={opts['tol']:g} in max_iter={opts['max_iter']} rounds (last:"
-                      f" {float(np.max(gap / objective)):.3g}); increase max_iter or"
-                      " local_iters.", ConvergenceWarning, stacklevel=3)
+                      f" {float(np.max(gap / objective)):.3g}); increase max_iter, or"
+                      " lower theta.", ConvergenceWarning, stacklevel=3)
     fitted = clone(estimator)
     fitted.classes_, fitted.C_, fitted.solver_ = classes, C, "cocoa+"
     fitted.coef_ = coef.copy()
