@@ -1,57 +1,33 @@
-"""Compiled primitives that every learning pass is built from: dot products, prefetch
-hints, one row abstraction over dense and CSR input, products with all rows, and the one
-way a pass reports numerical trouble; also, from the two modules below it, the random
-generator and shuffle (:mod:`halfspaces._random`) and, used by the dots and the prefetch,
-the hand-written vector code (:mod:`halfspaces._simd`).
-
+"""Compiled primitives that every learning pass is built from: dot products, prefetch hints,
+one row abstraction over dense and CSR input, products with all rows, and the one way a pass
+reports numerical trouble; also, from the two modules below it, the random generator and
+shuffle (:mod:`halfspaces._random`) and the hand-written vector code (:mod:`halfspaces._simd`).
 Algorithm modules import downward from here and never from each other.
 
-Rows. A pass is written once for both input formats: its ``X`` is either a C-contiguous
-2-D array (float32 or float64) or a :class:`CSR` tuple ``(data, indices, indptr)`` of a
-canonical CSR matrix (see :func:`as_rows`), and it reads row ``t`` only through
+A pass is written once for both input formats: its ``X`` is a C-contiguous 2-D array or a
+:class:`CSR` tuple ``(data, indices, indptr)`` (:func:`as_rows`), read only through
 
     row_dot(X, t, w)            <w, x_t>
-    row_axpy(X, t, a, w)        w <- w + a x_t
-    row_axpy_pair(X, t, a, w, c, u)  w <- w + a x_t and u <- u + c x_t in one sweep of the
-                                row; and whether the entries of u it wrote are finite
-    row_axpy2(X, t, a, w, a2, w2)    the same two updates, without the check
-    row_axpy_sqchange(X, t, a, w)    w <- w + a x_t, returning ||w||^2 after minus before
+    row_axpy(X, t, a, w)        w <- w + a x_t   (row_axpy_pair, row_axpy2: two at once;
+                                row_axpy_sqchange: also the change of ||w||^2)
     row_sqnorm(X, t)            ||x_t||^2
-    row_dot_in_order(X, t, v)   <x_t, v> summed entry after entry (one chain, row order)
-    row_as_dense(X, t, work)    x_t as a dense vector (a CSR row is scattered into work,
-    row_clear(X, t, work)         which row_clear zeroes again)
-    row_prefetch(X, t)          a hint that row t is read soon (no effect on results;
-                                a pass over X[order] gives it when prefetch_wanted)
+    row_dot_in_order(X, t, v)   <x_t, v> in one chain, in row order
+    row_as_dense, row_clear     x_t scattered into a dense work vector, and cleared again
+    row_prefetch(X, t)          a hint that row t is read soon (no effect on results)
     n_rows(X)                   the number of rows
 
-Weights ``w`` are a float64 vector, or a :class:`Difference` ``w - a u`` that is read entry
-by entry and never materialised (the averaged perceptron's average). Numba resolves each
-function at compile time for the types it gets (``@overload``), so a pass compiled for CSR
-input contains only the CSR loops. Without the JIT (``NUMBA_DISABLE_JIT=1``) the same
-functions dispatch on the type at run time.
+``w`` is a float64 vector or a :class:`Difference` ``w - a u`` read entry by entry (the
+averaged perceptron's average). Each function is resolved at compile time for its types
+(``@overload``); without the JIT the same functions dispatch at run time. The dense dot is
+:func:`dot_dense_scalar` and, with the same bits, a vector intrinsic (:mod:`halfspaces._simd`);
+CSR indices and positions are read unsigned, which spares numba's wraparound test.
 
-Summation order. The dot products keep several independent partial sums (8 for dense rows,
-4 for CSR rows) in a fixed order, so the CPU overlaps the additions instead of waiting on
-one chain, without ``fastmath``: the result is the same on every run and every machine.
-The dense dot is written once as plain scalar code, :func:`dot_dense_scalar` (the
-definition), and once as a small LLVM intrinsic that holds the same 8 partial sums in two
-4-wide vectors: identical bits, faster (:mod:`halfspaces._simd` says why no portable form
-replaces it). CSR column indices are read as ``np.uint64(indices[p])``, and the positions
-``p`` in a row are unsigned too: Numba then skips its negative-index wraparound test on
-every gather and scatter (about 13% of a sparse pass for the indices, 18% more for the
-positions on reuters).
-
-Dense and CSR input make the same updates; their scores can differ in the last bits only
-because a dense row and a CSR row are summed in a different order. Where the two must give
-the same bits, DCD and Crammer-Singer score rows by ``row_dot_dense_order``, which sums a
-CSR row in the dense row's 8 sums by column (:func:`dot_csr_dense_order`, computed by a
-vector intrinsic), and the products with all rows (``matvec``, ``rmatvec``: logistic
-regression's) sum each row in one chain in row order, for both layouts.
-
-Numerical trouble. A pass that meets an inf or nan stops at that row and returns a
-:class:`PassResult` saying what it found; the estimator hands it to :func:`check_pass`, which
-raises :class:`~halfspaces.exceptions.NumericalError` naming the row. Every compiled pass
-reports trouble this one way.
+The dot products keep several partial sums (8 for dense rows, 4 for CSR rows) in a fixed
+order, without ``fastmath``: the same result on every run and machine. Dense and CSR input
+make the same updates; where they must give the same bits (DCD, Crammer-Singer) rows are
+scored by ``row_dot_dense_order``, a CSR row summed in the dense row's 8 sums by column.
+A pass that meets an inf or nan stops at that row and returns a :class:`PassResult`, which
+:func:`check_pass` turns into :class:`~halfspaces.exceptions.NumericalError` naming the row.
 """
 
 from __future__ import annotations

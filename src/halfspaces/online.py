@@ -1,11 +1,8 @@
 """The online binary prediction game.
 
-Each round ``t = 1, 2, ..., T``:
-
-    1. the environment shows an example ``x_t``;
-    2. the learner predicts a label ``p_t`` (from a score ``s_t``: ``p_t = classes[1]`` when
-       ``s_t >= 0``);
-    3. the environment reveals the true label ``y_t``; the learner updates.
+Each round ``t = 1, 2, ..., T`` the environment shows an example ``x_t``, the learner
+predicts a label ``p_t`` (from a score ``s_t``: ``p_t = classes[1]`` when ``s_t >= 0``), then
+the environment reveals the true label ``y_t`` and the learner updates.
 
 A round is a **mistake** when ``y_t s_t <= 0`` with ``y_t`` encoded in {-1, +1} (a tie counts
 as a mistake, as Novikoff's proof needs); for a learner that gives no score, when
@@ -19,21 +16,18 @@ The learner protocol (River style)::
     learn_one(x, y)                 required (updates the learner in place)
     score_one(x) -> float           optional; > 0 means classes[1]
 
-Rows are handed to a generic learner as a 1-D float ndarray for dense data and as a
-1 x n_features CSR matrix for sparse data. The library's own online estimators (Perceptron,
-AveragedPerceptron, ...) play a fixed sequence in one compiled pass, with the same result
-as the round-by-round protocol.
+Rows reach a generic learner as a 1-D float ndarray (dense) or a 1 x n_features CSR matrix
+(sparse). The library's own online estimators play a fixed sequence in one compiled pass,
+with the same result as the round-by-round protocol.
 
 The adversary protocol::
 
     choose_x(t, transcript) -> x    the example of round t (0-based), given the rounds so far
     choose_y(t, x, prediction) -> y the true label, chosen after seeing the prediction
-    start(predict)                  optional; called once before round 0 with a function
-                                    predict(X) -> labels giving the learner's *current*
-                                    predictions on the rows of X (it does not learn)
-    n_rounds, n_features, classes   optional attributes: defaults for play's arguments
-                                    (n_rounds for ``rounds``; n_features, the dimension,
-                                    else the length of the first x; classes, else (-1, 1))
+    start(predict)                  optional; called before round 0 with the learner's
+                                    current predict(X) -> labels (it does not learn)
+    n_rounds, n_features, classes   optional: defaults for play's rounds, the dimension
+                                    (else the length of the first x) and classes (-1, 1)
 """
 
 from __future__ import annotations
