@@ -10,6 +10,7 @@ Where chromium or Playwright is missing it says so and passes, unless ``CI_REQUI
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import tempfile
@@ -39,17 +40,14 @@ def check(page, path: Path, ids: dict[Path, set[str]]) -> tuple[list[str], list[
 
 
 def main() -> int:
-    missing = None
-    if not os.path.exists(CHROMIUM):
-        missing = f"{CHROMIUM} is missing (apt-get install -y chromium)"
-    else:
-        try:
-            from playwright.sync_api import sync_playwright
-        except ImportError:
-            missing = "the playwright package is missing (pip install playwright)"
+    needs = {CHROMIUM: os.path.exists(CHROMIUM) or "apt-get install -y chromium",
+             "playwright": importlib.util.find_spec("playwright") or "pip install playwright"}
+    missing = [f"{name} is missing ({how})" for name, how in needs.items() if isinstance(how, str)]
     if missing:
-        print(f"docs/_check_site.py: {missing}: the site is not checked in a browser")
+        print(f"docs/_check_site.py: {'; '.join(missing)}: the site is not checked in a browser")
         return 1 if os.environ.get("CI_REQUIRE_BROWSER") == "1" else 0
+    from playwright.sync_api import sync_playwright
+
     pages = sorted(p for p in SITE.rglob("*.html") if "_sources" not in p.parts)
     problems, links, ids = [], [], {}
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
