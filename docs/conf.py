@@ -44,8 +44,9 @@ html_static_path: list[str] = []
 
 
 def _parameters_directive():
-    """``{parameters} module.Name``: the Parameters section of a numpydoc docstring, as a
-    definition list, so a user-guide page shows the parameters without copying them."""
+    """``.. parameters:: module.Name``, in an ``{eval-rst}`` block of a Markdown page: the
+    Parameters section of a numpydoc docstring as a definition list, so that a user-guide page
+    shows the parameters without copying them."""
     import importlib
 
     from docutils import nodes
