@@ -1,5 +1,5 @@
-"""The playground's server: its security properties (DESIGN.md) one by one, and its answers
-against independent references."""
+"""The playground's server: its security properties (docs/getting-started.md, for a course)
+one by one, and its answers against independent references."""
 
 from __future__ import annotations
 

@@ -117,7 +117,7 @@ def test_row_dot_scores_are_the_compiled_scores_bit_for_bit():
 
 
 def test_ties_go_to_the_positive_class(tmp_path, capsys, monkeypatch):
-    """A score of exactly 0 predicts classes_[1] (DESIGN.md), on both paths."""
+    """A score of exactly 0 predicts classes_[1] (docs/conventions.md, ties), on both paths."""
     X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
     model = halfspaces.Perceptron(fit_intercept=False, max_iter=1, shuffle=False)
     model.fit(X, np.array(["ham", "spam", "ham"]))

@@ -1,4 +1,4 @@
-"""Every public name of DESIGN.md's "Public names" section imports, and is what it says.
+"""Every public name (docs/conventions.md, "Public names") imports, and is what it says.
 
 Estimators are classes with the scikit-learn contract and ``save``; online ones also play one
 example at a time. Functions are callables. The Dask backend's names import without dask
