@@ -90,6 +90,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
                   "--repeat", "1"]}),
     "bench_svmlight": ("bench_svmlight", {"full": [], "quick": ["--repeat", "1"]}),
     "bench_many_classes": ("bench_many_classes", {"full": [], "quick": ["--repeats", "1"]}),
+    "bench_calibration": ("bench_calibration", {"full": [], "quick": ["--rows", "1000"]}),
     "bench_experts_kernel": ("bench_experts_kernel", {
         "full": [], "quick": ["--quick", "--repeats", "1"]}),
     "bench_online": ("bench_online", {"full": [], "quick": ["--quick"]}),

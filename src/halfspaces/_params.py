@@ -15,7 +15,7 @@ from ._early_stopping import EARLY_STOPPING_PARAMS
 from ._parallel import N_JOBS
 from ._specs import NONE, POSITIVE, Bool, ByRule, Choice, Float, Int, OneOf, Seed
 from ._weights import CLASS_WEIGHT
-from .calibration import PROBABILITY
+from .calibration import ENSEMBLE, PROBABILITY
 from .kernels import CACHE_SIZE, KERNEL_PARAMS
 
 #: ``max_iter`` of an online learner: passes over the data.
@@ -23,8 +23,8 @@ EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")
 
 PERCEPTRON = {"fit_intercept": Bool(), "max_iter": EPOCHS, "shuffle": Bool(),
               "random_state": Seed(), "warm_start": Bool(),
-              "probability": PROBABILITY, **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS,
-              "class_weight": CLASS_WEIGHT}
+              "probability": PROBABILITY, "ensemble": ENSEMBLE, **EARLY_STOPPING_PARAMS,
+              "n_jobs": N_JOBS, "class_weight": CLASS_WEIGHT}
 
 #: The parameters PegasosSVC and KernelPegasosSVC share.
 PEGASOS_PARAMS = {
@@ -47,7 +47,7 @@ PEGASOS_PARAMS = {
     "record_objective": Bool()}
 
 PEGASOS_SVC = {**PEGASOS_PARAMS, "kernel": ByRule("None", NONE),
-               "warm_start": Bool(), "probability": PROBABILITY,
+               "warm_start": Bool(), "probability": PROBABILITY, "ensemble": ENSEMBLE,
                **EARLY_STOPPING_PARAMS, "n_jobs": N_JOBS, "class_weight": CLASS_WEIGHT}
 
 LOGISTIC_REGRESSION = {
@@ -79,8 +79,8 @@ SVC = {
     "tol": POSITIVE.about("stopping tolerance", "Try tol=1e-4."),
     "max_iter": Int(low=1).about("solver iterations", "Try max_iter=1000."),
     "shrinking": Bool(), "random_state": Seed(), "verbose": Bool(),
-    "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "n_jobs": N_JOBS,
-    "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer"),
+    "class_weight": CLASS_WEIGHT, "probability": PROBABILITY, "ensemble": ENSEMBLE,
+    "n_jobs": N_JOBS, "warm_start": Bool(), "multi_class": Choice("ovr", "crammer_singer"),
     "cache_size": CACHE_SIZE}
 
 #: The table of each class whose model file ``read_linear`` reads (a subclass keeps its

@@ -40,6 +40,7 @@ from ._specs import (
     Seed,
     Str,
 )
+from .calibration import FOLD_ATTRS
 
 F8 = ("f8",)
 F48 = ("f8", "f4")
@@ -64,7 +65,12 @@ _ONLINE = {
     "vocabulary_": Vocabulary(dim="n_features"),
 }
 #: Platt's sigmoids of ``probability=True`` (:mod:`halfspaces.calibration`).
-PLATT = dict.fromkeys(("probA_", "probB_"), Array(F8, ("n_models",), finite=True))
+SIGMOIDS = dict.fromkeys(("probA_", "probB_"), Array(F8, ("n_models",), finite=True))
+PLATT = {**SIGMOIDS,
+         # ensemble=True: each fold's linear model and its sigmoids
+         "fold_coef_": Array(F8, ("n_folds", "n_models", "n_features"), finite=True),
+         **dict.fromkeys(("fold_intercept_", "fold_probA_", "fold_probB_"),
+                         Array(F8, ("n_folds", "n_models"), finite=True))}
 #: The held-out scores of ``early_stopping=True`` (:mod:`halfspaces._early_stopping`).
 HELD_OUT = {"validation_scores_": ListOf(Float(low=0, high=1))}
 _ONLINE_REQUIRED = ("n_features_in_", "classes_", "t_", "n_mistakes_", "n_iter_",
@@ -206,14 +212,21 @@ def _kernel_pegasos_state(params, attrs, where):
 
 
 def _platt(params, attrs, where):
-    """Platt's sigmoids come in pairs, and only with probability=True (``partial_fit`` does
-    not fit them, so a model of probability=True may have none)."""
-    has = [a for a in ("probA_", "probB_") if a in attrs]
-    if len(has) == 1:
-        other = "probB_" if has[0] == "probA_" else "probA_"
-        raise SchemaError(f"{where}.{other}", f"is missing, while {has[0]} is stored.")
-    if has and not params.get("probability"):
-        raise SchemaError(f"{where}.{has[0]}", "is stored, while probability is false.")
+    """Platt's sigmoids come in pairs, or the fold models whole, and only with
+    probability=True (``partial_fit`` does not fit them, so a model of probability=True
+    may have none); the fold models only where ``ensemble`` is not False, and not both."""
+    for group in (("probA_", "probB_"), FOLD_ATTRS):
+        has = [a for a in group if a in attrs]
+        if has and len(has) < len(group):
+            missing = next(a for a in group if a not in attrs)
+            raise SchemaError(f"{where}.{missing}", f"is missing, while {has[0]} is stored.")
+        if has and not params.get("probability"):
+            raise SchemaError(f"{where}.{has[0]}", "is stored, while probability is false.")
+    if "fold_coef_" in attrs and "probA_" in attrs:
+        raise SchemaError(f"{where}.probA_", "is stored with fold_coef_: a model keeps one"
+                                             " sigmoid (ensemble=False) or its fold models.")
+    if "fold_coef_" in attrs and params.get("ensemble", "auto") is False:
+        raise SchemaError(f"{where}.fold_coef_", "is stored, while ensemble is False.")
 
 
 def _svc_kernel(params, attrs, where):
@@ -224,6 +237,9 @@ def _svc_kernel(params, attrs, where):
         return
     linear = params.get("kernel", "linear") == "linear"
     local = attrs.get("solver_") != "cocoa+"
+    if "fold_coef_" in attrs and not linear:
+        raise SchemaError(f"{where}.fold_coef_", "must not be stored with kernel="
+                                                 f"{params.get('kernel')!r}.")
     for name, wanted in (("coef_", linear), ("gamma_", not linear), ("support_", local),
                          ("support_vectors_", local), ("dual_coef_", local)):
         if (name in attrs) != wanted:
@@ -251,7 +267,7 @@ ESTIMATOR_SCHEMAS: dict[str, Schema] = {
         _ONLINE_REQUIRED + ("coef_", "intercept_", "current_coef_", "current_intercept_",
                             "weighted_coef_sum_", "weighted_intercept_sum_"), (_platt,)),
     "VotedPerceptron": Schema(
-        {**_ONLINE, **PLATT, **HELD_OUT,
+        {**_ONLINE, **SIGMOIDS, **HELD_OUT,
          "current_coef_": WEIGHTS, "current_intercept_": OFFSETS,
          "vote_counts_": Array(F8, ("n_votes",), finite=True, low=0),
          "mistake_ptr_": Array(I8, ("n_models+1",)),

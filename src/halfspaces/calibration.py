@@ -14,13 +14,29 @@ method with a backtracking line search that stays finite for any ``A f + B``; th
 one written here, started, as LIBSVM does, from ``A = 0``,
 ``B = log((N_- + 1) / (N_+ + 1))``.
 
-The decision values come from held-out folds, as LIBSVM's ``-b 1``: the rows are split in
-``N_FOLDS`` stratified folds drawn from the estimator's ``random_state``, a copy of the
-estimator (``probability=False``) is fitted on the other folds and scores each fold, and
-the sigmoid is fitted to those scores; the estimator itself is fitted on all rows. With
-more than two classes each one-vs-rest score gets its own sigmoid, and ``predict_proba``
-divides each row by its sum (the normalisation of scikit-learn's
-``CalibratedClassifierCV``; LIBSVM's pairwise coupling is for one-vs-one models).
+The decision values come from held-out folds: the rows are split in ``N_FOLDS`` stratified
+folds, shuffled by the estimator's ``random_state``, and a copy of the estimator
+(``probability=False``) is fitted on the other folds and scores each fold. Then, by
+``ensemble``:
+
+- ``True``, as scikit-learn's ``CalibratedClassifierCV(method="sigmoid", ensemble=True)``:
+  each fold's model keeps its own sigmoid, fitted to its held-out scores (weighted by
+  ``sample_weight``, as scikit-learn does), and ``predict_proba`` averages the ``N_FOLDS``
+  models' probabilities. The fold models are stored in the fitted estimator
+  (``fold_coef_``, ``fold_intercept_``, ``fold_probA_``, ``fold_probB_``): each sigmoid is
+  applied to the scores of the model it was fitted to.
+- ``False``, as LIBSVM's ``-b 1`` (and ``ensemble=False``): one sigmoid is fitted to all the
+  held-out scores (unweighted, as LIBSVM) and applied to the scores of the estimator fitted
+  on all rows (``probA_``, ``probB_``). Where the model fitted on all rows scores on
+  another scale than the fold models (more rows, the same ``C``), its probabilities are off.
+- ``"auto"``: ``True`` where the estimator can store its fold models (a linear model:
+  weights and offsets), ``False`` otherwise (the voted perceptron, kernel models).
+
+With more than two classes each one-vs-rest score gets its own sigmoid, and ``predict_proba``
+divides each row by its sum (the normalisation of scikit-learn's ``CalibratedClassifierCV``;
+LIBSVM's pairwise coupling is for one-vs-one models). ``predict`` stays the estimator's
+own (fitted on all rows), so it may disagree with the argmax of ``predict_proba``, as in
+scikit-learn's and LIBSVM's SVC.
 
 References
 ----------
@@ -38,29 +54,39 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._base import available_if, check_is_fitted
 from ._labels import decode_scores, format_label
-from ._specs import Bool
+from ._specs import Bool, Choice, OneOf
 
 #: Folds of the held-out decision values (LIBSVM's ``-b 1`` uses 5).
 N_FOLDS = 5
 #: ``probability`` in an estimator's ``_parameter_constraints``.
 PROBABILITY = Bool().about("whether fit also fits Platt's sigmoid for predict_proba")
+#: ``ensemble`` in an estimator's ``_parameter_constraints``.
+ENSEMBLE = OneOf(Bool(), Choice("auto")).about(
+    "whether predict_proba averages the calibrated fold models (True) or calibrates the model"
+    " fitted on all rows (False)", "Use ensemble='auto'.")
+#: The fold models of ``ensemble=True``: weights, offsets and sigmoids, one per fold.
+FOLD_ATTRS = ("fold_coef_", "fold_intercept_", "fold_probA_", "fold_probB_")
 
 
-def _neg_log_likelihood(f: NDArray, t: NDArray, A: float, B: float) -> float:
-    """``sum_i -t_i log p_i - (1 - t_i) log(1 - p_i)`` with ``p_i = 1/(1 + exp(A f_i + B))``,
-    written so that no ``exp`` overflows (Lin, Lin and Weng's form)."""
+def _neg_log_likelihood(f: NDArray, t: NDArray, s: NDArray, A: float, B: float) -> float:
+    """``sum_i s_i (-t_i log p_i - (1 - t_i) log(1 - p_i))`` with
+    ``p_i = 1/(1 + exp(A f_i + B))``, written so that no ``exp`` overflows (Lin, Lin and
+    Weng's form)."""
     z = A * f + B
-    return float(np.sum(np.where(z >= 0, t * z, (t - 1.0) * z) + np.log1p(np.exp(-np.abs(z)))))
+    return float(np.sum(s * (np.where(z >= 0, t * z, (t - 1.0) * z)
+                             + np.log1p(np.exp(-np.abs(z))))))
 
 
-def platt_sigmoid(f: ArrayLike, y: ArrayLike, *, max_iter: int = 100,
-                  tol: float = 1e-5) -> tuple[float, float]:
+def platt_sigmoid(f: ArrayLike, y: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                  max_iter: int = 100, tol: float = 1e-5) -> tuple[float, float]:
     """Fit Platt's sigmoid ``P(y=+1 | f) = 1/(1 + exp(A f + B))``; returns ``(A, B)``.
 
     Parameters
     ----------
     f : array of shape (n,), decision values (held-out ones, for calibrated probabilities)
     y : array of shape (n,), labels in {-1, +1}
+    sample_weight : array of shape (n,) or None, each row's weight in the cross-entropy and
+        in the class counts ``N_+``, ``N_-`` (scikit-learn's weighted sigmoid); None for 1
     max_iter : int, most Newton steps
     tol : float, stop when both gradient components are below it (in absolute value)
 
@@ -78,18 +104,20 @@ def platt_sigmoid(f: ArrayLike, y: ArrayLike, *, max_iter: int = 100,
     """
     f = np.asarray(f, dtype=np.float64)
     positive = np.asarray(y) > 0
-    n_pos = int(positive.sum())
-    n_neg = positive.size - n_pos
+    s = (np.ones(f.size) if sample_weight is None
+         else np.asarray(sample_weight, dtype=np.float64))
+    n_pos = float(s[positive].sum())
+    n_neg = float(s[~positive].sum())
     t = np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
     A, B = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
-    value = _neg_log_likelihood(f, t, A, B)
+    value = _neg_log_likelihood(f, t, s, A, B)
     for _ in range(max_iter):
         z = A * f + B
         p = np.exp(-np.logaddexp(0.0, z))  # 1/(1 + e^z) without overflow
         q = np.exp(-np.logaddexp(0.0, -z))  # 1 - p
-        d2 = p * q
+        d2 = s * p * q
         h11, h22, h21 = float(f * f @ d2) + 1e-12, float(d2.sum()) + 1e-12, float(f @ d2)
-        d1 = t - p
+        d1 = s * (t - p)
         g1, g2 = float(f @ d1), float(d1.sum())
         if abs(g1) < tol and abs(g2) < tol:
             break
@@ -98,7 +126,7 @@ def platt_sigmoid(f: ArrayLike, y: ArrayLike, *, max_iter: int = 100,
         slope = g1 * dA + g2 * dB
         step = 1.0
         while step >= 1e-10:
-            new = _neg_log_likelihood(f, t, A + step * dA, B + step * dB)
+            new = _neg_log_likelihood(f, t, s, A + step * dA, B + step * dB)
             if new < value + 1e-4 * step * slope:
                 A, B, value = A + step * dA, B + step * dB, new
                 break
@@ -120,18 +148,43 @@ def sigmoid_proba(scores: NDArray, A: NDArray, B: NDArray) -> NDArray[np.float64
     return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
 
 
+def _ensemble(estimator) -> bool:
+    """``estimator.ensemble`` resolved: ``"auto"`` is whether the estimator can store its
+    fold models; ``True`` where it cannot is refused."""
+    can = estimator._stores_fold_models()
+    ensemble = getattr(estimator, "ensemble", False)
+    if ensemble == "auto":
+        return can
+    if ensemble and not can:
+        from ._validation import param_error
+
+        raise param_error(type(estimator).__name__, "ensemble", "False or 'auto' for this"
+                          f" model ({estimator._fold_models_refused()})", ensemble,
+                          "Use ensemble=False: one sigmoid on the held-out scores, applied"
+                          " to the model fitted on all rows.")
+    return bool(ensemble)
+
+
+def ensemble_is_stored(estimator) -> None:
+    """A ``_parameter_rules`` check: ``ensemble=True`` with ``probability=True`` only where
+    the fold models can be stored."""
+    if estimator.probability:
+        _ensemble(estimator)
+
+
 def fit_probability(estimator, X, y_pm: NDArray, sample_weight: NDArray | None = None):
     """After ``estimator.fit`` on validated ``X`` with labels ``y_pm`` (as ``encode_pm``
     gives them) and ``sample_weight`` (or None): when ``estimator.probability``, fit the
-    sigmoids on held-out folds and store them as ``probA_``, ``probB_`` (one per binary
-    problem). Returns ``estimator``.
+    models of the held-out folds and their sigmoids (see the module). With ``ensemble``
+    it stores the fold models and their sigmoids (:data:`FOLD_ATTRS`), else one sigmoid per
+    binary problem as ``probA_``, ``probB_``. Returns ``estimator``.
 
-    The fold fits take the rows' weights; the sigmoid is fitted to the held-out decision
-    values unweighted, as LIBSVM's ``-b 1`` (which has no example weights there)."""
-    for stale in ("probA_", "probB_"):
+    The fold fits take the rows' weights."""
+    for stale in ("probA_", "probB_", *FOLD_ATTRS):
         estimator.__dict__.pop(stale, None)
     if not getattr(estimator, "probability", False):
         return estimator
+    ensemble = _ensemble(estimator)
     classes = estimator.classes_
     labels = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, classes)
     counts = np.array([np.count_nonzero(labels == c) for c in classes])
@@ -146,7 +199,9 @@ def fit_probability(estimator, X, y_pm: NDArray, sample_weight: NDArray | None =
     from sklearn.model_selection import StratifiedKFold
 
     folds = StratifiedKFold(N_FOLDS, shuffle=True, random_state=estimator.random_state)
-    held_out = np.zeros((labels.size, 1 if classes.size == 2 else classes.size))
+    targets = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+    held_out = np.zeros((labels.size, len(targets)))
+    fold_models = []
     for train, test in folds.split(np.zeros(labels.size), labels):
         with warnings.catch_warnings():  # the fit on all rows warns of what matters, once
             warnings.simplefilter("ignore")
@@ -156,7 +211,17 @@ def fit_probability(estimator, X, y_pm: NDArray, sample_weight: NDArray | None =
             else:
                 part.fit(X[train], labels[train], sample_weight=sample_weight[train])
         held_out[test] = part.decision_function(X[test]).reshape(test.size, -1)
-    targets = [y_pm] if y_pm.ndim == 1 else list(y_pm)
+        if ensemble:
+            s = None if sample_weight is None else sample_weight[test]
+            sigmoids = [platt_sigmoid(held_out[test, k], y_k[test], sample_weight=s)
+                        for k, y_k in enumerate(targets)]
+            fold_models.append((part.coef_, part.intercept_, sigmoids))
+    if ensemble:
+        estimator.fold_coef_ = np.stack([coef for coef, _, _ in fold_models])
+        estimator.fold_intercept_ = np.stack([b for _, b, _ in fold_models])
+        estimator.fold_probA_ = np.array([[a for a, _ in fit] for _, _, fit in fold_models])
+        estimator.fold_probB_ = np.array([[b for _, b in fit] for _, _, fit in fold_models])
+        return estimator
     fitted = [platt_sigmoid(held_out[:, k], y_k) for k, y_k in enumerate(targets)]
     estimator.probA_ = np.array([a for a, _ in fitted])
     estimator.probB_ = np.array([b for _, b in fitted])
@@ -164,8 +229,18 @@ def fit_probability(estimator, X, y_pm: NDArray, sample_weight: NDArray | None =
 
 
 class ProbabilityMixin:
-    """``predict_proba`` from the sigmoids that :func:`fit_probability` stored; absent (an
-    AttributeError, as scikit-learn's SVC) unless ``probability=True``."""
+    """``predict_proba`` from what :func:`fit_probability` stored; absent (an
+    AttributeError, as scikit-learn's SVC) unless ``probability=True``.
+
+    A linear model (``coef_``, ``intercept_``) stores its fold models; a class that cannot
+    overrides :meth:`_fold_models_refused`."""
+
+    def _fold_models_refused(self) -> str | None:
+        """Why this model cannot store its fold models (``ensemble=True``), or None."""
+        return None
+
+    def _stores_fold_models(self) -> bool:
+        return self._fold_models_refused() is None
 
     def _has_probability(self) -> bool:
         if not self.probability:
@@ -177,8 +252,21 @@ class ProbabilityMixin:
     @available_if(_has_probability)
     def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Probability of each class in ``classes_`` order, by Platt scaling of the scores
-        (see :mod:`halfspaces.calibration`); shape ``(n, n_classes)``."""
+        (see :mod:`halfspaces.calibration`): the average over the calibrated fold models
+        (``ensemble``), or the sigmoid of this model's scores; shape
+        ``(n, n_classes)``."""
         check_is_fitted(self)
+        if "fold_coef_" in self.__dict__:
+            from ._validation import validate_X
+
+            X = validate_X(self, X, reset=False)
+            total = 0.0
+            for W, b, A, B in zip(self.fold_coef_, self.fold_intercept_, self.fold_probA_,
+                                  self.fold_probB_, strict=True):
+                scores = np.asarray(X @ W.T) + b
+                total = total + sigmoid_proba(scores.ravel() if W.shape[0] == 1 else scores,
+                                              A, B)
+            return total / len(self.fold_coef_)
         if not hasattr(self, "probA_"):
             from sklearn.exceptions import NotFittedError
 

@@ -133,7 +133,8 @@ class AveragedPerceptron(Perceptron):
         pass.
     warm_start : bool, default=False
         Continue ``fit`` from the current state (the average keeps running over all rounds).
-    probability, early_stopping, validation_fraction, n_iter_no_change, n_jobs, class_weight
+    probability, ensemble, early_stopping, validation_fraction, n_iter_no_change, n_jobs, \
+class_weight
         As for :class:`~halfspaces.linear.Perceptron` (``n_jobs``: the classes' passes in
         threads, the same model for every value; ``class_weight``: each row's update scaled
         by its class's weight).

@@ -186,6 +186,12 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
         ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits
         (``partial_fit`` leaves the sigmoid as it was). See :mod:`halfspaces.calibration`.
+    ensemble : bool or "auto", default="auto"
+        As scikit-learn's ``CalibratedClassifierCV``: ``True`` keeps the 5 fold models,
+        each with its own sigmoid fitted on its held-out fold, and ``predict_proba``
+        averages their probabilities; ``False`` fits one sigmoid on all the held-out scores
+        and applies it to the model fitted on all rows (LIBSVM's ``-b 1``). ``"auto"``:
+        ``True`` where the fold models can be stored (always, for this linear model).
     early_stopping : bool, default=False
         Hold out a stratified ``validation_fraction`` of the rows and stop ``fit`` once the
         held-out accuracy (``validation_scores_``) of the returned predictor failed
@@ -298,7 +304,7 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
                  intercept_decay="auto", average="suffix", kernel=None,
                  sampling: str = "permutation", random_state=None, tol: float | None = None,
                  record_objective: bool = False, warm_start: bool = False,
-                 probability: bool = False, early_stopping: bool = False,
+                 probability: bool = False, ensemble="auto", early_stopping: bool = False,
                  validation_fraction: float = 0.1, n_iter_no_change: int = 5,
                  n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())

@@ -296,6 +296,12 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
         Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
         ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits.
         See :mod:`halfspaces.calibration`.
+    ensemble : bool or "auto", default="auto"
+        As scikit-learn's ``CalibratedClassifierCV``: ``True`` keeps the 5 fold models,
+        each with its own sigmoid fitted on its held-out fold, and ``predict_proba``
+        averages their probabilities; ``False`` fits one sigmoid on all the held-out scores
+        and applies it to the model fitted on all rows (LIBSVM's ``-b 1``). ``"auto"``:
+        ``True`` where the fold models can be stored (the voted perceptron refuses ``True``).
     early_stopping : bool, default=False
         Hold out a stratified ``validation_fraction`` of the rows and stop ``fit`` once the
         held-out accuracy (``validation_scores_``) failed ``n_iter_no_change`` passes in a
@@ -374,8 +380,9 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False, probability: bool = False,
-                 early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, n_jobs: int | None = None, class_weight=None):
+                 ensemble="auto", early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
 
     _per_feature = ("coef_",)

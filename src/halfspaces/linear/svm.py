@@ -47,7 +47,7 @@ from .._primitives import dot_dense, sparse_product_rows
 from .._progress import listener
 from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import check_every_class_weighed, example_weights
-from ..calibration import ProbabilityMixin, fit_probability
+from ..calibration import ProbabilityMixin, ensemble_is_stored, fit_probability
 from ..exceptions import NotSeparableError, SolverFallbackWarning
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
@@ -186,6 +186,13 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         Also fit Platt's sigmoid on the decision values of 5 held-out folds (drawn from
         ``random_state``, as LIBSVM's ``-b 1``) for ``predict_proba``; five more fits.
         See :mod:`halfspaces.calibration`.
+    ensemble : bool or "auto", default="auto"
+        As scikit-learn's ``CalibratedClassifierCV``: ``True`` keeps the 5 fold models,
+        each with its own sigmoid fitted on its held-out fold, and ``predict_proba``
+        averages their probabilities; ``False`` fits one sigmoid on all the held-out scores
+        and applies it to the model fitted on all rows (LIBSVM's ``-b 1``). ``"auto"``:
+        ``True`` where the fold models can be stored (the linear kernel; a kernel model
+        refuses ``True``).
     n_jobs : int or None, default=None
         Threads that solve the one-vs-rest problems (more than two classes), as
         scikit-learn's: None or 1 is one thread, -1 every core. The compiled DCD kernel
@@ -280,15 +287,19 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
 
     _parameter_constraints = _params.SVC
     _parameter_rules = (_c_or_lam, _dcd_needs_linear_finite, _smo_needs_hinge_finite,
-                        crammer_singer_is_linear)
+                        crammer_singer_is_linear, ensemble_is_stored)
+
+    def _fold_models_refused(self) -> str | None:
+        return None if self._is_linear() else (
+            f"kernel={self.kernel!r}: the fold models' support vectors are not kept")
 
     def __init__(self, C: float = 1.0, *, lam: float | None = None, kernel="linear",
                  gamma="scale", degree: int = 3, coef0: float = 0.0, fit_intercept: bool = True,
                  solver: str = "auto", loss: str = "hinge", tol: float = 1e-4,
                  max_iter: int = 1000, shrinking: bool = True, random_state=None,
                  verbose: bool = False, class_weight=None, probability: bool = False,
-                 n_jobs: int | None = None, warm_start: bool = False, multi_class: str = "ovr",
-                 cache_size: float = 200.0):
+                 ensemble="auto", n_jobs: int | None = None, warm_start: bool = False,
+                 multi_class: str = "ovr", cache_size: float = 200.0):
         self.C = C
         self.lam = lam
         self.kernel = kernel
@@ -305,6 +316,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         self.verbose = verbose
         self.class_weight = class_weight
         self.probability = probability
+        self.ensemble = ensemble
         self.n_jobs = n_jobs
         self.warm_start = warm_start
         self.multi_class = multi_class

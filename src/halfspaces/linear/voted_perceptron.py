@@ -54,6 +54,7 @@ from .._primitives import (
     row_dot_in_order,
 )
 from .._specs import NONE, Int, OneOf
+from ..calibration import ensemble_is_stored
 from .perceptron import Perceptron, perceptron_pass
 
 
@@ -204,12 +205,13 @@ class VotedPerceptron(Perceptron):
     max_iter : int, default=100
         Most passes ``fit`` makes (the paper's :math:`T` epochs); it stops earlier after a
         pass in which the running perceptron makes no mistake (``converged_`` is then True).
-    shuffle, random_state, warm_start, probability, early_stopping, validation_fraction, \
-n_iter_no_change, n_jobs, class_weight
-        As for :class:`~halfspaces.linear.Perceptron` (``class_weight`` multiplies
-        ``sample_weight``, see the Notes; ``warm_start`` continues from the
-        current vectors; with ``n_jobs``, the classes' perceptron passes run in threads and
-        their new vectors are stored one class at a time).
+    shuffle, random_state, warm_start, probability, ensemble, early_stopping, \
+validation_fraction, n_iter_no_change, n_jobs, class_weight
+        As for :class:`~halfspaces.linear.Perceptron` (``ensemble=True`` is refused: each
+        fold's vote over its stored vectors is not kept, ``"auto"`` is ``False``;
+        ``class_weight`` multiplies ``sample_weight``, see the Notes; ``warm_start``
+        continues from the current vectors; with ``n_jobs``, the classes' perceptron passes
+        run in threads and their new vectors are stored one class at a time).
     max_vectors : int >= 1 or None, default=None
         A budget: the most vectors that vote one by one. None keeps every vector (memory
         and prediction time grow with the mistakes, without bound on a stream). Beyond the
@@ -320,10 +322,14 @@ n_iter_no_change, n_jobs, class_weight
 
     _parameter_constraints = {**Perceptron._parameter_constraints,
                               "max_vectors": OneOf(NONE, Int(low=1))}
+    _parameter_rules = (ensemble_is_stored,)
+
+    def _fold_models_refused(self) -> str | None:
+        return "a voted perceptron per fold, each with every vector it stored, is not kept"
 
     def __init__(self, *, fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
                  random_state=None, warm_start: bool = False, probability: bool = False,
-                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 ensemble="auto", early_stopping: bool = False, validation_fraction: float = 0.1,
                  n_iter_no_change: int = 5, max_vectors: int | None = None,
                  n_jobs: int | None = None, class_weight=None):
         keep_params(self, locals())
