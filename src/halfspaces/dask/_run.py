@@ -126,7 +126,7 @@ class Run:
         for n, (address, indices) in enumerate(sorted(by_worker.items())):
             future = self.client.submit(
                 ShardHost, indices, *(futures[j] for j in indices), actor=True,
-                workers=[address] if address else None, allow_other_workers=True,
+                workers=[address] if address else None, allow_other_workers=bool(address),
                 key=self.key("host", self.recoveries, n))
             self._hosts.append((future, future.result()))
 
