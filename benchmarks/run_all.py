@@ -53,6 +53,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
                               "20000x10000", "--repeats", "1", "--qp-rows", "1000"]}),
     "bench_svc_small": ("bench_svc_small", {
         "full": [], "quick": ["--repeats", "1", "--inner", "1"]}),
+    "bench_svc_liblinear": ("bench_svc_liblinear", {"full": [], "quick": ["--quick"]}),
     "bench_kernel_svc": ("bench_kernel_svc", {
         "full": ["--rows", "6000", "30000"], "quick": ["--rows", "1000", "--repeats", "1"]}),
     "bench_kernel_svc_100k": ("bench_kernel_svc", {

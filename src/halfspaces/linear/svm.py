@@ -26,6 +26,7 @@ same unregularized offset.
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,6 +53,7 @@ from ..exceptions import NotSeparableError, SolverFallbackWarning
 from ..kernels import gram, resolve_gamma
 from ..losses import hinge, squared_hinge
 from ..solvers.dcd import _GAP_PER_TOL, dcd_svm, feasible_dual, primal_dual
+from ..solvers.lowrank_ipm import svm_lowrank_ipm
 from ..solvers.lp import error_over_rows, scale_exponent, separate_or_certify, times_power_of_two
 from ..solvers.qp import svm_dual_qp, svm_primal_qp
 from ..solvers.smo import smo_svm
@@ -75,6 +77,30 @@ _QP_DUAL_BYTES = 110
 _QP_PRIMAL_BYTES = 250
 _SMO_FIX = ("Use solver='smo' (kernel columns computed as needed, at most cache_size MB of"
             " them kept).")
+
+
+# solver="auto", hinge loss: the QP DCD falls back on is the low-rank interior point
+# (solvers.lowrank_ipm) up to this many features (a d x d Cholesky factor a Newton step)
+_IPM_MAX_FEATURES = 1000
+_IPM_STEPS = 30  # Newton steps the interior point is budgeted for (it took 10 to 27)
+
+
+class _Unconverged(NamedTuple):
+    """A DCD run of ``solver="auto"`` that stopped uncertified: its relative gap, epochs."""
+
+    gap: float
+    epochs: int
+
+
+def _ipm_epochs(X) -> float:
+    """The cost of the low-rank interior point in DCD epochs (``nnz(X)`` work each): per
+    Newton step ``X^T D X`` (``sum_i nnz(x_i)^2``), ten mat-vecs and the factor (``d^3/3``)."""
+    if sp.issparse(X):
+        lengths = np.diff(X.tocsr().indptr).astype(np.float64)
+        nnz, gram = max(float(lengths.sum()), 1.0), float(lengths @ lengths)
+    else:
+        nnz, gram = float(max(X.size, 1)), float(X.shape[0]) * X.shape[1] ** 2
+    return _IPM_STEPS * (gram / nnz + 10.0 + X.shape[1] ** 3 / 3.0 / nnz)
 
 
 def _qp_fits(X) -> bool:
@@ -148,9 +174,13 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         Crammer-Singer), ``"qp"`` for ``C = inf``, ``"smo"`` for non-linear kernels on more
         than 200 rows (hinge loss, finite ``C``) and ``"qp"`` for smaller ones. When DCD
         does not certify its duality gap within ``max_iter`` epochs (a large
-        ``C max ||x_i||^2``, e.g. columns 1000 times larger than others) and the QP is small
-        enough (``nnz(X) + d^2`` at most 5 million), the QP solves the problem instead:
-        ``solver_`` is ``"qp"``, ``solver_reason_`` says why, and a
+        ``C max ||x_i||^2``, e.g. columns 1000 times larger than others, or a large ``C``
+        on overlapping classes) and the QP is small enough (``nnz(X) + d^2`` at most 5
+        million), the QP solves the problem instead: with the hinge loss and at most 1000
+        features by the low-rank interior point (:mod:`halfspaces.solvers.lowrank_ipm`,
+        certified to the same duality gap; Clarabel if it fails), which DCD hands over to
+        as soon as its gaps project more epochs than the interior point costs. ``solver_``
+        is then ``"qp"``, ``solver_reason_`` says why, and a
         :class:`~halfspaces.SolverFallbackWarning` is emitted.
     loss : {"hinge", "squared_hinge"}, default="hinge"
     tol : float > 0, default=1e-4
@@ -457,9 +487,11 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
 
     def _solve_linear(self, X, y: NDArray, k: int, seed: int, s: NDArray | None, warm=None,
                       checkpoint=None, resume=None, products=None):
-        """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or DCD's relative duality gap
-        (a float) when DCD chosen by ``solver="auto"`` did not converge and the QP can take
-        over (see ``_qp_fits``).
+        """``(theta, theta_0, alpha, n_iter)`` of problem ``k``, or ``_Unconverged`` when DCD
+        chosen by ``solver="auto"`` did not converge (or gave up early: its gaps projected
+        more epochs than the interior point costs) and the QP can take over (see
+        ``_qp_fits``); the QP of ``solver="auto"`` is the low-rank interior point where it
+        applies (``_ipm_applies``), Clarabel where not or where that did not converge.
         ``checkpoint``, ``resume``: DCD's (see ``_checkpointed``); ``products``: the fit's
         ``sparse_product_rows(X)``, shared by its problems."""
         C, fit_b = self.C_, bool(self.fit_intercept)
@@ -467,9 +499,15 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             res = self._dcd(X, y, seed, s, None if warm is None else
                             (warm[0][k], warm[1][k], warm[2]), checkpoint, resume, products)
             if not res.converged and self.solver == "auto" and _qp_fits(X):
-                return float((res.primal - res.dual) / abs(res.primal))
+                return _Unconverged(float((res.primal - res.dual) / abs(res.primal)),
+                                    res.n_iter)
             self._warn_unconverged(res)
             return res.theta, res.theta_0, res.alpha, res.n_iter
+        if self._ipm_applies(X):
+            ipm = svm_lowrank_ipm(X, y, C, fit_intercept=fit_b, gap_tol=_GAP_PER_TOL * self.tol,
+                                  sample_weight=s)
+            if ipm.converged:
+                return ipm.theta, ipm.theta_0, ipm.alpha, ipm.n_iter
         nnz = X.nnz if sp.issparse(X) else X.size
         check_allocation("SVC", _QP_PRIMAL_BYTES * (nnz + X.shape[1] ** 2),
                          f"the interior point on {X.shape[0]} x {X.shape[1]} rows",
@@ -506,7 +544,15 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                        tol=self.tol, max_iter=self.max_iter, shrinking=bool(self.shrinking),
                        rng=seed, verbose=bool(self.verbose), owner="SVC", sample_weight=s,
                        alpha0=alpha0, theta_0=theta_0, C0=C0, callback=listener(),
-                       checkpoint=checkpoint, resume=resume, products=products)
+                       checkpoint=checkpoint, resume=resume, products=products,
+                       give_up_after=_ipm_epochs(X) if checkpoint is None
+                       and self._ipm_applies(X) and _qp_fits(X) else np.inf)
+
+    def _ipm_applies(self, X) -> bool:
+        """Whether ``solver="auto"`` solves the QP of this linear problem by the low-rank
+        interior point (the hinge loss, a finite ``C``, at most ``_IPM_MAX_FEATURES``)."""
+        return (self.solver == "auto" and self.loss == "hinge" and bool(np.isfinite(self.C_))
+                and X.shape[1] <= _IPM_MAX_FEATURES)
 
     def _warn_unconverged(self, res) -> None:
         """A ConvergenceWarning when DCD's ``res`` did not reach ``tol``."""
@@ -531,15 +577,20 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
             gap = self._fit_linear(X, problems, s, warm)
             if gap is not None:  # solver="auto": DCD did not certify a problem the QP can hold
                 self.solver_ = "qp"
+                within = (f"within max_iter={self.max_iter} epochs"
+                          if gap.epochs >= self.max_iter else
+                          f"in {gap.epochs} epochs, and at its rate would need more than the"
+                          f" interior point costs (about {_ipm_epochs(X):.0f} epochs)")
+                how = ("the low-rank interior point" if self._ipm_applies(X) else "the QP")
                 self.solver_reason_ = (
-                    "solver='auto': dual coordinate descent did not certify its duality gap"
-                    f" within max_iter={self.max_iter} epochs (relative gap {gap:.2g}, wanted"
-                    f" {0.01 * self.tol:.2g}), so the QP solved the problem")
+                    f"solver='auto': dual coordinate descent did not certify its duality gap"
+                    f" {within} (relative gap {gap.gap:.2g}, wanted {0.01 * self.tol:.2g}),"
+                    f" so {how} solved the problem")
                 if self.verbose:
                     print(f"SVC: {self.solver_reason_}")
-                warnings.warn(f"SVC: {self.solver_reason_}: exact, but slower. Increase"
-                              " max_iter or scale the features (e.g. StandardScaler) to keep"
-                              " dual coordinate descent, or pass solver='qp'.",
+                warnings.warn(f"SVC: {self.solver_reason_}: exact, certified. To keep dual"
+                              " coordinate descent, increase max_iter or scale the features"
+                              " (e.g. StandardScaler), or pass solver='dcd'.",
                               SolverFallbackWarning, stacklevel=3)
                 self._fit_linear(X, problems, s, warm)
         else:
@@ -577,7 +628,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                       " max_iter.", convergence_warning(), stacklevel=4)
 
     def _fit_linear(self, X, problems: list[NDArray], s: NDArray | None,
-                    warm=None) -> float | None:
+                    warm=None) -> _Unconverged | None:
         """Solve every binary problem: None, or (nothing set) the largest relative duality
         gap of the problems where ``_solve_linear`` gave up."""
         rng = check_random_state(self.random_state)
@@ -593,7 +644,7 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                 lambda k: self._solve_linear(X, problems[k], k, seeds[k], s, warm,
                                              products=products),
                 n_models, self.n_jobs)
-        gaps_left = [solution for solution in solutions if isinstance(solution, float)]
+        gaps_left = [solution for solution in solutions if isinstance(solution, _Unconverged)]
         if gaps_left:
             return max(gaps_left)
         coef, intercept = np.zeros((n_models, d)), np.zeros(n_models)

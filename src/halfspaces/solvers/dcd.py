@@ -26,7 +26,9 @@ Guarantee: the run stops when the duality gap ``P(theta, theta_0) - D(alpha)`` (
 made feasible) is at most ``0.01 tol P``, which certifies the objective to ``0.01 tol``
 relatively; LIBLINEAR's rule, ``max PG - min PG <= tol``, only decides when the gap is
 checked. The work grows with ``C max_i ||x_i||^2``: where DCD does not certify its gap in
-``max_iter`` epochs, ``SVC(solver="auto")`` solves the QP. User guide: docs/guide/svc.md.
+``max_iter`` epochs, ``SVC(solver="auto")`` solves the QP; with few features it hands over
+early (``give_up_after``) to the low-rank interior point (:mod:`.lowrank_ipm`), whose Newton
+steps do not depend on ``C``. User guide: docs/guide/svc.md.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ _GAP_PER_TOL = 0.01  # converged also needs P - D <= _GAP_PER_TOL * tol * P
 _FIRST_CHECK, _CHECK_GROWTH = 10, 1.5  # the gap is also checked at epochs 10, 15, 22, ...
 _FIRST_WARM_CHECK = 2  # and at epochs 2, 3, 4, 6, ... after a warm start
 _SPLIT_BELOW = 1.0  # no offset: split off the mean direction when kappa is below this
+# give_up_after: only a run this far from its target gap, after this part of those epochs
+# (early gaps, and those near the target, stall and then drop)
+_FAR, _SPENT = 100.0, 0.125
 
 
 @njit(cache=True)
@@ -372,7 +377,8 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             owner: str = "dcd_svm", sample_weight: NDArray | None = None,
             alpha0: NDArray | None = None, theta_0: float = 0.0, C0: float | None = None,
             callback: Callback | None = None, checkpoint: Checkpoint | None = None,
-            resume: dict | None = None, products=None) -> DCDResult:
+            resume: dict | None = None, products=None,
+            give_up_after: float = np.inf) -> DCDResult:
     """Run dual coordinate descent on dense (C-contiguous) or CSR ``X``, ``y`` in {-1,+1}.
 
     ``sample_weight`` (``s_i > 0``, or None for all 1) gives example ``i`` the constant
@@ -410,6 +416,12 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
 
     ``products``: ``sparse_product_rows(X)`` when the caller made it (one copy of a dense
     ``X`` for all the problems of a fit), else it is made here.
+
+    ``give_up_after``: epochs. The run stops, unconverged, at a gap check after an eighth
+    of them where the relative gap is still 100 times its target and the gaps of the last
+    two checks, extrapolated geometrically, reach it only after this many epochs: a caller
+    with a method whose cost is known (the interior point, at large ``C``) switches early
+    instead of waiting out ``max_iter``.
     """
     n = X.shape[0]
     y = np.ascontiguousarray(y, dtype=np.float64)
@@ -430,6 +442,7 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     if resume is not None:
         p, st, check_at = restore_state(resume, a, p)
     by_epoch = callback is not None or checkpoint is not None
+    last_check = (0.0, np.inf)  # (epochs, relative gap) at the last gap check
     while True:
         stop = min(budget, check_at)
         while st.status == RUNNING and st.visits < stop:
@@ -454,6 +467,11 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
             callback(_progress(st, n, max_iter, tol, (primal, dual)))
         if converged or st.visits >= budget:
             break
+        gap, target = (primal - dual) / abs(primal), _GAP_PER_TOL * tol
+        if (gap > _FAR * target and st.visits >= _SPENT * give_up_after * n
+                and _epochs_needed(last_check, (st.visits / n, gap), target) > give_up_after):
+            break
+        last_check = (st.visits / n, gap)
         if st.status == CONVERGED:  # the projected gradients met tol' but the gap did not
             p, st = p._replace(tol=p.tol * 0.1), st._replace(status=RUNNING)
             if verbose:
@@ -465,6 +483,17 @@ def dcd_svm(X, y: NDArray, C: float, *, loss: str = "hinge", fit_intercept: bool
     n_iter = min(int(-(-st.visits // n)), int(max_iter))
     return DCDResult(theta, theta_0, a.alpha, n_iter, converged, primal, dual)
 
+
+
+def _epochs_needed(before: tuple[float, float], now: tuple[float, float],
+                   target: float) -> float:
+    """The epochs at which the relative gap reaches ``target`` if it keeps shrinking at the
+    geometric rate between two checks ``(epochs, gap)``; ``now``'s epochs when the rate is
+    not known (no earlier check, or a gap that did not shrink)."""
+    (e0, g0), (e1, g1) = before, now
+    if not (target < g1 < g0 < np.inf and e1 > e0):
+        return e1
+    return e1 + (e1 - e0) * np.log(g1 / target) / np.log(g0 / g1)
 
 
 def _progress(st: DCDState, n: int, max_iter: int, tol: float, objectives) -> Progress:
