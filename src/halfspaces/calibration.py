@@ -1,42 +1,25 @@
 """Probabilities for the margin classifiers by Platt scaling (``probability=True``).
 
-Platt (1999) fits a sigmoid to the decision values ``f_i`` of the training rows:
+Platt (1999) fits ``P(y = +1 | f) = 1/(1 + exp(A f + B))`` to decision values ``f_i``,
+minimising the cross-entropy against the smoothed targets ``t_i = (N_+ + 1)/(N_+ + 2)``
+(positive rows), ``1/(N_- + 2)`` (negative rows), which keep a separable set from driving
+``A`` to infinity; by the Newton method of Lin, Lin and Weng (2007), which stays finite for
+any ``A f + B``, started as LIBSVM does from ``A = 0``, ``B = log((N_- + 1)/(N_+ + 1))``.
 
-.. math::
+The ``f_i`` are held out: ``N_FOLDS`` stratified folds shuffled by ``random_state``, a copy
+of the estimator (``probability=False``) fitted on the other folds scoring each. Then, by
+``ensemble``: ``True`` (scikit-learn's ``CalibratedClassifierCV(method="sigmoid")``) keeps
+each fold's model with its own sigmoid, fitted to its held-out scores (weighted by
+``sample_weight``, as scikit-learn), and ``predict_proba`` averages the fold models'
+probabilities (``fold_coef_``, ``fold_intercept_``, ``fold_probA_``, ``fold_probB_``);
+``False`` (LIBSVM's ``-b 1``) fits one sigmoid to all held-out scores, unweighted, and
+applies it to the model fitted on all rows (``probA_``, ``probB_``), whose scores may be on
+another scale than the fold models'; ``"auto"`` is ``True`` where the fold models can be
+stored (a linear model's weights), else ``False`` (the voted perceptron, kernel models).
 
-    P(y = +1 \\mid f) = \\frac{1}{1 + \\exp(A f + B)},
-
-minimising the cross-entropy against the smoothed targets
-``t_i = (N_+ + 1) / (N_+ + 2)`` for a positive row and ``t_i = 1 / (N_- + 2)`` for a
-negative one (``N_+``, ``N_-`` the class counts: a prior on the targets that keeps a
-separable set from driving ``A`` to infinity). Lin, Lin and Weng (2007) give the Newton
-method with a backtracking line search that stays finite for any ``A f + B``; that is the
-one written here, started, as LIBSVM does, from ``A = 0``,
-``B = log((N_- + 1) / (N_+ + 1))``.
-
-The decision values come from held-out folds: the rows are split in ``N_FOLDS`` stratified
-folds, shuffled by the estimator's ``random_state``, and a copy of the estimator
-(``probability=False``) is fitted on the other folds and scores each fold. Then, by
-``ensemble``:
-
-- ``True``, as scikit-learn's ``CalibratedClassifierCV(method="sigmoid", ensemble=True)``:
-  each fold's model keeps its own sigmoid, fitted to its held-out scores (weighted by
-  ``sample_weight``, as scikit-learn does), and ``predict_proba`` averages the ``N_FOLDS``
-  models' probabilities. The fold models are stored in the fitted estimator
-  (``fold_coef_``, ``fold_intercept_``, ``fold_probA_``, ``fold_probB_``): each sigmoid is
-  applied to the scores of the model it was fitted to.
-- ``False``, as LIBSVM's ``-b 1`` (and ``ensemble=False``): one sigmoid is fitted to all the
-  held-out scores (unweighted, as LIBSVM) and applied to the scores of the estimator fitted
-  on all rows (``probA_``, ``probB_``). Where the model fitted on all rows scores on
-  another scale than the fold models (more rows, the same ``C``), its probabilities are off.
-- ``"auto"``: ``True`` where the estimator can store its fold models (a linear model:
-  weights and offsets), ``False`` otherwise (the voted perceptron, kernel models).
-
-With more than two classes each one-vs-rest score gets its own sigmoid, and ``predict_proba``
-divides each row by its sum (the normalisation of scikit-learn's ``CalibratedClassifierCV``;
-LIBSVM's pairwise coupling is for one-vs-one models). ``predict`` stays the estimator's
-own (fitted on all rows), so it may disagree with the argmax of ``predict_proba``, as in
-scikit-learn's and LIBSVM's SVC.
+With more than two classes each one-vs-rest score gets its own sigmoid and each row is
+divided by its sum (scikit-learn's normalisation). ``predict`` stays the model fitted on
+all rows, so it may disagree with the argmax of ``predict_proba``, as in LIBSVM's SVC.
 
 References
 ----------
