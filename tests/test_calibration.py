@@ -94,7 +94,7 @@ def test_predict_proba_matches_calibrated_classifier_cv(est, n_classes, ensemble
     np.testing.assert_array_equal(ours.decision_function(X), plain.decision_function(X))
 
 
-@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("n_classes", [3])
 def test_the_ensemble_weighs_the_sigmoids_as_scikit_learn(n_classes):
     """ensemble=True with sample_weight: the fold fits and each fold's sigmoid take the
     rows' weights, as CalibratedClassifierCV's do."""
@@ -214,7 +214,8 @@ def test_crafted_sigmoids_are_refused(tmp_path, edit, message):
 ])
 def test_crafted_fold_models_are_refused(tmp_path, edit, message):
     X, y = _blobs(2, n=20)
-    path = craft(tmp_path / "m.npz", SVC(probability=True, random_state=0).fit(X, y), edit)
+    est = SVC(probability=True, random_state=0, solver="qp").fit(X, y)
+    path = craft(tmp_path / "m.npz", est, edit)
     with pytest.raises(ModelFormatError, match=message):
         load(path)
 
