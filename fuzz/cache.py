@@ -28,7 +28,9 @@ import zlib
 import numpy as np
 from harness import _SCRATCH, instrumented, main
 
-cache, validation = instrumented("halfspaces.datasets.cache", "halfspaces._validation")
+cache, validation, shuffle, stream = instrumented(
+    "halfspaces.datasets.cache", "halfspaces._validation", "halfspaces.datasets._shuffle",
+    "halfspaces.datasets.stream")
 
 _SOURCE = os.path.join(_SCRATCH, "source.svm")
 _PRISTINE = os.path.join(_SCRATCH, "pristine.hscache")
@@ -53,16 +55,27 @@ _EXPECTED = None
 
 
 def _read():
-    """``(X, y)`` of the cache of the source, as a pass over its blocks gives them, checked."""
+    """``(X, y)`` of the cache of the source, as a pass over its blocks gives them, checked;
+    a shuffled pass (pieces read out of order, windows of 8 rows) gives the same rows."""
     cached = cache.open_cached(_SOURCE, block_bytes=_BLOCK_BYTES)
     try:
         blocks = list(cached.blocks())
         for X, y in blocks:
             assert X.shape[1] == cached.n_features and y.shape == (X.shape[0],)
             validation.check_csr("fuzz", X, finite=False)  # raises on a malformed block
+        windows = list(shuffle.shuffled_pass(stream._Blocks(cached), cached.n_rows,
+                                             np.random.RandomState(0), 8))
+        assert all(X.shape[0] <= 8 for X, _, _ in windows)
+        assert _rows(windows) == _rows(blocks), "a shuffled pass is not the blocks' rows"
         return blocks
     finally:
         cached.close()
+
+
+def _rows(blocks) -> list:
+    """The rows of ``blocks`` with their labels, as bytes, sorted: the multiset of rows."""
+    return sorted(row.tobytes() + label.tobytes() for X, y, *_ in blocks
+                  for row, label in zip(X.toarray(), np.asarray(y), strict=True))
 
 
 def test_one(data: bytes) -> None:

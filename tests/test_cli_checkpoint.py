@@ -118,6 +118,13 @@ CASES = {  # the options, and the checkpoints after which a run is killed
                       [2, 9, 12]),
     "streamed-rows-cache": (["--algo", "averaged", "--no-shuffle", "--cache",
                              "--checkpoint-every", "12rows"], [1, 5, 7]),
+    # shuffled streams: a cache's pieces of 1 row in windows of 16 rows (killed inside passes
+    # 1 and 2), and a text file's windows of 16 rows (inside pass 2)
+    "streamed-shuffled-rows-cache": (["--algo", "averaged", "--cache", "--shuffle-window",
+                                      "16", "--random-state", "3", "--checkpoint-every",
+                                      "7rows"], [2, 9]),
+    "streamed-shuffled-rows": (["--algo", "voted", "--shuffle-window", "16", "--random-state",
+                                "3", "--checkpoint-every", "12rows"], [7]),
     # (its adapter's kill points inside and at the end of passes: pegasos-streamed-rows)
     "pegasos-streamed": (["--algo", "pegasos", "--lam", "0.01", "--set", "sampling=cyclic"],
                          [3]),
@@ -387,7 +394,8 @@ def test_resume_refuses_what_it_cannot_continue(tmp_path, data, capsys):
                        "--checkpoint-every", "100rows")
     assert status == 1 and "--checkpoint-every 100rows applies to a streamed fit, and this" \
         " one reads DATA into memory (the rows of each pass are shuffled (the default;" \
-        " --no-shuffle streams them in the file's order)); checkpoint every N epochs" in err
+        " --cache or --shuffle-window streams them shuffled by windows, --no-shuffle in the" \
+        " file's order)); checkpoint every N epochs" in err
     for bad in ("100row", "-1", "rows", "1.5"):
         with pytest.raises(SystemExit) as exc:
             main(["train", str(data), "--algo", "perceptron", "-o", str(model),

@@ -174,7 +174,6 @@ def test_cache_dir_holds_the_cache(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "why"), [
     (["--algo", "svm"], "--algo svm needs all the rows at once"),
-    (["--algo", "perceptron", "--shuffle"], "the rows of each pass are shuffled (the default;"),
     (["--algo", "pegasos"], "Pegasos streams with --set sampling=cyclic"),
 ])
 def test_cache_without_streaming_is_an_error_in_cli_terms(tmp_path, capsys, argv, why):
@@ -203,7 +202,8 @@ def test_batch_solver_says_it_holds_the_whole_file(tmp_path, capsys, monkeypatch
     assert code == 0 and err.split("\n")[0] + "\n" == (
         f"halfspaces: note: Perceptron trains on the whole of {data} in memory: 90 examples,"
         f" 7 features, about {megabytes:,.1f} MB; the rows of each pass are shuffled (the"
-        " default; --no-shuffle streams them in the file's order)\n")
+        " default; --cache or --shuffle-window streams them shuffled by windows, --no-shuffle"
+        " in the file's order)\n")
 
 
 def test_a_bad_line_is_named_by_file_and_line_when_streaming(tmp_path, capsys, monkeypatch):
@@ -590,3 +590,76 @@ def test_a_streamed_average_reports_its_own_accuracy_and_warns_on_ordered_rows(t
     assert f"training accuracy of the saved (averaged) model {expected.score(X, y):.4f}" in out
     code, out, err = _run(capsys, "train", tmp_path / "d.svm", *argv, "--json")
     assert code == 0 and "long runs of one class" not in err
+
+
+def _write_sorted(path, n, seed):
+    """0/1 features, 30% of labels +1 by a noisy linear rule, the lines sorted by label."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random(size=(n, 10)) < 0.3).astype(float)
+    y = np.where(X @ np.linspace(1, -1, 10) + 0.3 * rng.normal(size=n) > 0.5, 1, -1)
+    order = np.argsort(y, kind="stable")
+    path.write_text("".join(f"{y[i]} " + " ".join(f"{j + 1}:1" for j in np.flatnonzero(X[i]))
+                            + "\n" for i in order))
+    return path
+
+
+def test_a_sorted_file_streamed_from_its_cache_is_shuffled(tmp_path, capsys):
+    """The averaged perceptron on a file sorted by label, streamed from its cache: in the
+    file's order the saved model is poor (and a warning says why); shuffled (the default),
+    by windows of 50 rows of pieces read in a random order, it scores as the in-memory fit
+    with shuffled passes does."""
+    data, test = _write_sorted(tmp_path / "d.svm", 300, 0), _write_sorted(tmp_path / "t.svm",
+                                                                          1000, 1)
+    X_test, y_test = load_svmlight(test, n_features=10)
+    base = ["train", data, "--algo", "averaged", "--max-iter", "3", "--cache"]
+    code, _, err = _run(capsys, *base, "--no-shuffle", "-o", tmp_path / "ordered")
+    assert code == 0 and "come in long runs of one class" in err
+    assert "or drop --no-shuffle: each pass then reads the cache's pieces in a random" in err
+    ordered = load(tmp_path / "ordered").score(X_test, y_test)
+    X, y = load_svmlight(data)
+    reference = AveragedPerceptron(max_iter=3, random_state=0).fit(X, y).score(X_test, y_test)
+    code, out, err = _run(capsys, *base, "--shuffle-window", "50", "--random-state", "0", "-o",
+                          tmp_path / "shuffled")
+    assert code == 0, err
+    assert "long runs" not in err and "training accuracy of the saved" in out
+    assert load(tmp_path / "shuffled").score(X_test, y_test) >= reference - 0.03
+    assert reference > 0.88 and ordered < reference - 0.08
+
+
+def test_a_shuffled_stream_of_one_window_is_the_in_memory_model(tmp_path, capsys):
+    """A file of at most --shuffle-window rows is one window: each pass is fit's
+    permutation, so the streamed model (text or cache) is train's in memory, bit for bit."""
+    data = _write(tmp_path / "d.svm")
+    for algo in ("perceptron", "voted"):
+        argv = ["train", data, "--algo", algo, "--max-iter", "3", "--random-state", "4", "-q"]
+        assert _run(capsys, *argv, "-o", tmp_path / "memory")[0] == 0
+        expected = load(tmp_path / "memory")
+        for streamed in (["--shuffle-window", "90"], ["--cache"]):
+            assert _run(capsys, *argv, *streamed, "-o", tmp_path / "streamed")[0] == 0
+            model = load(tmp_path / "streamed")
+            for name in ("coef_", "intercept_", "n_iter_", "mistakes_per_epoch_"):
+                if hasattr(expected, name):
+                    assert np.array_equal(getattr(model, name), getattr(expected, name)), name
+
+
+def test_a_text_stream_shuffled_only_within_windows_warns(tmp_path, capsys):
+    data = _write_sorted(tmp_path / "d.svm", 200, 0)
+    code, _, err = _run(capsys, "train", data, "--algo", "averaged", "--shuffle-window", "50",
+                        "--max-iter", "2", "-o", tmp_path / "m")
+    assert code == 0
+    assert "come in long runs of one class" in err and "the rows moved only within windows" \
+        " of 50 rows of the file's order; add --cache" in err
+
+
+@pytest.mark.parametrize(("argv", "why"), [
+    (["--algo", "perceptron", "--no-shuffle"], "--no-shuffle streams the rows in the file"),
+    (["--algo", "svm"], "--algo svm needs all the rows at once"),
+    (["--algo", "pegasos", "--set", "sampling=cyclic"], "--no-shuffle streams the rows"),
+])
+def test_shuffle_window_applies_to_shuffled_streams_only(tmp_path, capsys, argv, why):
+    data = _write(tmp_path / "d.svm")
+    code, _, err = _run(capsys, "train", data, *argv, "--shuffle-window", "10", "-o",
+                        tmp_path / "m")
+    assert code == 1 and err.startswith("halfspaces: error: --shuffle-window applies to a"
+                                        " perceptron's training streamed with --shuffle")
+    assert why in err and "drop --shuffle-window" in err and not (tmp_path / "m").exists()

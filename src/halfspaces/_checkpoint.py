@@ -278,13 +278,14 @@ def rows_every(est) -> int:
         active.unit == "rows" else 0
 
 
-def rows_done(est, epochs: int, position: dict) -> None:
+def rows_done(est, epochs: int, position: dict, rng=None) -> None:
     """Inside pass ``epochs + 1`` of ``est``'s streamed fit, at ``position`` (JSON values:
     ``rows``, the rows of the pass made; ``made``, the rows made by the fit in all; and the
-    state the pass holds outside ``est``): a checkpoint if one is due."""
+    state the pass holds outside ``est``): a checkpoint if one is due. ``rng``: the fit's
+    generator as it was at the start of the pass, which draws the pass again on resume."""
     active = _ACTIVE.get()
     if active is not None and active.est is est:
-        active.epoch_done(est, epochs, None, position)
+        active.epoch_done(est, epochs, rng, position)
 
 
 def resume_position(est) -> dict | None:

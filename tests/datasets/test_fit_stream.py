@@ -206,8 +206,8 @@ def test_learners_that_need_all_rows_or_random_order_are_refused():
     blocks = blocks_of(X, y, [50])
     with pytest.raises(ValueError, match="SVC is not trained by streaming .*load the file"):
         fit_stream(SVC(), blocks)
-    with pytest.raises(ValueError, match="shuffle=True visits the rows in a random order"):
-        fit_stream(Perceptron(shuffle=True), blocks)
+    with pytest.raises(ValueError, match="'shuffle_window' must be an int >= 1 .* got 0"):
+        fit_stream(Perceptron(shuffle=True), blocks, shuffle_window=0)
     with pytest.raises(ValueError, match="sampling='permutation'.*only sampling='cyclic'"):
         fit_stream(PegasosSVC(), blocks)
     with pytest.raises(ValueError, match="tol=0.001: the stopping rule"):

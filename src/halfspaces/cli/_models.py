@@ -104,6 +104,8 @@ def _checkpoints(args: argparse.Namespace):
                "zero_based": args.zero_based, "vectorizer": args.vectorizer,
                "weight_column": getattr(args, "weight_column", None),
                "ignore_weights": getattr(args, "ignore_weights", False)}
+    if getattr(args, "shuffle_window", None):  # the order of a shuffled stream's passes
+        options["shuffle_window"] = args.shuffle_window
     return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
                         source=file_identity(args.data), options=options, resume=args.resume,
                         unit=args.checkpoint_unit)

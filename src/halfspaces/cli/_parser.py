@@ -303,9 +303,18 @@ def _add_train(sub) -> None:
                               " weights, --weight-column): every example counts once")
     p.add_argument("--cache", action="store_true",
                    help="svmlight, streaming learners: parse the file once into a binary cache"
-                        " beside it (FILE.hscache), read by later passes and later runs")
+                        " beside it (FILE.hscache), read by later passes and later runs; a"
+                        " perceptron's passes are shuffled (see --shuffle-window) unless"
+                        " --no-shuffle")
     p.add_argument("--cache-dir", metavar="DIR",
                    help="put the cache of --cache in DIR (implies --cache)")
+    p.add_argument("--shuffle-window", type=_positive_int, metavar="ROWS",
+                   help="perceptrons streamed with --shuffle (the default): each pass holds"
+                        " ROWS rows at a time (default 65536), in windows that are permuted,"
+                        " seeded by --random-state; with --cache its pieces of ROWS/16 rows"
+                        " come in a random order, so a file sorted by label is mixed; without"
+                        " --cache, giving it streams the text, whose rows move only within"
+                        " their window. Memory: about three windows of rows")
     p.add_argument("--checkpoint-every", type=_checkpoint_every, default=0, metavar="N[rows]",
                    action=_CheckpointEvery,
                    help="save the fit to MODEL.checkpoint (atomically; removed when the model"

@@ -82,9 +82,10 @@ def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
     if isinstance(getattr(estimator, "class_weight", None), str):  # "balanced"
         return ("--set class_weight=balanced weighs the classes by their counts in the whole"
                 " file (a dict {label: weight} streams)")
-    if getattr(estimator, "shuffle", False):
-        return ("the rows of each pass are shuffled (the default; --no-shuffle streams them in"
-                " the file's order)")
+    if getattr(estimator, "shuffle", False) and not (
+            args.cache or args.cache_dir or getattr(args, "shuffle_window", None)):
+        return ("the rows of each pass are shuffled (the default; --cache or --shuffle-window"
+                " streams them shuffled by windows, --no-shuffle in the file's order)")
     if type(estimator).__name__ == "KernelPegasosSVC":
         return "--algo pegasos --kernel needs all the rows at once (its Gram matrix)"
     if args.algo == "pegasos" and (estimator.sampling != "cyclic" or estimator.tol is not None
@@ -108,6 +109,12 @@ def train(args: argparse.Namespace) -> Streamed | None:
     if cache and args.quadratic:
         raise CLIError("--cache stores a file's features as read, and --quadratic adds their"
                        " products as they are read: drop --cache")
+    if getattr(args, "shuffle_window", None) and (
+            why is not None or not getattr(estimator, "shuffle", False)):
+        raise CLIError("--shuffle-window applies to a perceptron's training streamed with"
+                       " --shuffle, which this is not: "
+                       f"{why or '--no-shuffle streams the rows in the file order'}; drop"
+                       " --shuffle-window")
     if why is not None:
         if cache:
             flag = "--cache-dir" if args.cache_dir else "--cache"
@@ -158,7 +165,8 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
             _records.check_stream_width(args, source.n_features, source.zero_based,
                                         source.blocks)
         with fit_progress(args, estimator):
-            fit_stream(estimator, source, classes=source.classes, sample_weight=weights)
+            fit_stream(estimator, source, classes=source.classes, sample_weight=weights,
+                       shuffle_window=args.shuffle_window)
         n_features, zero_based = source.n_features, source.zero_based
         n, weighted = source.n_rows, bool(fmt == "vw" and source.weighted)
 
@@ -183,8 +191,15 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
                 last = y[-1]
                 first_class += int(np.count_nonzero(y == estimator.classes_[0]))
         accuracy = right / n
-        if binary and not args.quiet:
-            _warn_if_ordered(args, estimator, runs, first_class / n, n, accuracy, progressive)
+        window = None  # rows that moved only within windows of this many (None: not moved)
+        if getattr(estimator, "shuffle", False):
+            from ..datasets._shuffle import SHUFFLE_WINDOW
+
+            window = args.shuffle_window or SHUFFLE_WINDOW
+        # a cache's pieces, or one window, mix the rows of the whole file
+        if binary and not args.quiet and (window is None or not cache and n > window):
+            _warn_if_ordered(args, estimator, runs, first_class / n, n, accuracy, progressive,
+                             window)
     from ..persistence import save
 
     # what save_model records of a file read whole, for predict and evaluate
@@ -209,22 +224,33 @@ ORDERED_RUNS = 0.5
 
 
 def _warn_if_ordered(args: argparse.Namespace, estimator, runs: int, p: float, n: int,
-                     accuracy: float, progressive: float) -> None:
+                     accuracy: float, progressive: float, window: int | None) -> None:
     """Warn on stderr when the rows come in long runs of one class (sorted by label, for
     instance), which an average of the iterates weighs by their length: the last run's
     class dominates it. ``runs``: the runs of one label in the file, of ``n`` rows, a share
-    ``p`` of one class; a random order of them gives about ``1 + 2 n p (1 - p)`` runs."""
+    ``p`` of one class; a random order of them gives about ``1 + 2 n p (1 - p)`` runs.
+    ``window``: the rows were shuffled only within windows of that many rows of the file's
+    order (None: not shuffled)."""
     expected = 1.0 + 2.0 * n * p * (1.0 - p)
     if runs >= ORDERED_RUNS * expected:
         return
+    if window is not None:
+        fix = (f"the rows moved only within windows of {window} rows of the file's order; add"
+               " --cache (its pieces are read in a random order), a --shuffle-window of at"
+               f" least {n}, or shuffle the file's lines (e.g. 'shuf')")
+    elif args.cache or args.cache_dir:
+        fix = ("shuffle the file's lines (e.g. 'shuf'), or drop --no-shuffle: each pass then"
+               " reads the cache's pieces in a random order")
+    else:
+        fix = ("shuffle the file's lines (e.g. 'shuf'), or drop --no-shuffle: the rows of each"
+               " pass are then shuffled (in memory, or with --cache the cache's pieces in a"
+               " random order)")
     print(f"{PROG}: warning: the rows of {args.data} come in long runs of one class ({runs}"
           f" runs of one label where a random order of them gives about {expected:.0f}):"
           f" {type(estimator).__name__}'s saved model weighs the iterates by how long they"
           " lasted, so the last runs' class dominates it (training accuracy of the saved"
           f" model {accuracy:.4f}, against {progressive:.4f} for the running learner's"
-          " progressive accuracy); shuffle the file's lines (e.g. 'shuf'), or train in"
-          " memory, where the rows of each pass are shuffled (drop --no-shuffle and"
-          " --cache)", file=sys.stderr)
+          f" progressive accuracy); {fix}", file=sys.stderr)
 
 
 def progressive_accuracy(estimator, n_rows: int) -> float:
@@ -349,7 +375,8 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
     blocks = _Counted(args.data, fmt, n_features, zero_based, interactions=args.quadratic,
                       before=before)
     with fit_progress(args, estimator):
-        fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights)
+        fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights,
+                   shuffle_window=args.shuffle_window)
     return blocks
 
 
@@ -406,9 +433,9 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based,
 
 def _fit_once_refused(args: argparse.Namespace, estimator) -> bool:
     """Whether the training cannot read the file once whatever the columns (not a perceptron,
-    or checkpoints, a resume or a warm start)."""
+    or checkpoints, a resume, a warm start, or a shuffle, whose windows need the columns)."""
     return (args.algo not in PERCEPTRON_ALGOS or bool(args.checkpoint_every) or args.resume
-            or getattr(estimator, "warm_start", False))
+            or getattr(estimator, "warm_start", False) or getattr(estimator, "shuffle", False))
 
 
 def note_in_memory(args: argparse.Namespace, data, estimator) -> None:

@@ -61,6 +61,7 @@ class _Adapter:
     needs_rows = False  # whether begin() needs every label and ||x_i||^2
     batch = 1
     resumable = False  # whether a fit can go on from a checkpoint (see resume)
+    shuffles = False  # whether the estimator's shuffle=True shuffles the stream's passes
     takes_weights = False  # whether block() takes the rows' weights
 
     def __init__(self, est):
@@ -89,7 +90,7 @@ class PerceptronAdapter(_Adapter):
     def __init__(self, est, one_pass: bool):
         super().__init__(est)
         self.one_pass = one_pass
-        self.resumable = not one_pass
+        self.resumable = self.shuffles = not one_pass
         self.takes_weights = bool(getattr(est, "_takes_sample_weight", False))
 
     def epochs(self, summary):
@@ -97,10 +98,6 @@ class PerceptronAdapter(_Adapter):
 
     def begin(self, summary: Summary, source) -> None:
         est = self.est
-        if getattr(est, "shuffle", False):
-            raise ValueError(f"{self.name}: shuffle=True visits the rows in a random order,"
-                             " which a stream read in file order cannot; pass shuffle=False,"
-                             " or load the whole file and call fit.")
         est._validate_params()
         classes = check_classes(self.name, summary.classes, None)
         warm = (not self.one_pass and getattr(est, "warm_start", False)

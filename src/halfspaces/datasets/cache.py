@@ -195,46 +195,50 @@ class CachedData:
     def blocks(self, *, weights: bool = False) -> Iterator[tuple]:
         """Yield ``(X, y)`` (or ``(X, y, sample_weight)``, None for a svmlight file, which
         has no weights) for each block, memory-mapped: only the blocks in use are mapped, so
-        memory stays bounded. Each block's CSR structure is checked (row pointers, column
-        indices in range, sorted and without repeats, as the cache writes them) the first
-        time it is yielded."""
+        memory stays bounded (see :meth:`block`)."""
+        for k in range(len(self.header["blocks"])):
+            yield self.block(k, weights=weights)
+
+    def block(self, k: int, *, weights: bool = False) -> tuple:
+        """Block ``k`` as :meth:`blocks` yields it, memory-mapped. Its CSR structure is
+        checked (row pointers, column indices in range, sorted and without repeats, as the
+        cache writes them) the first time it is read."""
         from .._csr import OK, csr_fault
 
         has_weights = self.header["reader"]["format"] == "vw"
-        for k, (rows, nnz) in enumerate(self.header["blocks"]):
-            arrays = [self._map(k, what) for what in ("data", "indices", "indptr", "labels")]
-            data, indices, indptr, labels = arrays
-            if data.shape != (nnz,) or indptr.shape != (rows + 1,) or labels.shape != (rows,) \
-                    or indices.shape != (nnz,):
-                raise CacheError(f"{self.directory}: block {k} does not match header.json (the"
-                                 " cache is damaged); delete the directory to rebuild it.")
-            if indptr[0] != 0 or indptr[-1] != nnz:
-                raise CacheError(f"{self.directory}: block {k}'s row pointers do not run from"
-                                 f" 0 to its {nnz} entries (the cache is damaged); delete the"
-                                 " directory to rebuild it.")
-            X = sp.csr_matrix((data, indices, indptr), shape=(rows, self.n_features))
-            fault, row, canonical = OK, -1, True
-            if k not in self._checked:  # files checked once, opened in a locked directory
-                fault, row, _, canonical = csr_fault(X, finite=False)
-            if fault != OK or not canonical:
-                if fault == OK and not canonical:  # the first row whose indices repeat
-                    p = np.flatnonzero(np.diff(indices) <= 0) + 1
-                    row = int(np.searchsorted(indptr, p[~np.isin(p, indptr)][0], "right")) - 1
-                raise CacheError(f"{self.directory}: block {k} is not a valid CSR matrix (row"
-                                 f" {max(row, 0)} of the block: its row pointers or column"
-                                 " indices are out of range, unsorted or repeated); the cache"
-                                 " is damaged; delete the directory to rebuild it.")
-            self._checked.add(k)
-            X.has_sorted_indices = True
-            if weights:
-                w = self._map(k, "weights") if has_weights else None
-                if w is not None and w.shape != (rows,):
-                    raise CacheError(f"{self.directory}: block {k}'s weights do not match"
-                                     " header.json (the cache is damaged); delete the"
-                                     " directory to rebuild it.")
-                yield X, labels, w
-            else:
-                yield X, labels
+        rows, nnz = self.header["blocks"][k]
+        arrays = [self._map(k, what) for what in ("data", "indices", "indptr", "labels")]
+        data, indices, indptr, labels = arrays
+        if data.shape != (nnz,) or indptr.shape != (rows + 1,) or labels.shape != (rows,) \
+                or indices.shape != (nnz,):
+            raise CacheError(f"{self.directory}: block {k} does not match header.json (the"
+                             " cache is damaged); delete the directory to rebuild it.")
+        if indptr[0] != 0 or indptr[-1] != nnz:
+            raise CacheError(f"{self.directory}: block {k}'s row pointers do not run from"
+                             f" 0 to its {nnz} entries (the cache is damaged); delete the"
+                             " directory to rebuild it.")
+        X = sp.csr_matrix((data, indices, indptr), shape=(rows, self.n_features))
+        fault, row, canonical = OK, -1, True
+        if k not in self._checked:  # files checked once, opened in a locked directory
+            fault, row, _, canonical = csr_fault(X, finite=False)
+        if fault != OK or not canonical:
+            if fault == OK and not canonical:  # the first row whose indices repeat
+                p = np.flatnonzero(np.diff(indices) <= 0) + 1
+                row = int(np.searchsorted(indptr, p[~np.isin(p, indptr)][0], "right")) - 1
+            raise CacheError(f"{self.directory}: block {k} is not a valid CSR matrix (row"
+                             f" {max(row, 0)} of the block: its row pointers or column"
+                             " indices are out of range, unsorted or repeated); the cache"
+                             " is damaged; delete the directory to rebuild it.")
+        self._checked.add(k)
+        X.has_sorted_indices = True
+        if not weights:
+            return X, labels
+        w = self._map(k, "weights") if has_weights else None
+        if w is not None and w.shape != (rows,):
+            raise CacheError(f"{self.directory}: block {k}'s weights do not match"
+                             " header.json (the cache is damaged); delete the"
+                             " directory to rebuild it.")
+        return X, labels, w
 
     def load(self) -> tuple[sp.csr_matrix, np.ndarray]:
         """The whole data in memory, ``(X, y)``, as the loaders return it."""

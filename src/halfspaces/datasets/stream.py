@@ -269,7 +269,7 @@ def _summarize(source: _Blocks, adapter, known=None):
 
 
 def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, summary=None,
-               sample_weight: bool = False):
+               sample_weight: bool = False, shuffle_window: int | None = None):
     """Train an online learner over blocks of rows, as its in-memory method on all of them.
 
     The model equals, bit for bit, the one of the learner's in-memory method on the blocks
@@ -287,7 +287,9 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     ----------
     estimator : an online learner (see above)
         With ``shuffle=False`` (perceptrons) or ``sampling="cyclic"`` (Pegasos): a stream is
-        read in file order. Other learners raise a ValueError saying to load the file.
+        read in file order. A perceptron with ``shuffle=True`` reads each pass shuffled, by
+        windows of ``shuffle_window`` rows (see below). Other learners raise a ValueError
+        saying to load the file.
     blocks : CachedData, list of (X, y), or callable
         The data: a cache (:func:`~halfspaces.datasets.cache.open_cached`), a list of blocks,
         or a function returning a new iterator of ``(X, y)`` blocks for each pass (e.g.
@@ -311,6 +313,16 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
         weights (a class without ``sample_weight``; Pegasos and logistic regression, whose
         streamed passes do not weigh yet) raises :class:`WeightsRefused`, before learning,
         when a weight is not 1.
+    shuffle_window : int or None, default=None
+        With a perceptron's ``shuffle=True``: the rows a pass holds at a time (None: 65,536).
+        Each pass is a block shuffle buffer seeded by the estimator's ``random_state``: the
+        rows come in windows of ``shuffle_window`` rows, each permuted, and a cache gives
+        its rows in pieces of ``shuffle_window // 16`` rows taken in a random order, so
+        that a window mixes rows from all over the data (a list or a callable is read in
+        its order: its rows move only within their window). Data of at most
+        ``shuffle_window`` rows is one window: the model is then ``fit``'s with
+        ``shuffle=True``, bit for bit. A fit resumed from a checkpoint inside a pass makes
+        the same passes.
 
     Returns
     -------
@@ -330,14 +342,18 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     >>> bool(np.array_equal(streamed.coef_, in_memory.coef_)), streamed.n_iter_ == in_memory.n_iter_
     (True, True)
     """
+    from .._base import check_random_state
     from .._checkpoint import epoch_done, resume_point, resume_position, rows_done, rows_every
     from ._adapters import Summary, adapter_for
+    from ._shuffle import check_window, shuffled_pass
 
     if epochs is not None and (isinstance(epochs, bool) or not isinstance(
             epochs, (int, np.integer)) or epochs < 1):
         raise ValueError(f"fit_stream: 'epochs' must be an int >= 1 or None; got {epochs!r}.")
     source = _Blocks(blocks, sample_weight)
     adapter = adapter_for(estimator, epochs)
+    window = check_window(shuffle_window)
+    shuffles = adapter.shuffles and bool(getattr(estimator, "shuffle", False))
     if sample_weight and not adapter.takes_weights:
         _refuse_weights(source, adapter, blocks)
     if summary is None and hasattr(blocks, "header"):  # a cache knows its rows and classes
@@ -349,8 +365,11 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     summary = _summarize(source, adapter, summary)
     adapter.begin(summary, source)
     epochs = adapter.epochs(summary)
+    # the passes' orders, drawn as fit draws them (a checkpoint records its state)
+    rng = check_random_state(estimator.random_state) if shuffles else None
     # 0, or the passes of a checkpoint (halfspaces._checkpoint) whose state is now the model's
-    done = adapter.resume(resume_point(estimator)) if adapter.resumable else 0
+    # (and rng's: at the start of the pass it was written in, or after the last pass made)
+    done = adapter.resume(resume_point(estimator, rng)) if adapter.resumable else 0
     # checkpoints inside a pass: every `every` rows, and where in its pass one resumed from
     every = rows_every(estimator) if adapter.resumable else 0
     position = resume_position(estimator) if adapter.resumable else None
@@ -358,7 +377,10 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
     rows = 0
     for epoch, limit in enumerate(epochs[done:], start=done + 1):
         adapter.start_epoch(summary.n_rows if limit is None else limit)
-        rows, blocks = 0, source.weighted()
+        start = _copy(rng)  # what a checkpoint inside this pass records
+        rows = 0
+        blocks = source.weighted() if rng is None else \
+            shuffled_pass(source, summary.n_rows, rng, window)
         if position:  # the rows the checkpoint had made of this pass are skipped
             rows = position["rows"]
             adapter.restore(position["state"])
@@ -373,13 +395,22 @@ def fit_stream(estimator, blocks, *, classes=None, epochs: int | None = None, su
                 made += X.shape[0]
                 if every:  # a checkpoint when one is due
                     rows_done(estimator, epoch - 1, {"rows": rows, "made": made,
-                                                     "state": adapter.state()})
+                                                     "state": adapter.state()}, start)
         if adapter.end_epoch(rows):
             break
         if adapter.resumable and epoch < len(epochs):
-            epoch_done(estimator, epoch)  # a checkpoint when one is due
+            epoch_done(estimator, epoch, rng)  # a checkpoint when one is due
     adapter.end(rows)
     return estimator
+
+
+def _copy(rng: np.random.RandomState | None) -> np.random.RandomState | None:
+    """A generator in ``rng``'s state (None: None)."""
+    if rng is None:
+        return None
+    copy = np.random.RandomState()
+    copy.set_state(rng.get_state())
+    return copy
 
 
 def fit_file(
@@ -399,6 +430,7 @@ def fit_file(
     hash_features: bool = True,
     seed: int = 0,
     sample_weight: bool = False,
+    shuffle_window: int | None = None,
 ):
     """Train an online learner on a data file by streaming it (see :func:`fit_stream`).
 
@@ -437,6 +469,9 @@ def fit_file(
         VW: train with the importance weights, as ``fit(X, y, sample_weight=w)`` on
         ``load_vw(..., return_weights=True)`` (see :func:`fit_stream`). svmlight has no
         weights.
+    shuffle_window : int or None
+        A perceptron's ``shuffle=True``: the rows a pass holds (see :func:`fit_stream`);
+        the text is read in its order, the cache's pieces out of order.
 
     Returns
     -------
@@ -460,7 +495,8 @@ def fit_file(
         reader.update(hash_features=hash_features, seed=seed)
     if cache:
         return fit_stream(estimator, open_cached(path, cache_dir, format=fmt, **reader),
-                          classes=classes, epochs=epochs, sample_weight=sample_weight)
+                          classes=classes, epochs=epochs, sample_weight=sample_weight,
+                          shuffle_window=shuffle_window)
     adapter = adapter_for(estimator, epochs)
     survey = fmt == "svmlight" and (n_features is None or zero_based == "auto")
     single = (not survey and classes is not None and not adapter.needs_rows
@@ -488,7 +524,7 @@ def fit_file(
     return fit_stream(estimator, watched(path, lambda: iter_blocks(path, fmt, **reader),
                                          before),
                       classes=classes, epochs=epochs, summary=summary,
-                      sample_weight=sample_weight)
+                      sample_weight=sample_weight, shuffle_window=shuffle_window)
 
 
 def watched(path, blocks, before: dict | None = None):
