@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-# Rows held by a pass: large enough that most data sets are one window, and a window of
-# sparse rows takes tens of MB.
+# Rows held by a pass: most data sets are one window.
 SHUFFLE_WINDOW = 1 << 16
 # The pieces of a window read out of order (a cache).
 PIECES = 16
