@@ -416,6 +416,32 @@ def test_dataframe_and_svmlight_shards_match_the_dask_array(client, tmp_path):
     assert est.n_features_in_ == 3
 
 
+def test_dask_ml_conventions_a_frame_with_a_series_and_prediction_on_a_frame(client):
+    """fit(est, X_frame, y_series) as dask-ml takes it: the same shards as the label column
+    of one frame, so the same model; predict on a DataFrame equals the local predict."""
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _data(n=60, d=3, seed=22)
+    frame = dd.from_pandas(pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y),
+                           npartitions=3)
+    X_frame, y_series = frame[["a", "b", "c"]], frame["label"]
+    by_name = hd.fit(SVC(C=1.0), frame, "label", random_state=0)
+    by_series = hd.fit(SVC(C=1.0), X_frame, y_series, random_state=0)
+    np.testing.assert_array_equal(by_series.coef_, by_name.coef_)
+    np.testing.assert_array_equal(by_series.feature_names_in_, ["a", "b", "c"])
+    ref = SVC(C=1.0, solver="qp").fit(X, y)
+    assert by_series.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+    local = pd.DataFrame(X, columns=["a", "b", "c"])
+    np.testing.assert_array_equal(hd.predict(by_series, X_frame).compute(),
+                                  by_series.predict(local))
+    np.testing.assert_allclose(hd.decision_function(by_series, X_frame).compute(),
+                               by_series.decision_function(local), rtol=1e-12)
+    with pytest.raises(ValueError, match="y has 2 partitions .* but X has 3"):
+        hd.fit(SVC(), X_frame, y_series.repartition(npartitions=2))
+    with pytest.raises(ValueError, match="X has 4 columns, but SVC was fitted with 3"):
+        hd.predict(by_series, frame)
+
+
 def test_unknown_chunk_sizes_and_empty_blocks_from_a_row_filter(client):
     X, y = _data(n=60, seed=8)
     X[20:40, 0] = -1.0  # the filter empties the middle block

@@ -203,11 +203,11 @@ def _feature_names(estimator, X, y, method: str):
     """The feature names to record, as scikit-learn records a pandas DataFrame's columns:
     a Dask DataFrame's columns other than the label ``y`` when they are all strings, or
     those of an estimator that the online pass continues; None otherwise."""
-    from ._data import is_dask_frame
+    from ._data import is_dask_frame, is_dask_labels
 
     names = None
-    if is_dask_frame(X) and isinstance(y, str):
-        columns = [c for c in X.columns if c != y]
+    if is_dask_frame(X) and (isinstance(y, str) or is_dask_labels(y)):
+        columns = [c for c in X.columns if not isinstance(y, str) or c != y]
         if all(isinstance(c, str) for c in columns):
             names = np.asarray(columns, dtype=object)
     kept = getattr(estimator, "feature_names_in_", None) if method == "online" else None
@@ -242,9 +242,10 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         A dask array of NumPy or ``scipy.sparse`` CSR blocks, chunked along rows only; a
         Dask DataFrame whose columns other than the label column ``y`` are the features; or
         svmlight files (one shard each) read by the workers, with ``y=None``.
-    y : dask array, NumPy array, str or None
-        The labels, chunked like ``X`` (a NumPy array is chunked like ``X``); the label
-        column's name for a DataFrame; None for svmlight files.
+    y : dask array, NumPy array, Dask Series, str or None
+        The labels, chunked like ``X`` (a NumPy array is chunked like ``X``); for a
+        DataFrame, the label column's name or a Dask Series partitioned like ``X`` (as
+        dask-ml takes it); None for svmlight files.
     method : {"auto", "online", "ipm", "cocoa", "lbfgs", "average", "minibatch"}
         ``"auto"`` picks the estimator's distributed algorithm.
     client : distributed.Client or None

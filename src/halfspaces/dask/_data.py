@@ -91,6 +91,20 @@ def prepare_frame(frame, label: str, j: int):
     return as_block(features.to_numpy(dtype=np.float64), j), y
 
 
+def prepare_frame_labels(frame, labels, j: int):
+    """Task: one shard from a pandas partition of features and its partition of labels."""
+    y = labels.to_numpy() if hasattr(labels, "to_numpy") else np.asarray(labels)
+    if y.shape[0] != frame.shape[0]:
+        raise ValueError(f"{OWNER}: partition {j} has {frame.shape[0]} rows of X but"
+                         f" {y.shape[0]} labels; give X and y the same partitions (e.g. y ="
+                         " frame[label] and X = frame.drop(columns=label)).")
+    return prepare_frame(frame.assign(**{LABEL: y}), LABEL, j)
+
+
+#: The column under which a Series of labels joins its partition of features.
+LABEL = "__halfspaces_label__"
+
+
 def read_svmlight_shard(path, j: int):
     """Task: read one svmlight file (indices kept as written: 0 allowed, shifted later)."""
     from ..datasets import load_svmlight
@@ -250,9 +264,21 @@ def _delayed_shards(X: Any, y: Any, tag: str) -> tuple[list, bool]:
         return [task(xb, yb, j, dask_key_name=(key, j))
                 for j, (xb, yb) in enumerate(zip(xs, ys, strict=True))], False
     if is_dask_frame(X):
+        if is_dask_labels(y):  # dask-ml's convention: the labels as a Series (or array)
+            parts = y.to_delayed()
+            parts = parts.ravel() if isinstance(parts, np.ndarray) else parts
+            if len(parts) != X.npartitions:
+                raise ValueError(f"{OWNER}: y has {len(parts)} partitions (or blocks) but X"
+                                 f" has {X.npartitions}; build both from the same source, or"
+                                 " give y as the name of a label column of X.")
+            task = dask.delayed(prepare_frame_labels, pure=True)
+            return [task(part, labels, j, dask_key_name=(key, j))
+                    for j, (part, labels) in enumerate(zip(X.to_delayed(), parts,
+                                                           strict=True))], False
         if not isinstance(y, str) or y not in X.columns:
             raise ValueError(f"{OWNER}: with a Dask DataFrame, y must name its label column"
-                             f" (one of {list(X.columns)[:8]}); got {y!r}.")
+                             f" (one of {list(X.columns)[:8]}) or be a Dask Series with X's"
+                             f" partitions; got {type(y).__name__} {y!r:.80}.")
         task = dask.delayed(prepare_frame, pure=True)
         return [task(part, y, j, dask_key_name=(key, j))
                 for j, part in enumerate(X.to_delayed())], False
@@ -262,6 +288,19 @@ def _delayed_shards(X: Any, y: Any, tag: str) -> tuple[list, bool]:
         f" {type(X).__name__}. Wrap in-memory data with dask.array.from_array(X, chunks=("
         "rows_per_block, -1))."
     )
+
+
+def is_dask_labels(y: Any) -> bool:
+    """``y`` is a Dask Series or a 1-D dask array."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        dd = None
+    if dd is not None and isinstance(y, dd.Series):
+        return True
+    import dask.array as da
+
+    return isinstance(y, da.Array)
 
 
 def is_dask_frame(X: Any) -> bool:

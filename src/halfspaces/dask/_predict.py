@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._data import check_dask_X
+from ._data import check_dask_X, is_dask_frame
 
 _MISSING = (
     "The Dask backend needs the optional dependency 'dask[array]':"
@@ -43,6 +43,8 @@ def _map(owner: str, estimator: Any, X: Any, method: str, *, kind: str) -> Any:
     if not hasattr(estimator, method):
         raise TypeError(f"{owner}: {_name(estimator)} has no {method}.")
     check_is_fitted(estimator)
+    if is_dask_frame(X):
+        return _map_frame(owner, estimator, X, method, kind=kind)
     check_dask_X(owner, X, da)
     n_features = getattr(estimator, "n_features_in_", None)
     if n_features is not None and X.shape[1] != n_features:
@@ -63,13 +65,33 @@ def _map(owner: str, estimator: Any, X: Any, method: str, *, kind: str) -> Any:
     return X.map_blocks(func, drop_axis=1, meta=meta)
 
 
+def _map_frame(owner: str, estimator: Any, X: Any, method: str, *, kind: str) -> Any:
+    """``getattr(estimator, method)`` on each partition of a Dask DataFrame (with its
+    column names), as a dask array with unknown row chunks."""
+    import dask
+    import dask.array as da
+
+    n_features = getattr(estimator, "n_features_in_", None)
+    if n_features is not None and len(X.columns) != n_features:
+        raise ValueError(f"{owner}: X has {len(X.columns)} columns, but {_name(estimator)} was"
+                         f" fitted with {n_features} features; drop the label column and"
+                         " pass the feature columns.")
+    n_classes = len(estimator.classes_)
+    one = kind == "labels" or (kind == "scores" and n_classes == 2)
+    dtype = np.asarray(estimator.classes_).dtype if kind == "labels" else np.float64
+    shape = (np.nan,) if one else (np.nan, n_classes)
+    func = dask.delayed(getattr(estimator, method), pure=True)
+    return da.concatenate([da.from_delayed(func(part), shape=shape, dtype=dtype)
+                           for part in X.to_delayed()])
+
+
 def predict(estimator: Any, X: Any) -> Any:
     """Predicted labels of a fitted estimator for each row of a dask array, lazily.
 
     Parameters
     ----------
     estimator : fitted classifier
-    X : dask array of shape (n_samples, n_features)
+    X : dask array of shape (n_samples, n_features), or Dask DataFrame
         Chunked along rows only; dense or CSR blocks.
 
     Returns
