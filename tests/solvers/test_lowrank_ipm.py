@@ -84,3 +84,29 @@ def test_dcd_with_and_without_shrinking_is_the_qp_optimum(fit_intercept=False):
         assert res.converged
         assert res.primal == pytest.approx(_objective(X, y, 0.1, None, qp.theta, qp.theta_0),
                                            rel=1e-6)
+
+
+def test_where_the_interior_point_stops_short_dcd_from_its_iterate_certifies(monkeypatch):
+    from halfspaces.linear import svm
+
+    X, y = _noisy(n=24, d=3)
+    short = []
+
+    def six_steps(*args, **kwargs):
+        res = svm_lowrank_ipm(*args, **{**kwargs, "max_iter": 6})
+        short.append(res.converged)
+        return res
+
+    def no_clarabel(*args, **kwargs):
+        raise AssertionError("DCD from the interior point's iterate certifies without it")
+
+    monkeypatch.setattr(svm, "svm_lowrank_ipm", six_steps)
+    monkeypatch.setattr(svm, "svm_primal_qp", no_clarabel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SolverFallbackWarning)
+        auto = SVC(C=100.0, fit_intercept=False, random_state=0).fit(X, y)
+    qp = svm_primal_qp(X, y, 100.0, fit_intercept=False)
+    assert short == [False]
+    assert auto.duality_gap_ <= 1e-6 * auto.objective_
+    assert auto.objective_ == pytest.approx(_objective(X, y, 100.0, None, qp.theta, 0.0),
+                                            rel=1e-6)

@@ -508,6 +508,11 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                                   sample_weight=s)
             if ipm.converged:
                 return ipm.theta, ipm.theta_0, ipm.alpha, ipm.n_iter
+            # rounding stalled it near the optimum: DCD from there certifies in a few epochs
+            res = self._dcd(X, y, seed, s, (ipm.alpha, ipm.theta_0, None), None, None,
+                            products, hand_over=False)
+            if res.converged:
+                return res.theta, res.theta_0, res.alpha, ipm.n_iter + res.n_iter
         nnz = X.nnz if sp.issparse(X) else X.size
         check_allocation("SVC", _QP_PRIMAL_BYTES * (nnz + X.shape[1] ** 2),
                          f"the interior point on {X.shape[0]} x {X.shape[1]} rows",
@@ -536,16 +541,16 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
         return res.theta, res.theta_0, res.alpha, res.n_iter
 
     def _dcd(self, X, y: NDArray, seed: int, s: NDArray | None, warm, checkpoint, resume,
-             products=None):
+             products=None, hand_over: bool = True):
         """DCD's result on one binary problem, from ``warm = (alpha, theta_0, C0)`` (see
-        ``dcd_svm``) or zero."""
+        ``dcd_svm``) or zero; ``hand_over``: it may give up early for the interior point."""
         alpha0, theta_0, C0 = (None, 0.0, None) if warm is None else warm
         return dcd_svm(X, y, self.C_, loss=self.loss, fit_intercept=bool(self.fit_intercept),
                        tol=self.tol, max_iter=self.max_iter, shrinking=bool(self.shrinking),
                        rng=seed, verbose=bool(self.verbose), owner="SVC", sample_weight=s,
                        alpha0=alpha0, theta_0=theta_0, C0=C0, callback=listener(),
                        checkpoint=checkpoint, resume=resume, products=products,
-                       give_up_after=_ipm_epochs(X) if checkpoint is None
+                       give_up_after=_ipm_epochs(X) if hand_over and checkpoint is None
                        and self._ipm_applies(X) and _qp_fits(X) else np.inf)
 
     def _ipm_applies(self, X) -> bool:

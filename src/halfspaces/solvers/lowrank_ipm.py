@@ -33,6 +33,7 @@ from .._primitives import dot_dense, matvec, product_rows, rmatvec, sparse_produ
 __all__ = ["IPMResult", "svm_lowrank_ipm"]
 
 _STEP_BACK = 0.99  # fraction of the way to the boundary a step goes
+_STALL = 4  # steps without a smaller gap after which the run stops with its best iterate
 
 
 @dataclass
@@ -85,7 +86,9 @@ def svm_lowrank_ipm(X, y: NDArray, C: float, *, fit_intercept: bool = True,
                     sample_weight: NDArray | None = None) -> IPMResult:
     """Solve the hinge-loss SVM (``C`` form, finite ``C``) on dense or CSR ``X``, ``y`` in
     {-1, +1}, to a relative duality gap of ``gap_tol`` (checked by
-    :func:`~halfspaces.solvers.dcd.primal_dual`) or ``max_iter`` Newton steps."""
+    :func:`~halfspaces.solvers.dcd.primal_dual`) or ``max_iter`` Newton steps; where
+    rounding stalls it first (the result not ``converged``), its best iterate is returned,
+    a good warm start for dual coordinate descent."""
     from .dcd import primal_dual
 
     n, d = X.shape
@@ -116,7 +119,8 @@ def svm_lowrank_ipm(X, y: NDArray, C: float, *, fit_intercept: bool = True,
         gap = (primal - dual) / abs(primal)
         if gap < best[0]:
             best = (gap, (theta, b, np.clip(alpha, 0.0, U), it))
-        if not gap > gap_tol:  # met, or nan: numerical trouble
+        # met; or nan, or no better for _STALL steps: the Newton systems' rounding
+        if not gap > gap_tol or it - best[1][3] >= _STALL:
             break
         r_dual = Zv(theta) - 1.0 + b * y - z + v
         r_eq = dot_dense(y, alpha) if fit_intercept else 0.0
