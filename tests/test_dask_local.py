@@ -116,3 +116,20 @@ def test_importing_halfspaces_does_not_import_dask():
     code = ("import sys, halfspaces, halfspaces.dask; halfspaces.Perceptron;"
             " assert 'dask' not in sys.modules, sorted(m for m in sys.modules if 'dask' in m)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_method_table_drives_auto_the_checks_and_the_options():
+    """Every row of METHODS: auto picks it for its classes (where it is the default), it
+    accepts them and its own options, and it refuses an option of another method."""
+    import halfspaces
+
+    for name, row in hd.METHODS.items():
+        for cls in row.estimators:
+            est = getattr(halfspaces, cls)()
+            assert (hd._auto_method(est) == name) == row.auto
+            hd._check_method(est, name)
+            assert set(hd._options(est, name, {})) == set(row.options)
+        if row.estimators and "n_passes" not in row.options:
+            with pytest.raises(TypeError, match=f"not used by method='{name}'"):
+                hd._options(est, name, {"n_passes": 2})
+    assert hd._auto_method(halfspaces.VotedPerceptron()) == "online"

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,54 +61,51 @@ __all__ = ["fit", "fit_blocks", "predict", "decision_function", "predict_proba"]
 
 OWNER = "halfspaces.dask.fit"
 
-#: The options of each method and their defaults (None: taken from the estimator).
-OPTIONS: dict[str, dict[str, Any]] = {
-    "online": {"n_passes": 1, "shuffle_blocks": False, "random_state": None},
-    "ipm": {"max_iter": None, "mixing": "uniform", "shuffle": None, "random_state": None},
-    "cocoa": {"max_iter": None, "tol": None, "local_iters": 100, "theta": 0.1,
-              "working_set": 1000, "rho": None,
-              "random_state": None},
-    "lbfgs": {},
-    "average": {"max_iter": None, "shuffle": None, "random_state": None},
-    "minibatch": {"batch_size": None, "n_iter": None, "max_iter": None,
-                  "random_state": None},
+@dataclass(frozen=True)
+class Method:
+    """A row of :data:`METHODS`: what a distributed method trains and how it is called."""
+
+    estimators: tuple[str, ...]  # the halfspaces classes it trains (empty: any partial_fit)
+    auto: bool  # method="auto" picks it for those classes
+    options: dict[str, Any]  # its options and their defaults (None: the estimator's)
+    fit: str  # the name of its function in this module
+
+
+#: The Dask methods: every list of methods, defaults and options is read from this table.
+METHODS: dict[str, Method] = {
+    "online": Method((), False, {"n_passes": 1, "shuffle_blocks": False,
+                                 "random_state": None}, "_fit_online"),
+    "ipm": Method(("Perceptron", "AveragedPerceptron"), True,
+                  {"max_iter": None, "mixing": "uniform", "shuffle": None,
+                   "random_state": None}, "_fit_ipm"),
+    "cocoa": Method(("SVC",), True,
+                    {"max_iter": None, "tol": None, "local_iters": 100, "theta": 0.1,
+                     "working_set": 1000, "rho": None, "random_state": None}, "_fit_cocoa"),
+    "lbfgs": Method(("LogisticRegression",), True, {}, "_fit_lbfgs"),
+    "average": Method(("PegasosSVC",), True,
+                      {"max_iter": None, "shuffle": None, "random_state": None},
+                      "_fit_average"),
+    "minibatch": Method(("PegasosSVC",), False,
+                        {"batch_size": None, "n_iter": None, "max_iter": None,
+                         "random_state": None}, "_fit_minibatch"),
 }
 
 
-def _auto_method(estimator) -> str:
-    from ..linear import (
-        SVC,
-        AveragedPerceptron,
-        LogisticRegression,
-        PegasosSVC,
-        Perceptron,
-    )
+def _trains(method: str, estimator) -> bool:
+    """Whether ``method`` trains ``estimator``'s class itself (not a subclass)."""
+    from .. import linear
 
-    kind = type(estimator)
-    if kind in (Perceptron, AveragedPerceptron):
-        return "ipm"
-    if kind is SVC:
-        return "cocoa"
-    if kind is LogisticRegression:
-        return "lbfgs"
-    if kind is PegasosSVC:
-        return "average"
-    return "online"
+    return any(type(estimator) is getattr(linear, name)
+               for name in METHODS[method].estimators)
+
+
+def _auto_method(estimator) -> str:
+    return next((name for name, row in METHODS.items()
+                 if row.auto and _trains(name, estimator)), "online")
 
 
 def _check_method(estimator, method: str) -> None:
-    from ..linear import (
-        SVC,
-        AveragedPerceptron,
-        LogisticRegression,
-        PegasosSVC,
-        Perceptron,
-    )
-
     name = type(estimator).__name__
-    needs = {"ipm": (Perceptron, AveragedPerceptron), "cocoa": (SVC,),
-             "lbfgs": (LogisticRegression,), "average": (PegasosSVC,),
-             "minibatch": (PegasosSVC,)}
     if method == "online":
         if not hasattr(estimator, "partial_fit"):
             raise TypeError(
@@ -116,8 +114,8 @@ def _check_method(estimator, method: str) -> None:
                 " it on a sample that fits in memory, or use an online estimator such as"
                 " PegasosSVC (kernel=None) or Perceptron.")
         return
-    if type(estimator) not in needs[method]:
-        allowed = " or ".join(c.__name__ for c in needs[method])
+    if not _trains(method, estimator):
+        allowed = " or ".join(METHODS[method].estimators)
         raise TypeError(f"{OWNER}: method={method!r} trains {allowed}; got {name}. Use"
                         " method='auto' (or 'online' for any estimator with partial_fit).")
     if method == "cocoa":
@@ -135,12 +133,13 @@ def _check_method(estimator, method: str) -> None:
 
 
 def _options(estimator, method: str, given: dict) -> dict:
-    unknown = sorted(set(given) - set(OPTIONS[method]))
+    defaults = METHODS[method].options
+    unknown = sorted(set(given) - set(defaults))
     if unknown:
-        listed = ", ".join(OPTIONS[method]) or "none"
+        listed = ", ".join(defaults) or "none"
         raise TypeError(f"{OWNER}: option(s) {unknown} are not used by method={method!r}"
                         f" ({type(estimator).__name__}); its options are: {listed}.")
-    opts = {**OPTIONS[method], **given}
+    opts = {**defaults, **given}
     if "random_state" in opts and opts["random_state"] is None:
         opts["random_state"] = getattr(estimator, "random_state", None)
     for name in ("max_iter", "batch_size"):
@@ -314,7 +313,7 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
     """
     import_dask()
     if method != "auto":
-        check_choice(OWNER, "method", method, ("auto", *OPTIONS))
+        check_choice(OWNER, "method", method, ("auto", *METHODS))
     method = _auto_method(estimator) if method == "auto" else method
     _check_method(estimator, method)
     if hasattr(estimator, "_validate_params") and method != "online":
@@ -332,7 +331,7 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
     try:
         run.shards = load_shards(client, X, y, run.tag, int(retries))
         labels = _classes(estimator, run.shards, classes, method)
-        fitted = _FIT[method](run, estimator, labels, opts)
+        fitted = globals()[METHODS[method].fit](run, estimator, labels, opts)
     finally:
         if run.shards is not None:
             run.close()
@@ -488,10 +487,6 @@ def _fit_minibatch(run, estimator, classes, opts):
     fitted.n_mistakes_ = int(history["mistakes"].sum())
     fitted.dask_history_ = history
     return fitted
-
-
-_FIT = {"online": _fit_online, "ipm": _fit_ipm, "cocoa": _fit_cocoa, "lbfgs": _fit_lbfgs,
-        "average": _fit_average, "minibatch": _fit_minibatch}
 
 
 def fit_blocks(estimator: Any, X: Any, y: Any, *, classes: ArrayLike | None = None,
