@@ -123,6 +123,14 @@ def majority_share(y):
     return np.unique(y, return_counts=True)[1].max() / len(y)
 
 
+def fit_noting_majority(clf, X, y):
+    """``clf.fit(X, y)`` and the messages of the majority-class warnings it gave."""
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        clf.fit(X, y)
+    return clf, [str(w.message) for w in record if "majority class" in str(w.message)]
+
+
 @pytest.mark.parametrize("classes", [2, 3])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_the_majority_check_warns_exactly_when_predict_is_below_the_majority(classes, sparse):
@@ -137,11 +145,8 @@ def test_the_majority_check_warns_exactly_when_predict_is_below_the_majority(cla
             order = np.argsort(y, kind="stable")
             X, y = X[order], y[order]
         Xf = sp.csr_matrix(X) if sparse else X
-        with warnings.catch_warnings(record=True) as record:
-            warnings.simplefilter("always")
-            clf = Perceptron(max_iter=1, shuffle=False).fit(Xf, y)
+        clf, below = fit_noting_majority(Perceptron(max_iter=1, shuffle=False), Xf, y)
         accuracy = float(np.mean(clf.predict(Xf) == y))  # predict: an independent path
-        below = [str(w.message) for w in record if "majority class" in str(w.message)]
         assert bool(below) == (accuracy < majority_share(y))
         if below:
             assert (f"right on {accuracy:.3f} of its training rows, below the"
@@ -163,3 +168,27 @@ def test_the_first_fault_in_row_order_is_reported_whatever_its_kind():
     M.data[M.indptr[2]] = 1.0
     with pytest.raises(ValueError, match=r"X\.indices has 9 at row 5"):
         Perceptron(max_iter=1).fit(M, y)
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron])
+def test_the_majority_check_of_many_rows_predicts_an_evenly_spaced_sample(cls, monkeypatch):
+    from halfspaces.linear import perceptron
+
+    monkeypatch.setattr(perceptron, "MAJORITY_CHECK_ROWS", 30)
+    warned = []
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(200, 3))
+        y = (X @ rng.normal(size=3) + rng.normal(size=200) > 0.8).astype(int)
+        if seed % 2:  # sorted by label: the one pass ends on the minority
+            order = np.argsort(y, kind="stable")
+            X, y = X[order], y[order]
+        clf, below = fit_noting_majority(cls(max_iter=1, shuffle=False), X, y)
+        sample = np.arange(30) * 200 // 30  # the rows the check predicts
+        accuracy = float(np.mean(clf.predict(X[sample]) == y[sample]))
+        assert bool(below) == (accuracy < majority_share(y))
+        if below:
+            assert (f"right on {accuracy:.3f} of 30 evenly spaced rows of its 200 training"
+                    f" rows, below the {majority_share(y):.3f}") in below[0]
+        warned.append(bool(below))
+    assert not all(warned) and (any(warned) or cls is AveragedPerceptron)  # it rarely is

@@ -146,17 +146,17 @@ def linear_scores(X, coef: NDArray, intercept: NDArray, owner: str) -> NDArray[n
 
 
 @njit(cache=True)
-def _rows_right(X, W, B, Y, need):
-    """How many rows the linear model ``(W, B)`` predicts right, in row order, stopping once
-    ``need`` rows are; a PassResult whose first field is that count (not mistakes), which
-    stops at the first row whose score is inf or nan.
+def _rows_right(X, W, B, Y, need, rows):
+    """How many of the rows ``rows`` the linear model ``(W, B)`` predicts right, in that
+    order, stopping once ``need`` rows are; a PassResult whose first field is that count (not
+    mistakes), which stops at the first row whose score is inf or nan.
 
     Scores are summed as in :func:`_linear_scores`; the prediction is ``predict``'s: the
     positive class when the score is ``>= 0`` (one model), else the first model of highest
     score. ``Y[k, i]`` is row i's label for model k in {-1, +1} (one row for two classes).
     """
     right = 0
-    for i in range(n_rows(X)):
+    for i in rows:
         if right >= need:
             break
         best, k_best = -math.inf, 0
@@ -171,6 +171,11 @@ def _rows_right(X, W, B, Y, need):
         else:
             right += 1 if Y[k_best, i] > 0.0 else 0
     return PassResult(right, FINITE, -1)
+
+
+#: Training rows beyond which ``fit``'s majority-class check predicts this many evenly
+#: spaced rows (a sample that follows a file's order) instead of every row.
+MAJORITY_CHECK_ROWS = 20_000
 
 
 class BatchPerceptronMixin:
@@ -205,7 +210,9 @@ class BatchPerceptronMixin:
         ``UserWarning`` that gives both accuracies: with ``shuffle=False`` on a file in time
         order (its distribution drifting along the rows), the model follows the file's end.
         The check costs at most one prediction pass (it stops once the model is right on
-        as many rows as the majority class), and none after a clean pass of the perceptron.
+        as many rows as the majority class), and none after a clean pass of the perceptron;
+        beyond ``MAJORITY_CHECK_ROWS`` rows it predicts that many evenly spaced rows and
+        compares their accuracy with the majority class's share of all rows.
         """
         return self._batch_fit(X, y, None)
 
@@ -253,20 +260,26 @@ class BatchPerceptronMixin:
         positives = np.count_nonzero(y_pm > 0.0, axis=-1)
         majority_rows = int(max(n - positives, positives) if y_pm.ndim == 1 else
                             positives.max())
-        right = self._rows_right(X, y_pm, majority_rows)
-        if right >= majority_rows:
+        m = min(n, MAJORITY_CHECK_ROWS)
+        rows = np.arange(m) * n // m  # all rows, or an evenly spaced sample: every part
+        need = -(-majority_rows * m // n)  # right / m < majority_rows / n iff right < need
+        right = self._rows_right(X, y_pm, need, rows)
+        if right >= need:
             return
-        accuracy, majority = right / n, majority_rows / n
+        accuracy, majority = right / m, majority_rows / n
         hint = (" The rows were visited in the given order (shuffle=False): if the file is"
                 " sorted or in time order, fit with shuffle=True." if not self.shuffle else "")
         warnings.warn(
-            f"{type(self).__name__}: the fitted model is right on {accuracy:.3f} of its"
-            f" training rows, below the {majority:.3f} of always predicting the majority"
+            f"{type(self).__name__}: the fitted model is right on {accuracy:.3f} of"
+            f" {'its' if m == n else f'{m:,} evenly spaced rows of its {n:,}'} training rows,"
+            f" below the {majority:.3f} of always predicting the majority"
             f" class.{hint}", UserWarning, stacklevel=3)
 
-    def _rows_right(self, X, y_pm: NDArray, need: int) -> int:
-        """How many training rows the model predicts right, or any count ``>= need`` once
-        that many are (a subclass may stop there)."""
+    def _rows_right(self, X, y_pm: NDArray, need: int, rows: NDArray) -> int:
+        """How many of the training rows ``rows`` the model predicts right, or any count
+        ``>= need`` once that many are (a subclass may stop there)."""
+        if rows.shape[0] < X.shape[0]:
+            X, y_pm = X[rows], y_pm[..., rows]
         truth = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, self.classes_)
         return int(np.count_nonzero(decode_scores(self._decision(X), self.classes_) == truth))
 
@@ -412,9 +425,9 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
         return _perceptron_round(x, columns, y_t, self.coef_, self.intercept_,
                                  bool(self.fit_intercept))
 
-    def _rows_right(self, X, y_pm: NDArray, need: int) -> int:
+    def _rows_right(self, X, y_pm: NDArray, need: int, rows: NDArray) -> int:
         # _decision's scores, compiled, without storing them, stopping at `need` rows right.
-        rows = y_pm.reshape(1, -1) if y_pm.ndim == 1 else y_pm
         return check_pass(type(self).__name__, _rows_right(
             as_rows(X), np.ascontiguousarray(self.coef_, dtype=np.float64),
-            np.ascontiguousarray(self.intercept_, dtype=np.float64), rows, need))
+            np.ascontiguousarray(self.intercept_, dtype=np.float64),
+            y_pm.reshape(1, -1) if y_pm.ndim == 1 else y_pm, need, rows))
