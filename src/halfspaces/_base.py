@@ -127,6 +127,19 @@ class ClassifierBase:
                    if not _same(value, defaults.get(name, inspect.Parameter.empty))]
         return f"{type(self).__name__}({', '.join(changed)})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The estimator's state: every attribute (parameters, fitted attributes and what a
+        fit carries between calls), in the order they were set. What pickling, a checkpoint
+        (:mod:`halfspaces._checkpoint`) and :mod:`halfspaces.dask` save and give back."""
+        return dict(vars(self))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Become the estimator whose :meth:`__getstate__` was ``state``: every attribute
+        replaced, in ``state``'s order (a saved model numbers its arrays in that order)."""
+        attrs = vars(self)
+        attrs.clear()
+        attrs.update(state)
+
     def __dir__(self) -> list[str]:
         # without the methods that available_if hides (predict_proba without probability)
         return [name for name in super().__dir__() if hasattr(self, name)]

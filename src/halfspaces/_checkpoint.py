@@ -154,12 +154,11 @@ class Checkpointer:
         # PegasosSVC._pass_params), in the order the attributes had when the checkpoint was
         # written (a saved model numbers its arrays in that order: the file is then the
         # uninterrupted run's, also when the fit had not started them all, as in a stream)
-        attrs = vars(est)
-        attrs.update(vars(model))
+        attrs = est.__getstate__()
+        attrs.update(model.__getstate__())
         order = {name: attrs.pop(name) for name in state.get("attrs", ()) if name in attrs}
         order.update(attrs)
-        attrs.clear()
-        attrs.update(order)
+        est.__setstate__(order)
         if state["rng"] is not None and rng is not None:
             keys, pos, has_gauss, cached = state["rng"]
             rng.set_state(("MT19937", np.array(keys, dtype=np.uint32), pos, has_gauss,
@@ -184,9 +183,9 @@ class Checkpointer:
 
         # a fit whose state lives outside its attributes (the kernel learners' expansions)
         # puts it there while the checkpoint is written
-        with getattr(est, "_checkpoint_form", contextlib.nullcontext)():
+        with getattr(est, "checkpoint_form", contextlib.nullcontext)():
             state = {**self.identity, "epochs": int(epochs), "rng": _rng_state(rng),
-                     "position": position, "attrs": list(vars(est))}
+                     "position": position, "attrs": list(est.__getstate__())}
             save(est, self.path, metadata={"checkpoint": json.dumps(state, sort_keys=True)},
                  arrays=self.arrays)
 

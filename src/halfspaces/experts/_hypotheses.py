@@ -30,6 +30,7 @@ from .._base import safe_sparse_dot
 from .._file_specs import Array, Est
 from .._online import OnlineClassifier
 from .._specs import NONE, ByRule, Choice, Float, ListOf, OneOf
+from .._streaming import PassesFit
 from .._validation import param_error
 from ..exceptions import NumericalError
 
@@ -266,6 +267,13 @@ class ExpertsClassifier(OnlineClassifier):
         s = self._example_weights("fit", sample_weight, X, y_pm)
         self._fit_epoch(X, y_pm, np.arange(X.shape[0]), s)
         return self
+
+    def stream_fitter(self, epochs: int | None = None) -> PassesFit:
+        """What :func:`~halfspaces.datasets.fit_stream` drives over the blocks of a stream
+        (see :mod:`halfspaces._streaming`): ``fit``'s one pass, ``partial_fit`` on each
+        block. ``epochs`` is unused."""
+        return PassesFit(self, one_pass=True,
+                         takes_weights=bool(getattr(self, "_takes_sample_weight", False)))
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
               s: NDArray | None = None) -> int:

@@ -222,7 +222,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
 
     _parameter_constraints = {**PEGASOS_PARAMS, **KERNEL_PARAMS, "n_jobs": N_JOBS,
                               "class_weight": CLASS_WEIGHT, "cache_size": CACHE_SIZE}
-    _persist_exclude = ("_fit_state",)  # fit's state: a checkpoint saves _checkpoint_form
+    _persist_exclude = ("_fit_state",)  # fit's state: a checkpoint saves checkpoint_form
 
     def __init__(self, lam: float = 1e-4, *, kernel="rbf", gamma="scale", degree: int = 3,
                  coef0: float = 0.0, max_iter: int = 10, n_iter: int | None = None,
@@ -428,7 +428,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                          + 0.5 * self.lam * float(B[k] @ KB[:, k])
                          for k, (y_k, (_, b)) in enumerate(zip(ys, models, strict=True))])
     @contextmanager
-    def _checkpoint_form(self):
+    def checkpoint_form(self):
         """While a checkpoint of fit is written: the model so far, and the state of each
         binary problem as PegasosSVC keeps it (``_v``, ``_u``: its vectors over the rows of
         positive weight; ``_scalars``: its PegasosState after ``t``)."""
@@ -444,7 +444,7 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
                 delattr(self, name)
 
     def _resume(self, problems: list, alpha: NDArray, rows: NDArray) -> None:
-        """fit's state from the checkpoint resumed (see :meth:`_checkpoint_form`), in place
+        """fit's state from the checkpoint resumed (see :meth:`checkpoint_form`), in place
         of the fresh ``problems`` and ``alpha``; the Gram matrix was computed again."""
         v, u, scalars = (self.__dict__.pop(name) for name in _CHECKPOINT_STATE)
         if v.shape != (len(problems), rows.size) or u.shape[1] != problems[0][0].u.size:

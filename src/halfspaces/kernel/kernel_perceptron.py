@@ -213,7 +213,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
                               "class_weight": CLASS_WEIGHT, "cache_size": CACHE_SIZE}
 
     _takes_sample_weight = True
-    _persist_exclude = ("_training",)  # fit's expansion: a checkpoint saves _checkpoint_form
+    _persist_exclude = ("_training",)  # fit's expansion: a checkpoint saves checkpoint_form
 
     def __init__(self, *, kernel="rbf", gamma="scale", degree: int = 3, coef0: float = 1.0,
                  fit_intercept: bool = True, max_iter: int = 100, shuffle: bool = True,
@@ -295,7 +295,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
         self.n_rows_seen_ = X.shape[0]
 
     @contextmanager
-    def _checkpoint_form(self):
+    def checkpoint_form(self):
         """While a checkpoint of fit is written: its expansion in the support-vector form of
         a model, and ``_support_order[k, j]``, the rank of support vector j in problem k's
         support set (the order in which the scores sum; -1 where it is not in the set)."""
@@ -313,7 +313,7 @@ class KernelPerceptron(BatchPerceptronMixin, OnlineClassifier):
 
     def _resume_training(self, ranks: NDArray[np.int64]) -> None:
         """fit's expansion from a checkpoint's support-vector form and ``ranks`` (see
-        :meth:`_checkpoint_form`); the Gram matrix is computed again by the passes."""
+        :meth:`checkpoint_form`); the Gram matrix is computed again by the passes."""
         t, rows = self._training, self.support_
         if self.n_rows_seen_ != t.coef.shape[1]:
             raise ValueError(f"KernelPerceptron: the checkpoint holds the state of a fit on"

@@ -66,8 +66,10 @@ from .._primitives import (
     sparse_product_rows,
 )
 from .._progress import lbfgs_reports, listener
-from .._validation import check_row_norms, param_error, validate_X_y
+from .._streaming import StreamFit, Summary, shifted
+from .._validation import check_row_norms, param_error, validate_X, validate_X_y
 from .._weights import check_every_class_weighed, example_weights
+from ..exceptions import NumericalError
 from ._multinomial import softmax_objective
 
 
@@ -616,6 +618,84 @@ class LogisticRegression(OnlineClassifier):
             return log_softmax(scores, axis=1)
         log_p = log_expit(scores)
         return log_p - np.logaddexp.reduce(log_p, axis=1, keepdims=True)
+
+    def stream_fitter(self, epochs: int | None = None) -> LogisticStreamFit:
+        """What :func:`~halfspaces.datasets.fit_stream` drives over the blocks of a stream
+        (see :mod:`halfspaces._streaming`): the online SGD, ``partial_fit`` on the whole
+        data once per epoch, ``epochs`` times (default 1); ``fit``'s L-BFGS needs all the
+        data at once."""
+        return LogisticStreamFit(self, 1 if epochs is None else epochs)
+
+
+class LogisticStreamFit(StreamFit):
+    """``LogisticRegression.partial_fit`` on the whole data, once per epoch: the compiled
+    SGD pass on each block, with its step counter, ``b`` and the scale ``a`` of ``w = a v``
+    carried from block to block, and at the end of a pass what ``LogisticRegression._pass``
+    does there (``a`` folded into ``w``, the state checked)."""
+
+    needs_rows = True
+
+    def row_norms(self, X):
+        return check_row_norms(self.name, X)
+
+    def __init__(self, est: LogisticRegression, epochs: int):
+        super().__init__(est)
+        self.n_epochs = epochs
+
+    def epochs(self, summary):
+        return [None] * self.n_epochs
+
+    def begin(self, summary: Summary, source) -> None:
+        est = self.est
+        d = summary.n_features
+        if not hasattr(est, "classes_"):
+            est._validate_params()
+            est.n_features_in_ = d
+            est._start(np.empty((0, d)), check_classes(self.name, summary.classes, None))
+        if not hasattr(est, "eta0_"):
+            if isinstance(est.eta0, str):  # 1 / mean ||x||^2 of the data of the first call
+                mean_sq = float(np.mean(summary.sq_norms))
+                est.eta0_ = 1.0 / mean_sq if mean_sq > 0 else 1.0
+            else:
+                est.eta0_ = float(est.eta0)
+
+    def start_epoch(self, n_rows: int) -> None:
+        est = self.est
+        # the C form's lam = 1/(C (t + n)) of a partial_fit call on the whole data
+        self.params = SGDParams(est._lam(est.t_ + n_rows), est.eta0_, bool(est.fit_intercept))
+        self.mistakes = 0
+        self.states = [(float(b), 1.0) for b in est.intercept_]  # (b, a) of each problem
+        self.t0 = est.t_
+
+    def block(self, X, y, row0: int, sample_weight=None) -> None:
+        est = self.est
+        X = validate_X(est, X, reset=False)
+        y_pm = encode_pm(y, est.classes_)
+        order = np.arange(X.shape[0])
+        scores = np.empty(X.shape[0])
+        for k, y_k in enumerate(est._y_rows(y_pm)):
+            result, b, a = _logistic_sgd_pass(as_rows(X), y_k, est.coef_[k], order,
+                                              (self.t0 + row0, *self.states[k]),
+                                              self.params, scores, None)
+            try:
+                self.mistakes += check_pass(self.name, result, "the score <w, x_i> + b")
+            except NumericalError as err:
+                raise shifted(err, row0) from None
+            self.states[k] = (b, a)
+
+    def end_epoch(self, n_rows: int) -> bool:
+        est = self.est
+        for k, (b, a) in enumerate(self.states):  # what LogisticRegression._pass does at its end
+            w = est.coef_[k]
+            w *= a
+            if not (np.isfinite(b) and np.isfinite(w @ w)):
+                raise NumericalError(self.name, n_rows - 1,
+                                     "the weights at the end of the pass (last row)")
+            est.intercept_[k] = b
+        est.t_ += n_rows
+        est.n_mistakes_ += self.mistakes
+        est.n_iter_ += 1
+        return False
 
 
 __all__ = ["LogisticRegression"]

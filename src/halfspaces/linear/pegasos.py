@@ -34,7 +34,8 @@ from .._online import OnlineClassifier, keep_params
 from .._parallel import map_problems
 from .._params import PEGASOS_SVC
 from .._primitives import FINITE, WEIGHTS_NOT_FINITE, PassResult, check_pass, dot_dense
-from .._validation import param_error, validate_X_y
+from .._streaming import StreamFit, StreamRows, Summary, shifted
+from .._validation import param_error, validate_X, validate_X_y
 from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
 from ..losses import agreements, hinge, svm_objective
@@ -482,6 +483,26 @@ class PegasosSVC(ProbabilityMixin, PegasosOptions, OnlineClassifier):
         self._sync()
         return self
 
+    def stream_fitter(self, epochs: int | None = None) -> PegasosStreamFit:
+        """What :func:`~halfspaces.datasets.fit_stream` drives over the blocks of a stream
+        (see :mod:`halfspaces._streaming`): ``fit``'s epochs with ``sampling="cyclic"``.
+        ``epochs`` is unused (``max_iter`` or ``n_iter`` count them)."""
+        return PegasosStreamFit(self)
+
+    def set_iterate(self, W: NDArray, B: NDArray, t: int) -> PegasosSVC:
+        """Hold ``(W[k], B[k])`` as the last iterate of each binary problem after ``t``
+        steps, with an empty average (the state must have been allocated by ``fit`` or
+        ``partial_fit``): the model is then ``(W, B)`` and ``partial_fit`` continues from
+        there (how :mod:`halfspaces.dask` restarts its shards from a mixed model)."""
+        self._v[...] = W
+        self._u[...] = 0.0
+        for k, (sq, b) in enumerate(zip((W * W).sum(axis=1), B, strict=True)):
+            self._scalars[k] = fresh_state()._replace(sqnorm=float(sq), b=float(b))[1:]
+        self.coef_ = np.array(W, dtype=np.float64)
+        self.intercept_ = np.array(B, dtype=np.float64)
+        self.t_ = int(t)
+        return self
+
 
 def _positive(X, y_pm: NDArray, s: NDArray | None) -> tuple:
     """``(X, y_pm, s)`` without the rows of weight 0 (unchanged when ``s`` is None or
@@ -493,17 +514,107 @@ def _positive(X, y_pm: NDArray, s: NDArray | None) -> tuple:
 
 
 def set_iterate(est: PegasosSVC, W: NDArray, B: NDArray, t: int) -> PegasosSVC:
-    """Make ``est`` (a PegasosSVC whose state ``partial_fit`` has allocated) hold
-    ``(W[k], B[k])`` as the last iterate of each binary problem after ``t`` steps, with an
-    empty average: its model is then ``(W, B)`` and ``partial_fit`` continues from there
-    (how :mod:`halfspaces.dask` restarts the shards from a mixed model)."""
-    est._v[...] = W
-    est._u[...] = 0.0
-    for k, (sq, b) in enumerate(zip((W * W).sum(axis=1), B, strict=True)):
-        est._scalars[k] = fresh_state()._replace(sqnorm=float(sq), b=float(b))[1:]
-    est.coef_, est.intercept_ = np.array(W, dtype=np.float64), np.array(B, dtype=np.float64)
-    est.t_ = int(t)
-    return est
+    """``est.set_iterate(W, B, t)`` (see :meth:`PegasosSVC.set_iterate`)."""
+    return est.set_iterate(W, B, t)
+
+
+class PegasosStreamFit(StreamFit):
+    """``PegasosSVC.fit`` with ``sampling="cyclic"``, block by block: the compiled pass
+    (``run_epoch``) on each block, its state carried from block to block, and at the end of a
+    pass what ``PegasosSVC._pass`` does there (``||w||^2`` resynchronised, the state
+    checked)."""
+
+    needs_rows = True
+    resumable = True
+
+    def row_norms(self, X):
+        return row_stats(X)[0]
+
+    def __init__(self, est: PegasosSVC):
+        super().__init__(est)
+        est._validate_params()
+        problems = [("sampling", est.sampling != "cyclic", "only sampling='cyclic' visits the"
+                     " rows in file order; 'permutation' and 'uniform' need random access"),
+                    ("tol", est.tol is not None, "the stopping rule needs the objective over"
+                     " all the data after each epoch; use tol=None"),
+                    ("record_objective", bool(est.record_objective), "the objective needs all"
+                     " the data after each epoch; use record_objective=False")]
+        for name, bad, why in problems:
+            if bad:
+                raise ValueError(f"PegasosSVC: cannot be trained from a stream with"
+                                 f" {name}={getattr(est, name)!r}: {why}, or load the whole"
+                                 " file and call fit.")
+        self.batch = int(est.batch_size)
+        if est.n_iter is not None and self.batch > 1:
+            raise ValueError("PegasosSVC: with n_iter and batch_size > 1, fit's mini-batches"
+                             " run across the end of an epoch; a stream does not. Use"
+                             " max_iter (epochs) with batch_size > 1.")
+
+    def epochs(self, summary):
+        est, n = self.est, summary.n_rows
+        if est.n_iter is None:
+            return [None] * int(est.max_iter)
+        T = int(est.n_iter)  # steps of one row each, in passes of n rows
+        return [min(n, T - start) for start in range(0, T, n)]
+
+    def begin(self, summary: Summary, source) -> None:
+        est = self.est
+        n, d = summary.n_rows, summary.n_features
+        classes = check_classes("PegasosSVC", summary.classes, None)
+        warm = bool(est.warm_start) and hasattr(est, "classes_") and hasattr(est, "_v")
+        if not (warm and np.array_equal(classes, est.classes_) and est._v.shape[1] == d):
+            est._start(np.empty((0, d)), classes)
+        est.n_features_in_ = d
+        y_pm = encode_pm(summary.labels, est.classes_)
+        rng = check_random_state(est.random_state)
+        est._start_suffix(n)
+        stats = (summary.sq_norms, summary.nnz / max(n * d, 1))
+        est._ensure_schedule(StreamRows(source, n, d), y_pm, stats, rng)
+
+    def start_epoch(self, n_rows: int) -> None:
+        self.states = [self.est._problem(k)[1] for k in range(self.est._v.shape[0])]
+        self.mistakes = 0
+
+    def state(self) -> dict:
+        return {"states": [[int(st.t), *map(float, st[1:])] for st in self.states],
+                "mistakes": int(self.mistakes)}
+
+    def restore(self, state: dict) -> None:
+        self.states = [PegasosState(*st) for st in state["states"]]
+        self.mistakes = state["mistakes"]
+
+    def block(self, X, y, row0: int, sample_weight=None) -> None:
+        est = self.est
+        X = validate_X(est, X, reset=False)
+        y_pm = encode_pm(y, est.classes_)
+        sq_norms = self.row_norms(X)
+        order = np.arange(X.shape[0], dtype=np.int64).view(np.uint64)
+        for k, y_k in enumerate(est._y_rows(y_pm)):
+            w = est._problem(k)[0]
+            self.states[k], result = run_epoch(X, y_k, order, est._pass_params, w,
+                                               self.states[k], np.empty(0), sq_norms)
+            try:
+                self.mistakes += check_pass("PegasosSVC", result, "the score <w, x_i> + b")
+            except NumericalError as err:
+                raise shifted(err, row0) from None
+
+    def end_epoch(self, n_rows: int) -> bool:
+        est = self.est
+        for k, st in enumerate(self.states):  # what PegasosSVC._pass does at the end of a pass
+            v, u = est._v[k], est._u[k]
+            with np.errstate(over="ignore"):
+                est._scalars[k] = st._replace(sqnorm=st.a * st.a * dot_dense(v, v))[1:]
+            if not (np.isfinite(est._scalars[k]).all() and np.isfinite(dot_dense(u, u))):
+                raise NumericalError("PegasosSVC", n_rows - 1,
+                                     "the weights at the end of the pass (last row)")
+        est.t_ += -(-n_rows // self.batch)
+        est.mistakes_per_epoch_.append(self.mistakes)
+        est.n_mistakes_ += self.mistakes
+        est.n_iter_ += 1
+        return False
+
+    def end(self, n_rows: int) -> None:
+        self.est._sync()
 
 
 __all__ = ["PegasosSVC"]

@@ -47,6 +47,7 @@ from .._primitives import (
     row_dot,
     row_prefetch,
 )
+from .._streaming import PassesFit
 from .._validation import check_finite
 from ..calibration import ProbabilityMixin, fit_probability
 from ..exceptions import NumericalError
@@ -409,6 +410,16 @@ class Perceptron(ProbabilityMixin, BatchPerceptronMixin, OnlineClassifier):
         no mistake. ``sample_weight`` (``s_t >= 0``) scales each update,
         ``w += s_t y_t x_t``; a row of weight 0 is skipped."""
         return self._batch_fit(X, y, sample_weight)
+
+    def stream_fitter(self, epochs: int | None = None) -> PassesFit | None:
+        """What :func:`~halfspaces.datasets.fit_stream` drives over the blocks of a stream
+        (see :mod:`halfspaces._streaming`): ``fit``'s passes until a clean one, each
+        ``partial_fit`` on every block in turn; None for a subclass with a ``fit`` of its
+        own. ``epochs`` is unused (``max_iter`` bounds the passes)."""
+        if type(self)._batch_fit is not Perceptron._batch_fit:
+            return None
+        return PassesFit(self, one_pass=False,
+                         takes_weights=bool(getattr(self, "_takes_sample_weight", False)))
 
     def _pass(self, k: int, X, y: NDArray, order: NDArray, scores: NDArray,
               s: NDArray | None = None) -> int:
