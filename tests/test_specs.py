@@ -9,6 +9,7 @@ import pytest
 
 import halfspaces
 from halfspaces import _schema, persistence
+from halfspaces._file_specs import Seed
 from halfspaces._schema_estimators import ESTIMATOR_SCHEMAS
 from halfspaces._specs import (
     NONE,
@@ -20,7 +21,6 @@ from halfspaces._specs import (
     Int,
     ListOf,
     OneOf,
-    Seed,
     Str,
     Tuple,
     check_param,

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ._labels import is_discrete
 from ._specs import validate_params
 
 
@@ -35,7 +36,7 @@ class SaveMixin:
 
     def save(self, path: str | os.PathLike) -> None:
         """Save the fitted estimator to ``path`` (versioned arrays + JSON, no pickle)."""
-        from .persistence import save
+        from .persistence import save  # importing an estimator loads no model schema
 
         save(self, path)
 
@@ -148,8 +149,6 @@ class ClassifierBase:
         """Mean accuracy of ``self.predict(X)`` against ``y`` (weighted by
         ``sample_weight``), as scikit-learn's classifiers score (its ``accuracy_score``,
         which checks the labels; plain numeric labels need no check)."""
-        from ._labels import is_discrete
-
         predicted = self.predict(X)
         if sample_weight is None and is_discrete(y) and is_discrete(predicted) \
                 and y.shape == predicted.shape:

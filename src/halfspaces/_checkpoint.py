@@ -56,6 +56,9 @@ from contextvars import ContextVar
 
 import numpy as np
 
+from .datasets._fingerprint import FINGERPRINT_VERSION, difference, file_fingerprint
+from .datasets._io import remove_stale_temporaries
+
 __all__ = ["Checkpointer", "CheckpointError", "check_solver_arrays", "checkpointing",
            "epoch_done", "file_identity", "resume_point", "resume_position", "rows_done",
            "rows_every", "solver_resume", "solver_state_error", "solver_writer"]
@@ -77,8 +80,6 @@ def file_identity(path) -> dict:
     modification and status-change times, inode, a digest of a sample of its content; see
     :mod:`halfspaces.datasets._fingerprint`): a file rewritten or replaced since the
     checkpoint, even with its size and modification time kept, or another file, differs."""
-    from .datasets._fingerprint import file_fingerprint
-
     return file_fingerprint(path)
 
 
@@ -118,7 +119,7 @@ class Checkpointer:
         self.arrays = None  # a solver's state: written with the next checkpoint, or read
 
     def _read(self):
-        from .persistence import load
+        from .persistence import load  # only when a checkpoint is read
 
         model, metadata, self.arrays = load(self.path, with_metadata=True, with_arrays=True)
         try:
@@ -179,7 +180,7 @@ class Checkpointer:
             self.rows_written = position["made"]
         elif position is not None or epochs % self.every:
             return
-        from .persistence import save
+        from .persistence import save  # only when a checkpoint is written
 
         # a fit whose state lives outside its attributes (the kernel learners' expansions)
         # puts it there while the checkpoint is written
@@ -192,8 +193,6 @@ class Checkpointer:
     def finished(self) -> None:
         """The fit ended and its model is saved: the checkpoint is of no more use, nor the
         temporary files of checkpoints whose writer was killed."""
-        from .datasets._io import remove_stale_temporaries
-
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
         remove_stale_temporaries(os.path.realpath(self.path))
@@ -217,8 +216,6 @@ def _check_same_data(est, model) -> None:
 def _other_source(theirs, mine: dict) -> str:
     """Why a checkpoint written for the data file ``theirs`` (its identity) does not go on
     with ``mine``, in words."""
-    from .datasets._fingerprint import FINGERPRINT_VERSION, difference
-
     if not isinstance(theirs, dict) or theirs.get("version") != FINGERPRINT_VERSION:
         return ("the checkpoint records its data file in an older form, which cannot tell a"
                 " file replaced with the same size and modification time (cp -p, rsync -t,"

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._specs import SchemaError, Spec, _bounds, _Dims
+from ._specs import Int, SchemaError, Spec, _bounds, _Dims, _json_int
 
-__all__ = ["Array", "Classes", "Sparse", "Vocabulary", "Est", "DType"]
+__all__ = ["Array", "Classes", "Sparse", "Vocabulary", "Est", "DType", "Seed"]
 
 
 def _dtype_ok(dt: np.dtype, token: str) -> bool:
@@ -261,13 +261,16 @@ class Est(Spec):
     def fits_node(self, node):
         return isinstance(node, dict) and "__estimator__" in node
 
-    def structure(self, node, dims, where):
-        from ._schema import check_structure  # the loader, which uses these specs
+    #: ``check_structure(node, where)`` of a nested estimator's node against its class's
+    #: schema: :mod:`halfspaces._schema`'s, set there (it is built on these specs, and
+    #: every check of a file's structure starts there).
+    check_nested = None
 
+    def structure(self, node, dims, where):
         super().structure(node, dims, where)
         if node["__estimator__"] not in self.names:
             raise self.fail(where, node["__estimator__"])
-        check_structure(node, where)
+        Est.check_nested(node, where)
 
     def check(self, value, dims, where):
         if not self.fits(value):
@@ -284,4 +287,34 @@ class DType(Spec):
 
     def check(self, value, dims, where):
         if not any(value is t for t in self.TYPES):
+            raise self.fail(where, value)
+
+
+class Seed(Spec):
+    """``random_state``: None, a seed in [0, 2**32) or a RandomState (``state_only``: only
+    a RandomState)."""
+
+    def __init__(self, state_only: bool = False):
+        self.state_only = state_only
+
+    def describe(self, value=None) -> str:
+        return "a RandomState" if self.state_only else "None, an int seed or a RandomState"
+
+    def fits(self, value):
+        return True
+
+    def fits_node(self, node):
+        return node is None or _json_int(node) is not None or (
+            isinstance(node, dict) and "__random_state__" in node)
+
+    def structure(self, node, dims, where):
+        super().structure(node, dims, where)
+        if isinstance(node, dict) and "__random_state__" in node:
+            Array(("u4",), (624,)).structure(node["__random_state__"], _Dims(), where)
+
+    def check(self, value, dims, where):
+        if isinstance(value, np.random.RandomState):
+            return
+        if self.state_only or not (value is None or (
+                Int().fits(value) and 0 <= value < 2**32)):
             raise self.fail(where, value)

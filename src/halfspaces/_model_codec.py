@@ -18,40 +18,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _schema
-from ._schema import SchemaError
+from ._schema import REGISTRY, SchemaError
 
 # Reports of how a model was fitted, not state the model needs: never written to a model
 # file (halfspaces.dask.fit's per-round history holds one array per round).
 _RUN_REPORTS = ("dask_history_",)
 # What _Encoder._numpy stores (with SciPy's sparse matrices and NumPy's scalar types).
 _NUMPY = (np.generic, np.ndarray, np.dtype, np.random.RandomState)
-
-#: Every class a model file may name, mapped to the module that defines it. Loading
-#: resolves names through this table only (and checks each against its schema in
-#: :mod:`halfspaces._schema`).
-REGISTRY: dict[str, str] = {
-    "Perceptron": "halfspaces.linear.perceptron",
-    "AveragedPerceptron": "halfspaces.linear.averaged_perceptron",
-    "VotedPerceptron": "halfspaces.linear.voted_perceptron",
-    "PegasosSVC": "halfspaces.linear.pegasos",
-    "SVC": "halfspaces.linear.svm",
-    "LogisticRegression": "halfspaces.linear.logistic",
-    "LPSeparator": "halfspaces.linear.lp",
-    "KernelPerceptron": "halfspaces.kernel.kernel_perceptron",
-    "KernelPegasosSVC": "halfspaces.kernel.kernel_pegasos",
-    "HalvingClassifier": "halfspaces.experts.halving",
-    "WeightedMajorityClassifier": "halfspaces.experts.weighted_majority",
-    "CoordinateStump": "halfspaces.experts._hypotheses",
-    "Pipeline": "sklearn.pipeline",
-    "HashingVectorizer": "sklearn.feature_extraction.text",
-    "TfidfVectorizer": "sklearn.feature_extraction.text",
-    "TfidfTransformer": "sklearn.feature_extraction.text",
-    "CountVectorizer": "sklearn.feature_extraction.text",
-    "StandardScaler": "sklearn.preprocessing",
-    "MaxAbsScaler": "sklearn.preprocessing",
-    "MinMaxScaler": "sklearn.preprocessing",
-}
-
 
 def _resolve(name: str):
     """The registered class called ``name`` (imports only modules named in REGISTRY)."""

@@ -46,6 +46,7 @@ from ._parallel import map_groups
 from ._params import EPOCHS  # noqa: F401 - where the learners import it from
 from ._primitives import as_rows, check_pass
 from ._validation import check_csr, param_error, validate_X, validate_X_y
+from ._weights import check_every_class_weighed, example_weights
 
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
 
@@ -163,8 +164,6 @@ class OnlineClassifier(SaveMixin, ParamsMixin, ClassifierBase):
                 " labels, weights = sklearn.utils.class_weight.compute_class_weight("
                 "'balanced', classes=classes, y=y_sample), and pass"
                 " class_weight=dict(zip(classes, weights)).")
-        from ._weights import check_every_class_weighed, example_weights
-
         classes = self.classes_ if classes is None else classes
         y = decode_scores(y_pm.T if y_pm.ndim == 2 else y_pm, classes)
         s = example_weights(f"{name}.{method}", sample_weight, X.shape[0], y, class_weight,

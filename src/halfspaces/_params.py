@@ -12,11 +12,20 @@ imports NumPy, SciPy's sparse matrices and the small modules of the specs alone.
 from __future__ import annotations
 
 from ._early_stopping import EARLY_STOPPING_PARAMS
+from ._file_specs import Seed
 from ._parallel import N_JOBS
-from ._specs import NONE, POSITIVE, Bool, ByRule, Choice, Float, Int, OneOf, Seed
+from ._specs import NONE, POSITIVE, Bool, ByRule, Choice, Float, Int, OneOf
 from ._weights import CLASS_WEIGHT
-from .calibration import ENSEMBLE, PROBABILITY
 from .kernels import CACHE_SIZE, KERNEL_PARAMS
+
+#: ``probability``: Platt's sigmoid of :mod:`halfspaces.calibration`.
+PROBABILITY = Bool().about("whether fit also fits Platt's sigmoid for predict_proba")
+#: ``ensemble`` of :mod:`halfspaces.calibration`.
+ENSEMBLE = OneOf(Bool(), Choice("auto")).about(
+    "whether predict_proba averages the calibrated fold models (True) or calibrates the model"
+    " fitted on all rows (False)", "Use ensemble='auto'.")
+#: The fold models of ``ensemble=True``: weights, offsets and sigmoids, one per fold.
+FOLD_ATTRS = ("fold_coef_", "fold_intercept_", "fold_probA_", "fold_probB_")
 
 #: ``max_iter`` of an online learner: passes over the data.
 EPOCHS = Int(low=1).about("number of epochs", "Try max_iter=100.")

@@ -28,14 +28,42 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._file_specs import Est
+from ._params import TABLES
 from ._schema_estimators import ESTIMATOR_SCHEMAS
 from ._schema_text import TEXT_SCHEMAS
 from ._specs import Schema, SchemaError, Spec, _Dims
 
-__all__ = ["SchemaError", "SCHEMAS", "SINCE", "check_structure", "check_values",
+__all__ = ["REGISTRY", "SchemaError", "SCHEMAS", "SINCE", "check_structure", "check_values",
            "format_version", "label", "param_specs"]
 
 SCHEMAS: dict[str, Schema] = {**ESTIMATOR_SCHEMAS, **TEXT_SCHEMAS}
+
+#: Every class a model file may name, mapped to the module that defines it. Loading
+#: resolves names through this table only (and checks each against its schema here).
+REGISTRY: dict[str, str] = {
+    "Perceptron": "halfspaces.linear.perceptron",
+    "AveragedPerceptron": "halfspaces.linear.averaged_perceptron",
+    "VotedPerceptron": "halfspaces.linear.voted_perceptron",
+    "PegasosSVC": "halfspaces.linear.pegasos",
+    "SVC": "halfspaces.linear.svm",
+    "LogisticRegression": "halfspaces.linear.logistic",
+    "LPSeparator": "halfspaces.linear.lp",
+    "KernelPerceptron": "halfspaces.kernel.kernel_perceptron",
+    "KernelPegasosSVC": "halfspaces.kernel.kernel_pegasos",
+    "HalvingClassifier": "halfspaces.experts.halving",
+    "WeightedMajorityClassifier": "halfspaces.experts.weighted_majority",
+    "CoordinateStump": "halfspaces.experts._hypotheses",
+    "Pipeline": "sklearn.pipeline",
+    "HashingVectorizer": "sklearn.feature_extraction.text",
+    "TfidfVectorizer": "sklearn.feature_extraction.text",
+    "TfidfTransformer": "sklearn.feature_extraction.text",
+    "CountVectorizer": "sklearn.feature_extraction.text",
+    "StandardScaler": "sklearn.preprocessing",
+    "MaxAbsScaler": "sklearn.preprocessing",
+    "MinMaxScaler": "sklearn.preprocessing",
+}
+
 #: The file format version that first holds each class (1 for those not listed): a file is
 #: written with the lowest version that holds all its classes, so a halfspaces that predates
 #: a class says to upgrade instead of naming an unknown class.
@@ -51,14 +79,10 @@ def param_specs(name: str) -> dict[str, Spec]:
     """What a file may hold of each constructor parameter of the registered class ``name``:
     its schema's ``params``, else the class's own ``_parameter_constraints`` (for the linear
     models, from :mod:`halfspaces._params`, without importing the class's module)."""
-    from ._params import TABLES
-
     table = SCHEMAS[name].params
     if table is None:
         table = TABLES.get(name)
     if table is None:
-        from .persistence import REGISTRY  # the registered module: nothing else is imported
-
         table = getattr(importlib.import_module(REGISTRY[name]), name)._parameter_constraints
     specs = {key: spec.stored() for key, spec in table.items()}
     return {key: spec for key, spec in specs.items() if spec is not None}
@@ -110,6 +134,9 @@ def check_structure(node: dict, where: str = "") -> None:
         for key, spec in table.items():
             if key in values:
                 spec.structure(values[key], dims, f"{here}.{key}")
+
+
+Est.check_nested = staticmethod(check_structure)
 
 
 def check_values(name: str, params: dict, attrs: dict, where: str = "") -> None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._file_specs import Array, Classes, Est, Sparse, Vocabulary
+from ._file_specs import Array, Classes, Est, Seed, Sparse, Vocabulary
+from ._params import FOLD_ATTRS
 from ._specs import (
     NONE,
     POSITIVE,
@@ -37,10 +38,8 @@ from ._specs import (
     Rule,
     Schema,
     SchemaError,
-    Seed,
     Str,
 )
-from .calibration import FOLD_ATTRS
 
 F8 = ("f8",)
 F48 = ("f8", "f4")

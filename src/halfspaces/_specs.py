@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["SchemaError", "Spec", "Bool", "Int", "Float", "Choice", "Str", "Encoding", "OneOf",
-           "ListOf", "Tuple", "Callable", "ByRule", "ClassWeights", "Seed", "Schema",
+           "ListOf", "Tuple", "Callable", "ByRule", "ClassWeights", "Schema",
            "POSITIVE", "NONE", "must_be", "check_param", "validate_params"]
 
 
@@ -530,38 +530,6 @@ class Tuple(Spec):
             raise self.fail(where, value)
         for i, (spec, v) in enumerate(zip(self.items, value, strict=True)):
             spec.check(v, dims, f"{where}[{i}]")
-
-
-class Seed(Spec):
-    """``random_state``: None, a seed in [0, 2**32) or a RandomState (``state_only``: only
-    a RandomState)."""
-
-    def __init__(self, state_only: bool = False):
-        self.state_only = state_only
-
-    def describe(self, value=None) -> str:
-        return "a RandomState" if self.state_only else "None, an int seed or a RandomState"
-
-    def fits(self, value):
-        return True
-
-    def fits_node(self, node):
-        return node is None or _json_int(node) is not None or (
-            isinstance(node, dict) and "__random_state__" in node)
-
-    def structure(self, node, dims, where):
-        from ._file_specs import Array
-
-        super().structure(node, dims, where)
-        if isinstance(node, dict) and "__random_state__" in node:
-            Array(("u4",), (624,)).structure(node["__random_state__"], _Dims(), where)
-
-    def check(self, value, dims, where):
-        if isinstance(value, np.random.RandomState):
-            return
-        if self.state_only or not (value is None or (
-                Int().fits(value) and 0 <= value < 2**32)):
-            raise self.fail(where, value)
 
 
 POSITIVE = Float(low=0, low_open=True)

@@ -29,6 +29,8 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from ._specs import NONE, Bool, Choice, Float, Int, OneOf, check_param, must_be
+from .datasets._io import weights_size_if_too_large
+from .exceptions import NumericalError
 
 
 def param_error(owner: str, name: str, requirement: str, got: Any, hint: str = "") -> ValueError:
@@ -315,8 +317,6 @@ _PROBE_COLUMNS = 1 << 27
 def _check_weights_allocatable(owner: str, n_features: int) -> None:
     """Refuse a sparse X with more columns than a weight vector can be allocated for (a dense
     X that wide could not exist), instead of a MemoryError in the middle of fit."""
-    from .datasets._io import weights_size_if_too_large
-
     size = weights_size_if_too_large(n_features) if n_features > _PROBE_COLUMNS else None
     if size is not None:
         raise ValueError(
@@ -454,8 +454,6 @@ def check_row_norms(owner: str, X: Any) -> NDArray[np.float64]:
     norm overflows float64 (features of about 1e154 or more): the solvers square the
     features (``||x_i||^2``, ``Q``, Gram matrices), so such data cannot be fitted as it is.
     """
-    from .exceptions import NumericalError
-
     with np.errstate(over="ignore"):  # an overflow is the error raised below
         if sp.issparse(X):
             squares = sp.csr_matrix((np.square(X.data, dtype=np.float64), X.indices,

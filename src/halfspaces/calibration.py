@@ -37,18 +37,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._base import available_if, check_is_fitted
 from ._labels import decode_scores, format_label
-from ._specs import Bool, Choice, OneOf
+from ._params import FOLD_ATTRS
 
 #: Folds of the held-out decision values (LIBSVM's ``-b 1`` uses 5).
 N_FOLDS = 5
-#: ``probability`` in an estimator's ``_parameter_constraints``.
-PROBABILITY = Bool().about("whether fit also fits Platt's sigmoid for predict_proba")
-#: ``ensemble`` in an estimator's ``_parameter_constraints``.
-ENSEMBLE = OneOf(Bool(), Choice("auto")).about(
-    "whether predict_proba averages the calibrated fold models (True) or calibrates the model"
-    " fitted on all rows (False)", "Use ensemble='auto'.")
-#: The fold models of ``ensemble=True``: weights, offsets and sigmoids, one per fold.
-FOLD_ATTRS = ("fold_coef_", "fold_intercept_", "fold_probA_", "fold_probB_")
 
 
 def _neg_log_likelihood(f: NDArray, t: NDArray, s: NDArray, A: float, B: float) -> float:

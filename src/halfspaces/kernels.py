@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from ._memory import check_allocation
 from ._specs import POSITIVE, Callable, Choice, Float, Int, OneOf
 
 KERNELS = ("linear", "poly", "rbf")
@@ -76,8 +77,6 @@ def gram(X, Z, kernel: Any, gamma: float, degree: int, coef0: float, *,
     suggesting ``fix``) when it would not fit in the memory available.
     """
     from sklearn.metrics.pairwise import pairwise_kernels  # only where a kernel is used
-
-    from ._memory import check_allocation
 
     check_allocation(owner, GRAM_BYTES_PER_ENTRY * X.shape[0] * Z.shape[0],
                      f"the {X.shape[0]} x {Z.shape[0]} kernel (Gram) matrix", fix)

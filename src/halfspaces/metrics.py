@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._labels import encode_pm, format_label
+
 __all__ = ["LOWER_IS_BETTER", "SCORES", "brier_score", "evaluate", "evaluate_blocks",
            "scores_of"]
 
@@ -135,8 +137,6 @@ class _Tally:
         self.y_index, self.predicted, self.scores, self.proba = [], [], [], []
 
     def add(self, X, y, sample_weight=None) -> None:
-        from ._labels import encode_pm
-
         estimator, features = _final_step(self.model, X)
         y, first_row = np.asarray(y), self.n
         self.n += int(y.shape[0])
@@ -338,8 +338,6 @@ def _check_weights(sample_weight, n: int, first_row: int) -> np.ndarray:
 def _check_labels(y, classes, first_row: int) -> None:
     """Refuse labels of ``y`` (whose row 0 is row ``first_row`` of the data) that are not
     among the model's ``classes``."""
-    from ._labels import format_label
-
     unseen = np.setdiff1d(np.unique(y), classes)
     if unseen.size:
         row = first_row + int(np.flatnonzero(~np.isin(y, classes))[0])

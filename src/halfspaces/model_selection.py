@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._base import ClassifierBase, check_is_fitted
 from ._labels import check_classes
 from ._validation import param_error, validate_X_y
+from .metrics import LOWER_IS_BETTER, SCORES, evaluate
 
 __all__ = ["PathScores", "SVCCV", "path_scores", "refit_best"]
 
@@ -143,8 +144,6 @@ def _splitter(cv, random_state):
 
 def _scorer(scoring):
     """``(score(estimator, X, y, sample_weight), greater_is_better)``."""
-    from .metrics import LOWER_IS_BETTER, SCORES
-
     if scoring is None:
         scoring = "accuracy"
     if callable(scoring):
@@ -163,8 +162,6 @@ def _scorer(scoring):
 
 
 def _evaluate_scorer(name: str):
-    from .metrics import evaluate
-
     if name in ("accuracy", "balanced_accuracy"):  # from the predictions alone
         from sklearn.metrics import accuracy_score, balanced_accuracy_score
 

@@ -68,7 +68,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _schema
+from . import __version__, _schema
 from ._model_codec import REGISTRY, _array_nodes, _Decoder, _Encoder, _resolve
 from ._schema import SchemaError
 from .datasets._io import atomic_write
@@ -316,8 +316,6 @@ def save(estimator, path: str | os.PathLike, *, metadata: dict | None = None,
     >>> again.predict(X).tolist(), bool(np.array_equal(again.coef_, clf.coef_))
     (['spam', 'ham', 'spam', 'ham'], True)
     """
-    from . import __version__
-
     name = type(estimator).__name__
     if name not in REGISTRY or _resolve(name) is not type(estimator):
         known = ", ".join(sorted(REGISTRY))

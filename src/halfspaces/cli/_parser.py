@@ -605,9 +605,9 @@ def _add_playground(sub) -> None:
 
 
 def _cmd_playground(args: argparse.Namespace) -> int:
-    from ..playground import serve
+    from ._playground import cmd_playground
 
-    return serve(args)
+    return cmd_playground(args)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 import numpy as np
 
-from ._io import PROG, STDIN, CLIError, _name, in_cli_terms
+from ._io import STDIN, CLIError, _name
 
 # -- outputs ---------------------------------------------------------------------------------
 
@@ -50,103 +49,6 @@ def _regular_file_id(path) -> tuple[int, int] | None:
     except (OSError, ValueError):
         return None
     return (info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
-
-
-# -- CSV columns -----------------------------------------------------------------------------
-
-# The entry of a model file's metadata that says how its training CSV was laid out.
-CSV_ENTRY_VERSION = 1
-
-
-def csv_entry(data, delimiter: str | None) -> dict:
-    """The ``csv`` entry that ``train`` records of the CSV ``data`` it read: its header
-    (or None), label and weight columns, number of fields and delimiter."""
-    layout = data.layout
-    return {"version": CSV_ENTRY_VERSION,
-            "header": None if layout.header is None else list(layout.header),
-            "label": int(layout.label),
-            "weight": None if layout.weight is None else int(layout.weight),
-            "n_fields": int(layout.n_fields),
-            "delimiter": delimiter or ","}
-
-
-def csv_layout(path: str, metadata: dict, n_features: int | None):
-    """The :class:`~halfspaces.datasets.csv_format.CSVLayout` of the ``csv`` entry of the
-    model file ``path`` (whose model has ``n_features`` features), checked; None where the
-    file has none (written before models recorded it)."""
-    from ..datasets.csv_format import CSVLayout
-    from ..persistence import ModelFormatError
-
-    entry = metadata.get("csv")
-    if entry is None:
-        return None
-
-    def bad(problem: str):
-        return ModelFormatError(path, f"the metadata's csv entry {problem}.")
-
-    if not isinstance(entry, dict) or set(entry) != {"version", "header", "label", "weight",
-                                                     "n_fields", "delimiter"}:
-        raise bad("is malformed (expected version, header, label, weight, n_fields,"
-                  " delimiter)")
-    version = entry["version"]
-    if type(version) is not int or not 1 <= version <= CSV_ENTRY_VERSION:
-        raise bad(f"has version {version!r}, and this halfspaces reads version"
-                  f" {CSV_ENTRY_VERSION}: the file comes from a newer halfspaces; upgrade"
-                  " halfspaces to read it")
-    n_fields, label, weight, header = (entry[k] for k in ("n_fields", "label", "weight",
-                                                           "header"))
-    if type(n_fields) is not int or not 2 <= n_fields <= 2**31:
-        raise bad(f"has n_fields {n_fields!r}, not an int >= 2")
-    for name, value in (("label", label), ("weight", weight)):
-        if not (value is None and name == "weight") and (
-                type(value) is not int or not 0 <= value < n_fields):
-            raise bad(f"has {name} {value!r}, not a column index below {n_fields}")
-    if label == weight:
-        raise bad("gives the label and the weight the same column")
-    if n_features is not None and n_fields != n_features + 1 + (weight is not None):
-        raise bad(f"has {n_fields} fields, but the model has {n_features} features")
-    if header is not None and (not isinstance(header, list) or len(header) != n_fields
-                               or not all(isinstance(h, str) for h in header)):
-        raise bad(f"has a header that is not a list of {n_fields} strings")
-    if not isinstance(entry["delimiter"], str) or len(entry["delimiter"]) != 1:
-        raise bad(f"has delimiter {entry['delimiter']!r}, not one character")
-    return CSVLayout(None if header is None else tuple(header), label, weight, n_fields)
-
-
-def read_csv_like(args: argparse.Namespace, layout, metadata: dict, labelled: bool):
-    """A CSV file read for a model trained on the CSV ``layout``: the columns by name
-    where both have a header, else by position (see
-    :func:`~halfspaces.datasets.csv_format.read_csv_like`); a Dataset whose ``y`` is None
-    where the file has no label column (``labelled=False``)."""
-    from ..datasets import DataFormatError, Dataset
-    from ..datasets.csv_format import read_csv_like as read_like
-
-    source = sys.stdin.buffer if args.data == STDIN else args.data
-    delimiter = args.delimiter or metadata["csv"]["delimiter"]
-    n_model = len(layout.features)
-    try:
-        table = read_like(source, layout, labelled=labelled, label_column=args.label_column,
-                              weight_column=getattr(args, "weight_column", None),
-                              encoding=args.encoding or "utf-8", delimiter=delimiter)
-        if table.X.shape[1] != n_model:
-            where = "" if layout.header is None else \
-                f" (its training file's columns: {', '.join(layout.header)})"
-            raise DataFormatError(source, None, f"has {table.X.shape[1]} feature columns, but"
-                                  f" the model {args.model} was trained on {n_model}{where}",
-                                  hint="give a file with the model's columns, and"
-                                  " --label-column (and --weight-column) where they are"
-                                  " not where they were at training")
-    except DataFormatError as exc:
-        raise in_cli_terms(exc, {"label_column": "name the label's column with"
-                                                 " --label-column"}) from None
-    if table.ignored:
-        print(f"{PROG}: note: {_name(args.data)}: column{'s' * (len(table.ignored) > 1)}"
-              f" {', '.join(table.ignored)} ignored (not among the model's columns)",
-              file=sys.stderr)
-    w = table.sample_weight
-    unit = w is None or bool(np.all(w == 1.0))
-    return Dataset(table.X, table.y, _name(args.data), "csv", None, None if unit else w,
-                   table.layout)
 
 
 # -- svmlight widths --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import numpy as np
 from ..datasets._io import check_readable
 from . import _estimators, _records
 from ._io import (
+    PROG,
     STDIN,
     CLIError,
     fit_columns,
@@ -37,7 +38,6 @@ from ._io import (
     writing,
 )
 from ._options import EXPERT_ALGOS, PERCEPTRON_ALGOS
-from ._parser import PROG
 
 # Batch solvers: their fit needs every row at once (a QP or dual CD, L-BFGS, an LP, a Gram
 # matrix); LogisticRegression streams only its SGD, which is not what its fit computes.

@@ -119,6 +119,37 @@ def compression_of(path) -> str | None:
     return suffix if suffix in _COMPRESSORS else None
 
 
+FORMATS = ("svmlight", "vw")
+# Text per block: 2 MiB streams as fast as larger blocks (per-block costs are small), and
+# the blocks in flight (about n_threads + 3, text and matrices) stay within tens of MB.
+BLOCK_BYTES = 2 << 20
+
+
+def format_of(path, format: str | None = None) -> str:
+    """``format`` checked, or guessed from the file name: ``.vw`` (before a compression
+    extension) is Vowpal Wabbit text, anything else svmlight."""
+    if format is not None:
+        if format not in FORMATS:
+            raise ValueError(f"'format' must be one of {', '.join(map(repr, FORMATS))} or None"
+                             f" (guessed from the file name); got {format!r}.")
+        return format
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else \
+        getattr(path, "name", "")
+    name = str(name)
+    if compression_of(name):
+        name = os.path.splitext(name)[0]
+    return "vw" if name.lower().endswith(".vw") else "svmlight"
+
+
+def check_block_bytes(block_bytes) -> int:
+    """``block_bytes`` of a reader, checked: an int >= 1."""
+    if isinstance(block_bytes, bool) or not isinstance(block_bytes, (int, np.integer)) \
+            or block_bytes < 1:
+        raise ValueError(f"iter_blocks: 'block_bytes' must be an int >= 1; got"
+                         f" {block_bytes!r}. Try 2 << 20 (2 MiB).")
+    return int(block_bytes)
+
+
 def _is_stream(path) -> bool:
     return hasattr(path, "read") and not isinstance(path, (str, bytes, os.PathLike))
 

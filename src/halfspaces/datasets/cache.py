@@ -61,8 +61,14 @@ except ImportError:  # not POSIX: no locks (and nothing set aside is removed)
     fcntl = None
 
 from ._fingerprint import check_unchanged, file_fingerprint
-from ._io import DataFormatError, check_n_threads, require_regular_file
-from .stream import _check_block_bytes, format_of
+from ._io import (
+    BLOCK_BYTES,
+    DataFormatError,
+    check_block_bytes,
+    check_n_threads,
+    format_of,
+    require_regular_file,
+)
 
 __all__ = ["open_cached", "CachedData", "CacheError"]
 
@@ -478,7 +484,7 @@ def open_cached(
     2
     """
     fmt = format_of(path, format)
-    block_bytes = _check_block_bytes(block_bytes)
+    block_bytes = check_block_bytes(block_bytes)
     n_threads = check_n_threads("open_cached", n_threads)
     require_regular_file(path, "open_cached", "the cache records the file's fingerprint"
                          " to know when it is stale; save the stream to a file first")
@@ -596,7 +602,6 @@ def _write_svmlight(path, tmp: Path, options: dict, n_threads: int) -> dict:
     build of a 2 GB file's cache to 312 MB of peak memory, against 210 MB for a stream."""
     from . import svmlight as svm
     from ._svmlight_blocks import _index_dtype
-    from .stream import BLOCK_BYTES
 
     zero_based = options["zero_based"]
     svm._check_zero_based(zero_based)

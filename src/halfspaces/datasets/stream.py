@@ -20,39 +20,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._io import check_n_threads, compression_of
+from ._io import BLOCK_BYTES, check_block_bytes, check_n_threads, format_of
 
 __all__ = ["iter_blocks", "format_of", "fit_stream", "fit_file", "WeightsRefused"]
-
-FORMATS = ("svmlight", "vw")
-# Text per block: 2 MiB streams as fast as larger blocks (per-block costs are small), and
-# the blocks in flight (about n_threads + 3, text and matrices) stay within tens of MB.
-BLOCK_BYTES = 2 << 20
-
-
-def format_of(path, format: str | None = None) -> str:
-    """``format`` checked, or guessed from the file name: ``.vw`` (before a compression
-    extension) is Vowpal Wabbit text, anything else svmlight."""
-    if format is not None:
-        if format not in FORMATS:
-            raise ValueError(f"'format' must be one of {', '.join(map(repr, FORMATS))} or None"
-                             f" (guessed from the file name); got {format!r}.")
-        return format
-    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else \
-        getattr(path, "name", "")
-    name = str(name)
-    if compression_of(name):
-        name = os.path.splitext(name)[0]
-    return "vw" if name.lower().endswith(".vw") else "svmlight"
-
-
-def _check_block_bytes(block_bytes) -> int:
-    if isinstance(block_bytes, bool) or not isinstance(block_bytes, (int, np.integer)) \
-            or block_bytes < 1:
-        raise ValueError(f"iter_blocks: 'block_bytes' must be an int >= 1; got"
-                         f" {block_bytes!r}. Try 2 << 20 (2 MiB).")
-    return int(block_bytes)
-
 
 def iter_blocks(
     path: str | os.PathLike,
@@ -117,7 +87,7 @@ def iter_blocks(
     [((3, 3), [1.0, -1.0, 1.0]), ((3, 3), [-1.0, 1.0, -1.0])]
     """
     fmt = format_of(path, format)
-    block_bytes = _check_block_bytes(block_bytes)
+    block_bytes = check_block_bytes(block_bytes)
     n_threads = check_n_threads("iter_blocks", n_threads)
     if fmt == "svmlight":
         from . import svmlight
@@ -484,7 +454,7 @@ def fit_file(
     fmt = format_of(path, format)
     if block_bytes is None:
         block_bytes = CACHE_BLOCK_BYTES if cache else BLOCK_BYTES
-    block_bytes = _check_block_bytes(block_bytes)
+    block_bytes = check_block_bytes(block_bytes)
     n_threads = check_n_threads("fit_file", n_threads)
     if sample_weight and fmt != "vw":
         raise ValueError(f"fit_file: a {fmt} file has no example weights, so sample_weight"

@@ -23,8 +23,9 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._base import check_random_state
+from .._file_specs import Seed
 from .._online import keep_params
-from .._specs import NONE, POSITIVE, Bool, Float, OneOf, Seed
+from .._specs import NONE, POSITIVE, Bool, Float, OneOf
 from .._validation import param_error
 from .._weights import CLASS_WEIGHT
 from ._hypotheses import HYPOTHESES, HYPOTHESIS_OFFSETS, ExpertsClassifier

@@ -27,10 +27,11 @@ import scipy.sparse as sp
 from numba import njit
 from numpy.typing import ArrayLike, NDArray
 
+from .._file_specs import Seed
 from .._online import EPOCHS, OnlineClassifier, keep_params
 from .._parallel import N_JOBS, map_groups
 from .._primitives import FINITE, SCORE_NOT_FINITE, PassResult, check_pass, example_weight
-from .._specs import Bool, Seed
+from .._specs import Bool
 from .._weights import CLASS_WEIGHT
 from ..exceptions import NumericalError
 from ..kernels import CACHE_SIZE, GRAM_BYTES_PER_ENTRY, KERNEL_PARAMS, gram, resolve_gamma

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._checkpoint import check_solver_arrays, solver_state_error
 from .._parallel import map_problems
 from ..solvers.dcd import check_state, state_shapes
 
@@ -80,8 +81,6 @@ def solve_with_checkpoints(resumed: dict, write, n: int, d: int, n_models: int, 
 def _resumed_problems(resumed: dict, n: int, d: int, n_models: int, U) -> tuple[dict, dict]:
     """The finished problems' solutions and the other problems' states in a checkpoint
     (dicts by problem), checked; a CheckpointError names what is wrong."""
-    from .._checkpoint import check_solver_arrays, solver_state_error
-
     try:
         index = {}
         for name in ("done_problem", "running"):

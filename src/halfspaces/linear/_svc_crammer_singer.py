@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._base import check_random_state, convergence_warning
+from .._checkpoint import solver_resume, solver_state_error, solver_writer
 from .._validation import param_error
 from ..solvers.crammer_singer import check_state, crammer_singer
 
@@ -42,8 +43,6 @@ def solve_crammer_singer(svc, X, y: NDArray, s: NDArray | None):
     """The Crammer-Singer solver's result for the fit of ``svc`` on ``(X, y)`` (example
     weights ``s``), with checkpoints of its passes when a checkpointer follows this fit
     (:mod:`halfspaces._checkpoint`; the solver's state, checked on resume)."""
-    from .._checkpoint import solver_resume, solver_state_error, solver_writer
-
     seed = check_random_state(svc.random_state).randint(0, 2**31 - 1)
     codes, k = np.searchsorted(svc.classes_, y), len(svc.classes_)
     resume = solver_resume(svc) or None  # the state of a checkpoint to go on from

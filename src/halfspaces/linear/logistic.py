@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit, log_expit, log_softmax, softmax
 
 from .._base import check_is_fitted, check_random_state, convergence_warning, safe_sparse_dot
-from .._checkpoint import epoch_done, resume_point
+from .._checkpoint import epoch_done, resume_point, solver_state_error
 from .._early_stopping import hold_out
 from .._labels import check_classes, decode_scores, encode_pm
 from .._online import OnlineClassifier, keep_params
@@ -559,8 +559,6 @@ class LogisticRegression(OnlineClassifier):
         # state of rng (the orders of the epochs to come) are the checkpoint's
         done = resume_point(self, rng)  # its columns and classes checked against the data
         if done >= self.max_iter:
-            from .._checkpoint import solver_state_error
-
             raise solver_state_error(f"it holds {done} epochs, and max_iter={self.max_iter}")
         for made in range(done + 1, self.max_iter + 1):
             order = rng.permutation(n) if self.shuffle else np.arange(n)

@@ -41,6 +41,7 @@ from .._base import (
     check_random_state,
     convergence_warning,
 )
+from .._checkpoint import refuse_unsaved, solver_resume, solver_writer
 from .._labels import check_classes, decode_scores, encode_pm
 from .._memory import check_allocation
 from .._parallel import map_problems
@@ -390,8 +391,6 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
     def _refuse_checkpoints_in_the_qp(self, X) -> None:
         """A training asked for checkpoints (the CLI's --checkpoint-every) stops here when
         the QP solves it: only DCD writes them (see :mod:`halfspaces._checkpoint`)."""
-        from .._checkpoint import refuse_unsaved
-
         if np.isinf(self.C_):
             refuse_unsaved(self, "the hard margin (C = inf) is solved by the QP",
                            "give a finite C")
@@ -676,8 +675,6 @@ class SVC(ProbabilityMixin, SaveMixin, ParamsMixin, ClassifierBase):
                       products):
         """The solutions of DCD's problems with checkpoints, None when no checkpointer
         follows this fit (:mod:`halfspaces.linear._svc_checkpoint`)."""
-        from .._checkpoint import solver_resume, solver_writer
-
         resumed = solver_resume(self)  # None: no checkpoints; {}: none to resume from
         if resumed is None:
             return None

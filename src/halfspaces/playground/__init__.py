@@ -19,7 +19,6 @@ comes from the server, which answers ``POST /api/ACTION`` with the estimators' o
 from __future__ import annotations
 
 import json
-import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -27,7 +26,7 @@ from typing import Any
 
 from ._compute import ACTIONS, MAX_POINTS, RequestError, check_points
 
-__all__ = ["PlaygroundServer", "make_server", "serve"]
+__all__ = ["PlaygroundServer", "make_server"]
 
 #: Largest request body read, in bytes (200 points fit in about 10 kB).
 MAX_BODY = 64 * 1024
@@ -166,37 +165,3 @@ def make_server(port: int = 0, X=None, y=None, verbose: bool = False) -> Playgro
     """A playground server (not yet serving: call ``serve_forever``, e.g. in a thread),
     optionally with two columns ``X`` and labels ``y`` of a file as its data set "file"."""
     return PlaygroundServer(port, None if X is None else _as_page_points(X, y), verbose)
-
-
-def serve(args) -> int:
-    """``halfspaces playground``: serve until Ctrl-C, opening the page unless --no-browser."""
-    import sys
-    import webbrowser
-
-    from ..cli._io import CLIError, read_args_data
-
-    X = y = None
-    if args.data is not None:
-        data = read_args_data(args, numeric="the playground needs numeric features")
-        cols = args.columns or (0, 1)
-        if max(cols) >= data.X.shape[1]:
-            raise CLIError(f"--columns {cols[0]},{cols[1]}: {data.path} has {data.X.shape[1]}"
-                           f" feature columns (0 to {data.X.shape[1] - 1})")
-        X, y = data.X[:, list(cols)], data.y
-    elif args.columns is not None:
-        raise CLIError("--columns picks two columns of DATA: give the data file too")
-    try:
-        server = make_server(args.port, X, y, verbose=True)
-    except OSError as exc:
-        raise CLIError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}") from None
-    print(f"halfspaces playground on {server.url} (Ctrl-C stops it)", file=sys.stderr,
-          flush=True)
-    if not args.no_browser:
-        threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0

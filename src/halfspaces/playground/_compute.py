@@ -94,7 +94,7 @@ def perceptron(X, y, params: dict) -> dict[str, Any]:
     """The perceptron cycling over the points until a pass without a mistake (at most
     ``passes``, and at most :data:`MAX_ROUNDS` rounds in all): every round (the point seen,
     its score, mistake or not, ``w_t`` and ``w_{t+1}``) and the bound."""
-    from ..cli._course import cycle
+    from .._rounds import cycle
     from ..linear.perceptron import Perceptron
 
     _two_classes(y)

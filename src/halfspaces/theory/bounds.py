@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_scalar, param_error
+from ..exceptions import NotSeparableError
 
 
 def _positive(owner: str, name: str, value, meaning: str, *, allow_zero: bool = False) -> float:
@@ -377,7 +378,6 @@ def perceptron_bound(X: ArrayLike, y: ArrayLike, *, fit_intercept: bool) -> Perc
     and the bound is ``17 * 53 = 901``. The SVM's margin 0.5 (the threshold 3.5) belongs to
     another setting. Through the origin no halfspace separates the two points.
     """
-    from ..exceptions import NotSeparableError
     from .margins import data_radius
     from .separability import _check_X_y, max_margin
 

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_scalar, check_X
+from ..exceptions import InexactMarginWarning
 from ..solvers.lp import farkas_certificate, separate_or_certify, separating_hyperplane
 
 __all__ = ["SeparabilityResult", "is_linearly_separable", "max_margin_separator"]
@@ -260,7 +261,6 @@ def max_margin(X, y: NDArray[np.float64], fit_b: bool, *, owner: str):
     """``(w, b, margin, exact)`` of :func:`max_margin_separator` on checked ``X`` and labels
     ``y`` in {-1, +1}; ``exact`` is False (with an ``InexactMarginWarning``) when ``margin``
     is only a verified lower bound of the maximum margin."""
-    from ..exceptions import InexactMarginWarning
     from ..solvers.qp import svm_primal_qp
 
     sep = separate_or_certify(X, y, fit_b, owner=owner, problem="the data",
