@@ -196,9 +196,6 @@ PRIVATE_ALLOWED = {
     ("halfspaces.online", "learner._prepare_online"): "the same, before the first round",
     ("halfspaces.cli._stream", "learner._widen"):
         "train --stream gives a learner the columns a later block brings",
-    ("halfspaces.dask", "vars(estimator)"): "the fitted model replaces the estimator's state",
-    ("halfspaces.dask", "vars(fitted)"): "the same",
-    ("halfspaces.dask._online", "vars(state)"): "a shard's state without the feature names",
 }
 
 

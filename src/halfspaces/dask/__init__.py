@@ -339,8 +339,7 @@ def fit(estimator: Any, X: Any, y: Any = None, *, method: str = "auto", client=N
         fitted.n_features_in_ = run.shards.n_features
     if names is not None:
         fitted.feature_names_in_ = names
-    vars(estimator).clear()  # fit in place, as scikit-learn's fit does
-    vars(estimator).update(vars(fitted))
+    estimator.__setstate__(fitted.__getstate__())  # fit in place, as scikit-learn's fit does
     return estimator
 
 
@@ -469,7 +468,7 @@ def _fit_minibatch(run, estimator, classes, opts):
     import scipy.sparse as sp
     from sklearn.base import clone
 
-    from ._pegasos import fit_minibatch, hold
+    from ._pegasos import fit_minibatch
 
     n, d, k = run.shards.n_samples, run.shards.n_features, int(opts["batch_size"])
     n_steps = (int(opts["n_iter"]) if opts["n_iter"] is not None
@@ -479,9 +478,9 @@ def _fit_minibatch(run, estimator, classes, opts):
                                   eta0=eta0, intercept_decay=decay,
                                   seed=_seed(opts["random_state"]))
     fitted = clone(estimator)
-    # partial_fit on one zero row allocates the estimator's state; hold() then overwrites it
+    # partial_fit on one zero row allocates the estimator's state; set_iterate overwrites it
     fitted.partial_fit(sp.csr_matrix((1, d)), classes[:1], classes=classes)
-    hold(fitted, W, B, n_steps)
+    fitted.set_iterate(W, B, n_steps)
     fitted.eta0_, fitted.intercept_decay_ = eta0, decay
     fitted.n_iter_, fitted.mistakes_per_epoch_ = n_steps, []
     fitted.n_mistakes_ = int(history["mistakes"].sum())

@@ -39,7 +39,8 @@ def fit_online(run, estimator, classes, *, n_passes: int = 1, shuffle_blocks: bo
     m = run.n_shards
     state = copy.copy(estimator)
     # the blocks are arrays: feature names would only make partial_fit warn (fit sets them)
-    vars(state).pop("feature_names_in_", None)
+    if hasattr(state, "feature_names_in_"):
+        del state.feature_names_in_
     for p in range(n_passes):
         order = rng.permutation(m) if shuffle_blocks else np.arange(m)
         before = getattr(state, "n_mistakes_", 0)

@@ -39,10 +39,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-# ``est`` (a PegasosSVC after ``partial_fit``) holds ``(W, B)`` as its last iterate after
-# ``t`` steps, with an empty average: hold(est, W, B, t).
-from ..linear.pegasos import set_iterate as hold
-
 
 # -- parameter averaging per epoch --------------------------------------------------------------
 @dataclass(frozen=True)
@@ -85,7 +81,8 @@ def fit_average(run, model, classes, *, max_iter: int, shuffle: bool, seed: int)
             if r == 0:
                 model = total["per_shard"][0]["state"]
             steps = round(total["steps"] / n)
-            model = hold(copy.deepcopy(model), total["W"] / n, total["B"] / n, t_before + steps)
+            model = copy.deepcopy(model).set_iterate(total["W"] / n, total["B"] / n,
+                                                     t_before + steps)
         mistakes.append(per_shard)
         run.report({"method": "average", "round": r + 1, "mistakes": np.array(per_shard)},
                    f"epoch {r + 1}: mistakes per shard {per_shard}, t = {model.t_}")

@@ -513,11 +513,6 @@ def _positive(X, y_pm: NDArray, s: NDArray | None) -> tuple:
     return X[keep], y_pm[..., keep], s[keep]
 
 
-def set_iterate(est: PegasosSVC, W: NDArray, B: NDArray, t: int) -> PegasosSVC:
-    """``est.set_iterate(W, B, t)`` (see :meth:`PegasosSVC.set_iterate`)."""
-    return est.set_iterate(W, B, t)
-
-
 class PegasosStreamFit(StreamFit):
     """``PegasosSVC.fit`` with ``sampling="cyclic"``, block by block: the compiled pass
     (``run_epoch``) on each block, its state carried from block to block, and at the end of a
