@@ -38,6 +38,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._base import available_if, check_is_fitted
 from ._labels import decode_scores, format_label
 from ._params import FOLD_ATTRS
+from ._validation import param_error, validate_X
 
 #: Folds of the held-out decision values (LIBSVM's ``-b 1`` uses 5).
 N_FOLDS = 5
@@ -131,8 +132,6 @@ def _ensemble(estimator) -> bool:
     if ensemble == "auto":
         return can
     if ensemble and not can:
-        from ._validation import param_error
-
         raise param_error(type(estimator).__name__, "ensemble", "False or 'auto' for this"
                           f" model ({estimator._fold_models_refused()})", ensemble,
                           "Use ensemble=False: one sigmoid on the held-out scores, applied"
@@ -232,8 +231,6 @@ class ProbabilityMixin:
         ``(n, n_classes)``."""
         check_is_fitted(self)
         if "fold_coef_" in self.__dict__:
-            from ._validation import validate_X
-
             X = validate_X(self, X, reset=False)
             total = 0.0
             for W, b, A, B in zip(self.fold_coef_, self.fold_intercept_, self.fold_probA_,

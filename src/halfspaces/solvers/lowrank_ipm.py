@@ -29,6 +29,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from .._primitives import dot_dense, matvec, product_rows, rmatvec, sparse_product_rows
+from .dcd import primal_dual
 
 __all__ = ["IPMResult", "svm_lowrank_ipm"]
 
@@ -89,8 +90,6 @@ def svm_lowrank_ipm(X, y: NDArray, C: float, *, fit_intercept: bool = True,
     :func:`~halfspaces.solvers.dcd.primal_dual`) or ``max_iter`` Newton steps; where
     rounding stalls it first (the result not ``converged``), its best iterate is returned,
     a good warm start for dual coordinate descent."""
-    from .dcd import primal_dual
-
     n, d = X.shape
     y = np.ascontiguousarray(y, dtype=np.float64)
     U = np.full(n, float(C)) if sample_weight is None else float(C) * np.asarray(
