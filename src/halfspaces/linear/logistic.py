@@ -147,28 +147,54 @@ def _loss_and_coef(z, y, g, s):
     return total
 
 
+#: The objective's rows are cut into at most ``LANES`` contiguous lanes of at least
+#: ``LANE_ROWS`` rows; each lane's loss and ``X^T g`` are summed on their own and the lanes
+#: added in lane order, so that ``n_jobs`` threads (one lane each) give the bits of one.
+LANES, LANE_ROWS = 4, 1 << 16
+
+
+def _lane(rows, start: int, stop: int):
+    """Rows ``start:stop`` of ``product_rows``'s rows, without a copy."""
+    if isinstance(rows, CSR):
+        return CSR(rows.data, rows.indices, rows.indptr[start : stop + 1])
+    return rows[start:stop]
+
+
 def _objective_and_grad(theta: NDArray, X, y: NDArray, lam: float, fit_intercept: bool,
-                        sample_weight: NDArray | None = None):
+                        sample_weight: NDArray | None = None, n_jobs: int | None = None):
     """J and its gradient at ``theta = (w, b)`` (b only with fit_intercept); with
     ``sample_weight``, the weighted J (sums ``s_i loss_i`` over ``S = sum_i s_i``).
 
     Two compiled mat-vecs (``X`` dense, sparse, or ``product_rows``'s already), summed
     alike for dense rows and their CSR copy (the same bits), and one compiled pass over the
-    margins.
+    margins, in lanes of rows (``LANES``) run in ``n_jobs`` threads: the same bits for any
+    ``n_jobs``.
     """
     rows = X if isinstance(X, CSR) else product_rows(X)  # no copy per call (Dask's shards)
     d = theta.shape[0] - fit_intercept
     n = y.shape[0] if sample_weight is None else float(sample_weight.sum())
     w = np.ascontiguousarray(theta[:d])
     b = float(theta[d]) if fit_intercept else 0.0
-    z = np.empty(n_rows(rows))
-    matvec(rows, w, z)
-    z += b
-    g = np.empty(y.shape[0])
-    total = _loss_and_coef(z, y, g, sample_weight)
+    z, g = np.empty(n_rows(rows)), np.empty(y.shape[0])
+    lanes = max(1, min(LANES, y.shape[0] // LANE_ROWS))
+    cuts = [k * y.shape[0] // lanes for k in range(lanes + 1)]
+
+    def lane(k: int):  # the compiled kernels release the GIL
+        part, span = _lane(rows, cuts[k], cuts[k + 1]), slice(cuts[k], cuts[k + 1])
+        matvec(part, w, z[span])
+        z[span] += b
+        total = _loss_and_coef(z[span], y[span], g[span],
+                               None if sample_weight is None else sample_weight[span])
+        Xg = np.zeros(d)
+        rmatvec(part, g[span], Xg)
+        return total, Xg
+
+    parts = map_problems(lane, lanes, n_jobs)
+    total, Xg = parts[0]
+    for lane_total, lane_Xg in parts[1:]:  # in lane order, whatever the threads
+        total += lane_total
+        Xg += lane_Xg
     grad = np.empty_like(theta)
-    Xg = np.zeros(d)
-    rmatvec(rows, g, Xg)
     grad[:d] = Xg / n + lam * w
     if fit_intercept:
         grad[d] = g.sum() / n
@@ -278,8 +304,11 @@ class LogisticRegression(OnlineClassifier):
         GIL, over the same order of rows. L-BFGS-B: one minimization per class; only the
         evaluations of ``J`` (compiled mat-vecs) run in parallel, as SciPy's L-BFGS-B
         update holds the GIL, so the gain is smaller where ``n_features`` is large against
-        the non-zeros of ``X`` (``benchmarks/bench_ovr_threads.py``). The multinomial
-        problem is one minimization in one thread.
+        the non-zeros of ``X`` (``benchmarks/bench_ovr_threads.py``). Two classes: each
+        evaluation of ``J`` and its gradient runs in ``min(n_jobs, LANES)`` threads over
+        fixed lanes of rows whose sums are added in lane order, so the model is again the
+        same, bit for bit, for every ``n_jobs``. The multinomial problem is one
+        minimization in one thread.
     multi_class : {"auto", "multinomial", "ovr"}, default="auto"
         More than two classes: ``"multinomial"`` minimizes the softmax objective (one
         problem, ``K`` weight vectors; scikit-learn's ``LogisticRegression`` default) by
@@ -490,14 +519,15 @@ class LogisticRegression(OnlineClassifier):
         fit_b = bool(self.fit_intercept)
         problems = self._y_rows(y_pm)
         self.multi_class_ = "ovr"
+        lane_jobs = self.n_jobs if len(problems) == 1 else None  # else: problems in threads
 
         def solve(k: int):
             y_k = problems[k]
             theta0 = np.concatenate([self.coef_[k], [self.intercept_[k]] if fit_b else []])
             # stacklevel: past solve and map_problems to fit's caller (one thread)
             return lbfgs_with_value(
-                lambda theta: _objective_and_grad(theta, rows, y_k, lam, fit_b, s), theta0,
-                max_iter=self.max_iter, tol=self.tol, stacklevel=5)
+                lambda theta: _objective_and_grad(theta, rows, y_k, lam, fit_b, s, lane_jobs),
+                theta0, max_iter=self.max_iter, tol=self.tol, stacklevel=5)
 
         objectives, n_iter = [], 0
         for k, (res, objective) in enumerate(map_problems(solve, len(problems), self.n_jobs)):
