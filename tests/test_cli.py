@@ -23,7 +23,8 @@ from scipy.optimize import linprog
 from sklearn.svm import SVC as SkSVC
 
 from halfspaces import cli
-from halfspaces.cli import _estimators, _theory
+from halfspaces.cli import _theory
+from halfspaces.cli._plan import EstimatorSpec
 from halfspaces.datasets import detect_format
 
 ENV = {**os.environ, "MPLBACKEND": "Agg", "PYTHONWARNINGS": "ignore"}
@@ -373,14 +374,14 @@ def test_options_map_to_parameters(tmp_path, capsys, monkeypatch):
     X, y = _separable(n=20, d=2, seed=5)
     data = _write_svmlight(tmp_path / "d.svm", X, y)
     seen = {}
-    real = _estimators.make_estimator
+    real = EstimatorSpec.build
 
-    def spy(args, X=None):
-        est = real(args, X)
+    def spy(spec, X=None):
+        est = real(spec, X)
         seen.update(est.get_params())
         return est
 
-    monkeypatch.setattr(_estimators, "make_estimator", spy)
+    monkeypatch.setattr(EstimatorSpec, "build", spy)
     code, _, err = _run(capsys, "train", data, "--algo", "svm", "--C", "inf", "--no-fit-intercept",
                         "--kernel", "rbf", "--gamma", "0.5", "--solver", "qp", "--set", "tol=1e-6",
                         "-o", tmp_path / "m")

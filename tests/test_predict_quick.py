@@ -289,7 +289,7 @@ def test_predict_refuses_a_bad_parameter_as_load_does_without_heavy_imports(
     with pytest.raises(ModelFormatError, match=re.escape(f"{name}.{param}")):
         load(path)
     with monkeypatch.context() as m:  # predict the usual way: load, then the estimator
-        m.setattr(_quick, "predict", lambda args: None)
+        m.setattr(_quick, "predict", lambda source, model_path: None)
         assert cli.main(["predict", str(path), str(train)]) == 1
     by_load = capsys.readouterr().err
     script = (

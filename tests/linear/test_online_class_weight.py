@@ -274,7 +274,9 @@ def test_a_cli_class_weight_dict_names_numeric_labels(tmp_path, capsys):
     ("d.svm", '{"spam": 3}', {"spam": 3}),  # not a number: as given (refused at fit)
 ])
 def test_a_cli_class_weight_dict_keeps_text_labels_as_strings(data, given, expected):
-    from halfspaces.cli._estimators import given_params
+    from halfspaces.cli._plan import data_source, estimator_spec
 
-    args = argparse.Namespace(data=data, format=None, set=[f"class_weight={given}"])
-    assert given_params(args)["class_weight"] == expected
+    args = argparse.Namespace(algo="perceptron", data=data, format=None,
+                              set=[f"class_weight={given}"])
+    spec = estimator_spec(args, data_source(args))
+    assert spec.params["class_weight"] == expected

@@ -46,9 +46,9 @@ import re
 import sys
 import warnings
 
-from ._io import CLIError
+from ._io import PROG, CLIError
 from ._options import ALGOS, BOOL_OPTIONS, known_flag
-from ._parser import PROG, build_parser
+from ._parser import build_parser
 from ._records import refuse_overwriting_inputs
 
 __all__ = ["CLIError", "build_parser", "cli_terms", "describe_error", "main"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _estimators, _features
+from . import _estimators, _features, _plan
 from ._io import CLIError, print_json, print_table, read_args_data
 from ._options import PERCEPTRON_ALGOS
 from ._theory import perceptron_bound_summary
@@ -20,8 +20,10 @@ def cmd_play_passes(args: argparse.Namespace) -> int:
     passes; a row per pass) and ``play --trace`` (a row per round)."""
     from .._rounds import cycle, weights  # the learners: not at start-up
 
-    _, data = _features.scaled(args, read_args_data(args, featurize=True))
-    learner = _estimators.online_learner(args, data.X)
+    source = _plan.data_source(args)
+    _, data = _features.scaled(getattr(args, "scale", None),
+                               read_args_data(source, featurize=True))
+    learner = _estimators.online_learner(_plan.estimator_spec(args, source), data.X)
     trace: list | None = [] if args.trace else None
     epochs = cycle(learner, data.X, data.y, args.passes or 1, trace)
     total = epochs[-1]["total_mistakes"]

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from . import _estimators
+from . import _estimators, _plan
 from ._io import CLIError, about, print_json, print_table, read_args_data, save_model
 
 # The regularization parameters cv searches, with the --algo each belongs to.
@@ -38,14 +38,15 @@ def cmd_cv(args: argparse.Namespace) -> int:
                        f" {' and '.join('--' + name for name in grids) or 'neither'}")
     ((param, values),) = grids.items()
     delattr(args, param)
-    data = read_args_data(args, numeric="cv needs feature vectors: raw text is not searched"
-                                        " yet; featurize it (svmlight, CSV) first")
-    estimator = _estimators.make_estimator(args, data.X)
+    source = _plan.data_source(args)
+    data = read_args_data(source, numeric="cv needs feature vectors: raw text is not searched"
+                                          " yet; featurize it (svmlight, CSV) first")
+    estimator = _plan.estimator_spec(args, source).build(data.X)
     if param not in estimator.get_params():
         raise CLIError(f"--{param} does not apply to --algo {args.algo}"
                        f" ({type(estimator).__name__}); --{param} searches"
                        f" {GRID_PARAMS[param]}")
-    weights = _estimators.fit_weights(args, data).get("sample_weight")
+    weights = _estimators.fit_weights(source, data).get("sample_weight")
     seed = getattr(args, "random_state", None)
     start = time.perf_counter()
     with about(data):

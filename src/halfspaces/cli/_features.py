@@ -13,31 +13,31 @@ SCALERS = {"standard": "StandardScaler", "maxabs": "MaxAbsScaler", "minmax": "Mi
 _CENTRES = {"standard": "its mean", "minmax": "its minimum"}
 
 
-def make_scaler(args: argparse.Namespace, *, sparse: bool, what: str):
+def make_scaler(scale: str, *, sparse: bool, what: str):
     """The unfitted scaler ``--scale`` names; one that centres (standard, minmax) is refused
     on ``sparse`` data (``what``: the data, in words), whose zeros it would fill in."""
     import sklearn.preprocessing
 
-    if sparse and args.scale in _CENTRES:
-        raise CLIError(f"--scale {args.scale} subtracts {_CENTRES[args.scale]} from each"
+    if sparse and scale in _CENTRES:
+        raise CLIError(f"--scale {scale} subtracts {_CENTRES[scale]} from each"
                        f" feature, which would turn the zeros of {what} are sparse, into"
                        " stored values (a dense matrix); pass --scale maxabs, which divides"
                        " each feature by its largest absolute value and keeps the zeros, or"
                        " give the data as CSV (dense) to centre it")
-    return getattr(sklearn.preprocessing, SCALERS[args.scale])()
+    return getattr(sklearn.preprocessing, SCALERS[scale])()
 
 
-def scaled(args: argparse.Namespace, data):
+def scaled(scale: str | None, data):
     """``(scaler, data)``: the scaler of ``--scale`` fitted on the rows of ``data``, and
     ``data`` with its features scaled; ``(None, data)`` without --scale, or for raw text
     (whose scaler comes after the vectorizer: :func:`wrap_for_text`)."""
-    if not getattr(args, "scale", None) or data.is_text:
+    if not scale or data.is_text:
         return None, data
     import dataclasses
 
     import scipy.sparse as sp
 
-    scaler = make_scaler(args, sparse=sp.issparse(data.X), what=f"{data.path}, whose rows")
+    scaler = make_scaler(scale, sparse=sp.issparse(data.X), what=f"{data.path}, whose rows")
     return scaler, dataclasses.replace(data, X=scaler.fit_transform(data.X))
 
 
@@ -71,41 +71,14 @@ def ngram(text: str) -> int:
     return int(text)
 
 
-def check_options(args: argparse.Namespace, fmt: str) -> None:
-    """The feature options given make sense for ``fmt`` data; --hash-bits B sets
-    --n-features to 2**B."""
-    given = [flag for flag, name in (("--ngram", "ngram"), ("--char-ngram", "char_ngram"))
-             if getattr(args, name, None)]
-    if given and fmt != "tsv":
-        raise CLIError(f"{given[0]} applies to raw text (label<TAB>text, .tsv or --format"
-                       f" tsv), which the vectorizer splits into words; {args.data} is {fmt}"
-                       " data, whose features are given")
-    if len(given) == 2:
-        raise CLIError("--ngram and --char-ngram each choose what the vectorizer counts (word"
-                       " n-grams, or character n-grams within words): pass one of them")
-    if args.quadratic and fmt != "vw":
-        raise CLIError(f"--quadratic pairs the namespaces of Vowpal Wabbit data (.vw or"
-                       f" --format vw); {args.data} is {fmt} data, which has none")
-    if args.hash_bits is None:
-        return
-    if fmt not in ("vw", "tsv") or (fmt == "tsv" and args.vectorizer != "hashing"):
-        raise CLIError(f"--hash-bits sets the buckets that hashed features go to: VW data, or"
-                       f" raw text with --vectorizer hashing; {args.data} is {fmt} data"
-                       + (f" read by --vectorizer {args.vectorizer}" if fmt == "tsv" else ""))
-    if args.n_features is not None:
-        raise CLIError(f"--hash-bits {args.hash_bits} and --n-features {args.n_features} both"
-                       " set the number of hash buckets: pass one of them")
-    args.n_features = 2**args.hash_bits
-
-
-def text_params(args: argparse.Namespace) -> dict:
+def text_params(features) -> dict:
     """The vectorizer's parameters that --ngram and --char-ngram give (scikit-learn's
     ``ngram_range``, and ``analyzer="char_wb"`` for character n-grams inside word
-    boundaries)."""
-    if getattr(args, "ngram", None):
-        return {"ngram_range": (1, args.ngram)}
-    if getattr(args, "char_ngram", None):
-        return {"analyzer": "char_wb", "ngram_range": args.char_ngram}
+    boundaries); ``features``: a :class:`~._plan.Features`."""
+    if features.ngram:
+        return {"ngram_range": (1, features.ngram)}
+    if features.char_ngram:
+        return {"analyzer": "char_wb", "ngram_range": features.char_ngram}
     return {}
 
 
@@ -132,21 +105,21 @@ def quadratic(text: str) -> str:
     return text
 
 
-def hash_collisions(args: argparse.Namespace, estimator) -> dict | None:
+def hash_collisions(source, fmt: str, estimator) -> dict | None:
     """How the features of the VW file ``train`` read share its hash buckets
     (:func:`halfspaces.datasets.vw.hash_collisions`, one more read of the file); None for
-    other data, or standard input (read once)."""
+    other data, or standard input (read once). ``source``: a :class:`~._plan.Source` of
+    format ``fmt``."""
     import os
 
-    from ..datasets import detect_format
     from ._io import STDIN
 
-    if args.data == STDIN or not os.path.isfile(args.data) \
-            or detect_format(args.data, args.format) != "vw":
+    if source.path == STDIN or not os.path.isfile(source.path) or fmt != "vw":
         return None
     from ..datasets.vw import hash_collisions
 
-    return hash_collisions(args.data, estimator.n_features_in_, interactions=args.quadratic)
+    interactions = None if source.interactions is None else list(source.interactions)
+    return hash_collisions(source.path, estimator.n_features_in_, interactions=interactions)
 
 
 def collisions_line(result: dict) -> str:

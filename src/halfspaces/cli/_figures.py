@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from ..datasets._io import atomic_write
-from . import _estimators, _features
+from . import _estimators, _features, _plan
 from ._io import CLIError, read_args_data, writing
 from ._options import PERCEPTRON_ALGOS
 from ._theory import perceptron_bound_summary, prefix_bound
@@ -17,7 +17,7 @@ from ._theory import perceptron_bound_summary, prefix_bound
 def _boundary(args, data, fig) -> None:
     from .. import plotting
 
-    estimator = _estimators.make_estimator(args, data.X)
+    estimator = _plan.estimator_spec(args, _plan.data_source(args)).build(data.X)
     estimator.fit(data.X, data.y)
     plotting.plot_decision_boundary(estimator, data.X, data.y, ax=fig.add_subplot(),
                                     title=f"{type(estimator).__name__} on {data.path}")
@@ -40,7 +40,8 @@ def _mistakes(args, data, fig) -> None:
     from .. import plotting
     from ..online import play
 
-    learner = _estimators.online_learner(args, data.X)
+    learner = _estimators.online_learner(_plan.estimator_spec(args, _plan.data_source(args)),
+                                         data.X)
     transcript = play(learner, data.X, data.y, classes=np.unique(data.y))
     bound, bound_at, label, bound_label = None, None, None, "Novikoff bound"
     title = f"{type(learner).__name__} on {data.path}: online mistakes"
@@ -106,13 +107,14 @@ def cmd_plot(args: argparse.Namespace) -> int:
         raise CLIError("plot needs matplotlib: pip install 'halfspaces[plot]'") from None
     from ._course import pick_columns
 
-    data = read_args_data(args, numeric="plots need numeric features (2 of them)")
+    data = read_args_data(_plan.data_source(args),
+                          numeric="plots need numeric features (2 of them)")
     if args.kind in PLANE_KINDS:
         data = pick_columns(data, args.columns, args.kind)
     elif args.columns is not None:
         raise CLIError(f"--columns: plot {args.kind} uses every feature; --columns picks the"
                        f" two drawn by plot {', '.join(PLANE_KINDS)}")
-    _, data = _features.scaled(args, data)
+    _, data = _features.scaled(getattr(args, "scale", None), data)
     args.algo = args.algo or ("perceptron" if args.kind == "mistakes" else "svm")
     size = (10, 4.5) if args.kind == "regularization" else (6, 5)
     fig = Figure(figsize=size, layout="constrained")

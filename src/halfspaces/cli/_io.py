@@ -132,39 +132,40 @@ def _check_n_features(n_features: int | None) -> None:
                        " file")
 
 
-def _data_format(args: argparse.Namespace, default: str = "svmlight") -> str:
-    """--format, else csv when --delimiter is given, else by the file's extension."""
+def _data_format(source, default: str = "svmlight") -> str:
+    """--format, else csv when --delimiter is given, else by the file's extension
+    (``source``: a :class:`~._plan.Source`)."""
     from ..datasets import detect_format
 
-    given = args.format or ("csv" if getattr(args, "delimiter", None) else None)
-    return detect_format(args.data, given, default=default)
+    given = source.format or ("csv" if source.delimiter else None)
+    return detect_format(source.path, given, default=default)
 
 
-def read_args_data(args: argparse.Namespace, *, numeric: str | None = None,
-                   featurize: bool = False):
-    """Read ``args.data`` with the data options given on the command line.
+def read_args_data(source, *, numeric: str | None = None, featurize: bool = False):
+    """Read the data file of ``source`` (a :class:`~._plan.Source`) with its options.
 
     Raw text is refused with ``numeric`` (what the command needs features for), or with
     ``featurize`` hashed into ``--n-features`` buckets (default 2**18) as ``train``'s
     default vectorizer does.
     """
-    fmt = _data_format(args)
+    fmt = _data_format(source)
+    interactions = None if source.interactions is None else list(source.interactions)
     # For raw text, --n-features is the number of hash buckets of train's vectorizer.
-    data = read_data(args.data, fmt, label_column=args.label_column,
-                     weight_column=getattr(args, "weight_column", None),
-                     n_features=None if fmt == "tsv" else args.n_features,
-                     zero_based=getattr(args, "zero_based", None), encoding=args.encoding,
-                     delimiter=args.delimiter, header=args.header,
-                     interactions=getattr(args, "quadratic", None))
+    data = read_data(source.path, fmt, label_column=source.label_column,
+                     weight_column=source.weight_column,
+                     n_features=None if fmt == "tsv" else source.n_features,
+                     zero_based=source.zero_based, encoding=source.encoding,
+                     delimiter=source.delimiter, header=source.header,
+                     interactions=interactions)
     if data.is_text and featurize:
         from ..datasets import make_text_pipeline
 
-        params = {"n_features": args.n_features} if args.n_features else {}
+        params = {"n_features": source.n_features} if source.n_features else {}
         vectorizer = make_text_pipeline(None, "hashing", **params)["vectorizer"]
         return dataclasses.replace(data, X=vectorizer.transform(data.X))
     if numeric and data.is_text:
         raise CLIError(f"{data.path}: {numeric}")
-    command = getattr(args, "command", "train")
+    command = source.command
     if data.sample_weight is not None and command not in ("train", "split"):  # play, bound,
         # plot
         print(f"{PROG}: note: {data.path} gives example weights; {command} does not use them"
@@ -191,9 +192,10 @@ def is_text_model(model) -> bool:
     return isinstance(model, Pipeline) and hasattr(model.steps[0][1], "build_analyzer")
 
 
-def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
+def read_for_model(model, metadata: dict, source, model_path: str, *,
                    labelled: bool = True):
-    """Read ``args.data`` as the model's training data was: standard input in its format
+    """Read the data file of ``source`` (a :class:`~._plan.Source`) for the ``model`` read
+    from ``model_path`` as the model's training data was: standard input in its format
     (unless --format says otherwise), svmlight with its indexing (unless --zero-based or
     --one-based says otherwise), VW and CSV with its number of features.
 
@@ -207,40 +209,41 @@ def read_for_model(model, metadata: dict, args: argparse.Namespace, *,
     text_model = is_text_model(model)
     n_model = None if text_model else getattr(model, "n_features_in_", None)
     # A file is told by its extension, else (as standard input) by the model's record.
-    fmt = _data_format(args, metadata.get("format", "svmlight"))
+    fmt = _data_format(source, metadata.get("format", "svmlight"))
     recorded = metadata.get("zero_based") if fmt == "svmlight" else None
-    zero_based = args.zero_based if args.zero_based is not None else recorded
-    hints = model_hints(args, n_model if fmt != "svmlight" else None, recorded)
-    source, header = args.data, args.header
-    if fmt == "tsv" and text_model and not labelled and bundled_name(args.data) is None:
-        texts, source, header = _unlabelled_texts(args.data, args.encoding or "utf-8",
-                                                  model.classes_, header)
+    zero_based = source.zero_based if source.zero_based is not None else recorded
+    hints = model_hints(model_path, source.zero_based,
+                        n_model if fmt != "svmlight" else None, recorded)
+    reading, header = source.path, source.header
+    if fmt == "tsv" and text_model and not labelled and bundled_name(source.path) is None:
+        texts, reading, header = _unlabelled_texts(source.path, source.encoding or "utf-8",
+                                                   model.classes_, header)
         if texts is not None and texts and all(map(_SVMLIGHT_LINE.fullmatch, texts)):
-            raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
-                           f" label<TAB>text file or one text per line, not {_name(args.data)}"
-                           " (svmlight lines, label index:value ...)")
+            raise CLIError(f"{model_path}: this model was trained on raw text; give it a"
+                           " label<TAB>text file or one text per line, not"
+                           f" {_name(source.path)} (svmlight lines, label index:value ...)")
         if texts is not None:
-            return texts, _name(args.data)
-    layout = csv_layout(args.model, metadata, n_model) if fmt == "csv" else None
-    if layout is not None and bundled_name(args.data) is None:
-        data = read_csv_like(args, layout, metadata, labelled)
+            return texts, _name(source.path)
+    layout = csv_layout(model_path, metadata, n_model) if fmt == "csv" else None
+    if layout is not None and bundled_name(source.path) is None:
+        data = read_csv_like(source, model_path, layout, metadata, labelled)
         if data.y is None:
             return data.X, data.path
     else:
-        n_features = args.n_features if fmt == "svmlight" else n_model
-        delimiter = args.delimiter or (metadata.get("csv") or {}).get("delimiter") \
-            if fmt == "csv" else args.delimiter
-        data = read_data(source, fmt, hints=hints, label_column=args.label_column,
-                         weight_column=getattr(args, "weight_column", None),
+        n_features = source.n_features if fmt == "svmlight" else n_model
+        delimiter = source.delimiter or (metadata.get("csv") or {}).get("delimiter") \
+            if fmt == "csv" else source.delimiter
+        data = read_data(reading, fmt, hints=hints, label_column=source.label_column,
+                         weight_column=source.weight_column,
                          n_features=None if fmt == "tsv" else n_features,
-                         zero_based=zero_based, encoding=args.encoding, delimiter=delimiter,
+                         zero_based=zero_based, encoding=source.encoding, delimiter=delimiter,
                          header=header,
                          interactions=metadata.get("interactions") if fmt == "vw" else None)
     if text_model and not data.is_text:
-        raise CLIError(f"{args.model}: this model was trained on raw text; give it a"
+        raise CLIError(f"{model_path}: this model was trained on raw text; give it a"
                        f" label<TAB>text file (.tsv or --format tsv), not {data.path}")
     if data.is_text and not text_model:
-        raise CLIError(f"{args.model}: this model was trained on numeric features; {data.path}"
+        raise CLIError(f"{model_path}: this model was trained on numeric features; {data.path}"
                        " is raw text. Train on text to get a model that featurizes it")
     if n_model is not None and data.X.shape[1] != n_model:
         X, used = fit_columns(data.X, n_model)
@@ -315,15 +318,17 @@ def note_ignored(path: str, used: int, n_model: int) -> None:
               file=sys.stderr)
 
 
-def model_hints(args: argparse.Namespace, n_features: int | None, recorded) -> dict:
-    """Advice for reader errors on data read for the model ``args.model``, trained on
-    ``n_features`` features with svmlight indexing ``recorded`` (0-based or not, or None)."""
+def model_hints(model_path: str, zero_based: bool | None, n_features: int | None,
+                recorded) -> dict:
+    """Advice for reader errors on data read for the model ``model_path``, trained on
+    ``n_features`` features with svmlight indexing ``recorded`` (0-based or not, or None),
+    with the indexing --zero-based or --one-based gives (``zero_based``, None: neither)."""
     hints = {}
     if n_features is not None:  # VW buckets and CSV columns must match the model's
-        hints["n_features"] = (f"the model {args.model} was trained on {n_features} features,"
+        hints["n_features"] = (f"the model {model_path} was trained on {n_features} features,"
                                " so this file does not match it")
-    if args.zero_based is None and recorded is False:
-        hints["zero_index"] = (f"the model {args.model} was trained on 1-based indices (its"
+    if zero_based is None and recorded is False:
+        hints["zero_index"] = (f"the model {model_path} was trained on 1-based indices (its"
                                " training file had no index 0); if that file was 0-based too,"
                                " train again with --zero-based")
     return hints
@@ -390,26 +395,27 @@ def csv_layout(path: str, metadata: dict, n_features: int | None):
     return CSVLayout(None if header is None else tuple(header), label, weight, n_fields)
 
 
-def read_csv_like(args: argparse.Namespace, layout, metadata: dict, labelled: bool):
-    """A CSV file read for a model trained on the CSV ``layout``: the columns by name
+def read_csv_like(source, model_path: str, layout, metadata: dict, labelled: bool):
+    """The CSV file of ``source`` (a :class:`~._plan.Source`) read for the model
+    ``model_path`` trained on the CSV ``layout``: the columns by name
     where both have a header, else by position (see
     :func:`~halfspaces.datasets.csv_format.read_csv_like`); a Dataset whose ``y`` is None
     where the file has no label column (``labelled=False``)."""
     from ..datasets import DataFormatError, Dataset
     from ..datasets.csv_format import read_csv_like as read_like
 
-    source = sys.stdin.buffer if args.data == STDIN else args.data
-    delimiter = args.delimiter or metadata["csv"]["delimiter"]
+    reading = sys.stdin.buffer if source.path == STDIN else source.path
+    delimiter = source.delimiter or metadata["csv"]["delimiter"]
     n_model = len(layout.features)
     try:
-        table = read_like(source, layout, labelled=labelled, label_column=args.label_column,
-                              weight_column=getattr(args, "weight_column", None),
-                              encoding=args.encoding or "utf-8", delimiter=delimiter)
+        table = read_like(reading, layout, labelled=labelled, label_column=source.label_column,
+                          weight_column=source.weight_column,
+                          encoding=source.encoding or "utf-8", delimiter=delimiter)
         if table.X.shape[1] != n_model:
             where = "" if layout.header is None else \
                 f" (its training file's columns: {', '.join(layout.header)})"
-            raise DataFormatError(source, None, f"has {table.X.shape[1]} feature columns, but"
-                                  f" the model {args.model} was trained on {n_model}{where}",
+            raise DataFormatError(reading, None, f"has {table.X.shape[1]} feature columns, but"
+                                  f" the model {model_path} was trained on {n_model}{where}",
                                   hint="give a file with the model's columns, and"
                                   " --label-column (and --weight-column) where they are"
                                   " not where they were at training")
@@ -417,12 +423,12 @@ def read_csv_like(args: argparse.Namespace, layout, metadata: dict, labelled: bo
         raise in_cli_terms(exc, {"label_column": "name the label's column with"
                                                  " --label-column"}) from None
     if table.ignored:
-        print(f"{PROG}: note: {_name(args.data)}: column{'s' * (len(table.ignored) > 1)}"
+        print(f"{PROG}: note: {_name(source.path)}: column{'s' * (len(table.ignored) > 1)}"
               f" {', '.join(table.ignored)} ignored (not among the model's columns)",
               file=sys.stderr)
     w = table.sample_weight
     unit = w is None or bool(np.all(w == 1.0))
-    return Dataset(table.X, table.y, _name(args.data), "csv", None, None if unit else w,
+    return Dataset(table.X, table.y, _name(source.path), "csv", None, None if unit else w,
                    table.layout)
 
 
@@ -470,11 +476,11 @@ def writing(path: str):
 # -- output ---------------------------------------------------------------------------------
 
 
-def progress(args: argparse.Namespace, **kwargs):
+def progress(quiet: bool, **kwargs):
     """A tqdm bar on stderr, off with --quiet or when stderr is not a terminal."""
     from tqdm.auto import tqdm
 
-    disable = getattr(args, "quiet", False) or not sys.stderr.isatty()
+    disable = quiet or not sys.stderr.isatty()
     return tqdm(disable=disable, file=sys.stderr, leave=False, **kwargs)
 
 
@@ -483,7 +489,7 @@ _SILENT = {"LPSeparator": "HiGHS, called through SciPy, reports no progress unti
 
 
 @contextlib.contextmanager
-def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
+def fit_progress(quiet: bool, estimator, every: float = 0.2):
     """A bar of ``estimator.fit`` on stderr (off with --quiet or when stderr is not a
     terminal).
 
@@ -501,7 +507,7 @@ def fit_progress(args: argparse.Namespace, estimator, every: float = 0.2):
     from .._progress import listening
 
     total = getattr(estimator, "max_iter", None)
-    with progress(args, total=total if isinstance(total, int) else None,
+    with progress(quiet, total=total if isinstance(total, int) else None,
                   desc=f"fit {type(estimator).__name__}", unit="epoch") as bar:
         if bar.disable:
             yield

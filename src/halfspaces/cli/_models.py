@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from . import _estimators, _features, _io, _records
+from . import _estimators, _features, _io, _plan, _records, _stream
 from ._io import (
     about,
     fit_progress,
@@ -22,20 +22,25 @@ from ._io import (
     save_model,
     write_atomic,
 )
+from ._plan import ModelPlan, TrainPlan
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from ..datasets import detect_format
+    return train(_plan.train_plan(args))
 
-    _features.check_options(args, detect_format(args.data, args.format))
-    _remove_stale_checkpoint_temporaries(args.output)
-    checkpoints = _checkpoints(args)
+
+def train(plan: TrainPlan) -> int:
+    """Run ``train``'s plan: the estimator is built once, here (or, for the expert
+    algorithms, whose hypothesis class comes from the data, once the data is read)."""
+    _remove_stale_checkpoint_temporaries(plan.output.path)
+    estimator = None if plan.estimator.experts else plan.estimator.build()
+    checkpoints = _checkpoints(plan, estimator)
     if checkpoints is None:
-        return _train(args)
+        return _train(plan, estimator)
     from .._checkpoint import checkpointing
 
     with checkpointing(checkpoints):
-        status = _train(args)
+        status = _train(plan, estimator)
     checkpoints.finished()
     return status
 
@@ -65,58 +70,52 @@ CHECKPOINTED = ("Checkpoints: --algo perceptron, averaged, voted (epochs; stream
                 " would not give the same bits; nor the one-pass halving and weighted-majority.")
 
 
-def _checkpoints(args: argparse.Namespace):
-    """The Checkpointer of --checkpoint-every / --resume (None without them)."""
-    if not (args.checkpoint_every or args.resume):
+def _checkpoints(plan: TrainPlan, est):
+    """The Checkpointer of --checkpoint-every / --resume (None without them) for the
+    estimator ``est`` that ``plan`` trains."""
+    output, source = plan.output, plan.source
+    if not (output.checkpoint_every or output.resume):
         return None
     from .._checkpoint import Checkpointer, file_identity
     from ._io import STDIN, CLIError
 
-    if args.algo not in CHECKPOINT_ALGOS:
-        raise CLIError(f"--checkpoint-every and --resume do not apply to --algo {args.algo}. "
+    if plan.algo not in CHECKPOINT_ALGOS:
+        raise CLIError(f"--checkpoint-every and --resume do not apply to --algo {plan.algo}. "
                        + CHECKPOINTED)
-    if args.data == STDIN or not os.path.isfile(args.data):
+    if source.path == STDIN or not os.path.isfile(source.path):
         raise CLIError("--checkpoint-every and --resume need DATA to be a file (a pipe cannot"
                        " be read again when the training resumes)")
-    est = _estimators.make_estimator(args)
     for name, option in (("early_stopping", "--early-stopping"), ("probability", "--probability")):
         if getattr(est, name, False):  # its held-out rows and fold fits are not checkpointed
             raise CLIError(f"--checkpoint-every and --resume do not apply with {option}: a"
                            " checkpoint holds the learner's passes, not the rows it holds out")
-    streamed = _streamed(args, est)
-    if args.checkpoint_unit == "rows" and streamed is not None:
-        raise CLIError(f"--checkpoint-every {args.checkpoint_every}rows applies to a streamed"
+    streamed = _stream._why_not(plan, plan.fmt, est)
+    if output.checkpoint_unit == "rows" and streamed is not None:
+        raise CLIError(f"--checkpoint-every {output.checkpoint_every}rows applies to a streamed"
                        f" fit, and this one reads DATA into memory ({streamed}); checkpoint"
                        f" every N epochs (--checkpoint-every N), or stream the file")
-    if args.algo == "pegasos" and streamed is not None:
+    if plan.algo == "pegasos" and streamed is not None:
         _check_pegasos_checkpoints(est)
-    if args.algo == "svm":
+    if plan.algo == "svm":
         _check_svm_checkpoints(est)
-    if args.algo == "logistic" and est.solver == "lbfgs":  # (a bad name: fit says so)
+    if plan.algo == "logistic" and est.solver == "lbfgs":  # (a bad name: fit says so)
         raise CLIError(f"--checkpoint-every and --resume do not apply to --algo logistic with"
                        f" --solver {est.solver}: SciPy's L-BFGS-B keeps its state inside the"
                        " library, so a restart from the iterate alone would not give the same"
                        " bits; pass --solver sgd (its epochs are checkpointed), or train"
                        " without --checkpoint-every")
-    options = {"format": args.format, "n_features": args.n_features, "scale": args.scale,
-               "ngram": args.ngram, "char_ngram": list(args.char_ngram or []) or None,
-               "quadratic": args.quadratic,
-               "zero_based": args.zero_based, "vectorizer": args.vectorizer,
-               "weight_column": getattr(args, "weight_column", None),
-               "ignore_weights": getattr(args, "ignore_weights", False)}
-    if getattr(args, "shuffle_window", None):  # the order of a shuffled stream's passes
-        options["shuffle_window"] = args.shuffle_window
-    return Checkpointer(args.output + ".checkpoint", args.checkpoint_every,
-                        source=file_identity(args.data), options=options, resume=args.resume,
-                        unit=args.checkpoint_unit)
-
-
-def _streamed(args: argparse.Namespace, est) -> str | None:
-    """Why the training reads DATA into memory (None: it streams the file)."""
-    from ..datasets import detect_format
-    from ._stream import _why_not
-
-    return _why_not(args, detect_format(args.data, args.format), est)
+    features = plan.features
+    options = {"format": source.format, "n_features": source.n_features,
+               "scale": features.scale, "ngram": features.ngram,
+               "char_ngram": list(features.char_ngram or []) or None,
+               "quadratic": None if source.interactions is None else list(source.interactions),
+               "zero_based": source.zero_based, "vectorizer": features.vectorizer,
+               "weight_column": source.weight_column, "ignore_weights": source.ignore_weights}
+    if output.shuffle_window:  # the order of a shuffled stream's passes
+        options["shuffle_window"] = output.shuffle_window
+    return Checkpointer(output.path + ".checkpoint", output.checkpoint_every,
+                        source=file_identity(source.path), options=options,
+                        resume=output.resume, unit=output.checkpoint_unit)
 
 
 def _check_pegasos_checkpoints(est) -> None:
@@ -147,42 +146,48 @@ def _check_svm_checkpoints(est) -> None:
                        " Crammer-Singer); the QP keeps no checkpoints")
 
 
-def _train(args: argparse.Namespace) -> int:
-    from . import _stream
-
+def _train(plan: TrainPlan, estimator) -> int:
+    """Train ``estimator`` (None: build it from the data) by streaming the file, else in
+    memory; save the model and report."""
+    source = plan.source
     start = time.perf_counter()
-    streamed = _stream.train(args)  # the online learners read a svmlight file in blocks
+    # the online learners read a svmlight file in blocks
+    streamed = _stream.train(plan, estimator)
     if streamed is not None:
-        return _trained(args, streamed.model, streamed, streamed.accuracy,
+        return _trained(plan, streamed.model, streamed, streamed.accuracy,
                         time.perf_counter() - start,
-                        _weights_used(args, "vw", streamed.weighted), streamed.progressive)
-    data = read_args_data(args)
-    _records.check_width(args, data)
+                        _weights_used(source, "vw", streamed.weighted), streamed.progressive)
+    data = read_args_data(source)
+    _records.check_width(source, data)
     _records.check_labels(data)
-    scaler, seen = _features.scaled(args, data)  # what the estimator sees, with --scale
-    estimator = _estimators.make_estimator(args, None if data.is_text else seen.X)
-    weights = _estimators.fit_weights(args, data)
-    _stream.note_in_memory(args, data, estimator)
-    model = _estimators.wrap_for_text(estimator, args) if data.is_text else estimator
+    # what the estimator sees, with --scale
+    scaler, seen = _features.scaled(plan.features.scale, data)
+    if estimator is None:
+        estimator = plan.estimator.build(None if data.is_text else seen.X)
+    weights = _estimators.fit_weights(source, data)
+    _stream.note_in_memory(plan, data, estimator)
+    model = _estimators.wrap_for_text(estimator, plan.features, source.n_features) \
+        if data.is_text else estimator
     start = time.perf_counter()
-    with about(data), fit_progress(args, estimator):
+    with about(data), fit_progress(plan.report.quiet, estimator):
         model.fit(seen.X, data.y, **weights)
     seconds = time.perf_counter() - start
     if scaler is not None:  # the model scales what it is given, as it was trained
         from sklearn.pipeline import Pipeline
 
         model = Pipeline([("scaler", scaler), ("classifier", estimator)])
-    save_model(model, args.output, data, args.delimiter, args.quadratic)
-    return _trained(args, estimator, seen, float(model.score(data.X, data.y)), seconds,
-                    _weights_used(args, data.format, data.sample_weight is not None))
+    save_model(model, plan.output.path, data, source.delimiter, source.interactions)
+    return _trained(plan, estimator, seen, float(model.score(data.X, data.y)), seconds,
+                    _weights_used(source, data.format, data.sample_weight is not None))
 
 
-def _weights_used(args: argparse.Namespace, fmt: str, weighted: bool) -> str | None:
-    """What ``train`` says of the file's example weights: "importance" (VW), "column"
-    (CSV), "ignored" (--ignore-weights), or None when the file gives none but 1."""
+def _weights_used(source, fmt: str, weighted: bool) -> str | None:
+    """What ``train`` says of the example weights of the file of ``source`` (a
+    :class:`~._plan.Source`): "importance" (VW), "column" (CSV), "ignored"
+    (--ignore-weights), or None when the file gives none but 1."""
     if not weighted:
         return None
-    return "ignored" if args.ignore_weights else {"vw": "importance"}.get(fmt, "column")
+    return "ignored" if source.ignore_weights else {"vw": "importance"}.get(fmt, "column")
 
 
 # How the report words each value of _weights_used.
@@ -191,17 +196,17 @@ _WEIGHTS_WORDS = {"importance": "weighted by its VW importance weights",
                   "ignored": "its example weights ignored (--ignore-weights)"}
 
 
-def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
+def _trained(plan: TrainPlan, estimator, data, accuracy: float | None,
              seconds: float, weights: str | None, progressive: float | None = None) -> int:
     """Report the model ``train`` saved (``data``: what was read, or the streamed file;
     ``weights``: see :func:`_weights_used`): its training accuracy (``model.score``), or a
     stream's progressive accuracy (``progressive``, the other being None)."""
     fit = fit_summary(estimator, data, weights in ("importance", "column"))
-    collisions = _features.hash_collisions(args, estimator)
-    if args.json:
-        print_json({"model": args.output, "algo": args.algo,
+    collisions = _features.hash_collisions(plan.source, plan.fmt, estimator)
+    if plan.report.json:
+        print_json({"model": plan.output.path, "algo": plan.algo,
                     "estimator": type(estimator).__name__,
-                    "params": _estimators.given_params(args), "n_samples": data.n_samples,
+                    "params": plan.estimator.params, "n_samples": data.n_samples,
                     "sample_weight": weights, "train_accuracy": accuracy,
                     "progressive_accuracy": progressive, "time_s": seconds,
                     "hash_collisions": collisions,
@@ -242,7 +247,7 @@ def _trained(args: argparse.Namespace, estimator, data, accuracy: float | None,
                      " (each row predicted by the last iterate before it was learnt: not the"
                      " saved model)")
         print(f"trained {type(estimator).__name__} on {data.n_samples} examples of {data.path}"
-              f" ({', '.join(done)}): {score}; saved to {args.output}")
+              f" ({', '.join(done)}): {score}; saved to {plan.output.path}")
         if collisions is not None:
             print(_features.collisions_line(collisions))
     return 0
@@ -315,32 +320,36 @@ def _scalar(value):
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
+    return predict(_plan.model_plan(args))
+
+
+def predict(plan: ModelPlan) -> int:
+    """Write the model's labels (or probabilities) for the rows of the data file."""
     from .._labels import format_label
     from . import _quick
 
     # a small file and a linear model: no sklearn, no numba (labels only, not --proba)
-    predictions = None if args.proba else _quick.predict(args)
+    predictions = None if plan.proba else _quick.predict(plan.source, plan.model)
     if predictions is None:
-        from . import _stream
-
-        model, metadata = load_model(args.model)
-        if args.proba and not hasattr(model, "predict_proba"):
-            raise _io.CLIError(f"--proba: {args.model} has no probabilities; train it with"
+        model, metadata = load_model(plan.model)
+        if plan.proba and not hasattr(model, "predict_proba"):
+            raise _io.CLIError(f"--proba: {plan.model} has no probabilities; train it with"
                                " --probability (svm, pegasos, perceptrons) or use --algo"
                                " logistic")
-        predictions = _stream.predict(model, metadata, args)  # a svmlight file in blocks
+        # a svmlight file in blocks
+        predictions = _stream.predict(model, metadata, plan.source, plan.model, plan.proba)
         if predictions is None:
-            X, _ = read_for_model(model, metadata, args, labelled=False)
-            predictions = _predict_blocks(model, X, args)
-    if args.proba:
+            X, _ = read_for_model(model, metadata, plan.source, plan.model, labelled=False)
+            predictions = _predict_blocks(model, X, plan)
+    if plan.proba:
         classes = model.classes_
         text = "".join([f"labels {' '.join(format_label(c) for c in classes)}\n"] + [
             f"{format_label(classes[np.argmax(p)])} {' '.join(f'{x:.6g}' for x in p)}\n"
             for p in predictions])
     else:
         text = "".join(format_label(p) + "\n" for p in predictions)
-    if args.output and args.output != "-":
-        write_atomic(args.output, text)
+    if plan.output and plan.output != "-":
+        write_atomic(plan.output, text)
     else:
         sys.stdout.write(text)
     return 0
@@ -360,13 +369,14 @@ class _Weighted:
             yield block if self.keep else block[:2]
 
 
-def _predict_blocks(model, X, args: argparse.Namespace, block: int = 100_000):
+def _predict_blocks(model, X, plan: ModelPlan, block: int = 100_000):
     n = len(X) if isinstance(X, list) else X.shape[0]
     out = []
-    with progress(args, total=n, desc="predict", unit="ex") as bar:
+    with progress(plan.report.quiet, total=n, desc="predict", unit="ex") as bar:
         for start in range(0, max(n, 1), block):
             stop = min(start + block, n)
-            out.append(np.asarray(_estimators.predict_rows(model, X[start:stop], args)))
+            out.append(np.asarray(_estimators.predict_rows(model, X[start:stop],
+                                                           plan.proba)))
             bar.update(stop - start)
     return np.concatenate(out) if out else np.empty(0)
 
@@ -393,39 +403,43 @@ _WEIGHTED_KEYS = ("weight_sum", "weighted_accuracy", "weighted_zero_one", "weigh
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    return evaluate(_plan.model_plan(args))
+
+
+def evaluate(plan: ModelPlan) -> int:
     """Accuracy, losses and margins; on a file that gives example weights other than 1
     (VW importance weights, --weight-column), also their weighted means (as VW reports its
     weighted average loss), unless --ignore-weights."""
     from ..metrics import evaluate, evaluate_blocks
-    from . import _stream
 
-    model, metadata = load_model(args.model)
+    source, ignored = plan.source, plan.source.ignore_weights
+    model, metadata = load_model(plan.model)
     # svmlight or VW, in blocks
-    blocks = _stream.model_blocks(model, metadata, args, weights=True)
+    blocks = _stream.model_blocks(model, metadata, source, plan.model, weights=True)
     if blocks is None:
-        data = read_for_model(model, metadata, args)
+        data = read_for_model(model, metadata, source, plan.model)
         with about(data):
             result = {"data": data.path, **evaluate(
-                model, data.X, data.y, None if args.ignore_weights else data.sample_weight,
-                threshold=args.threshold)}
+                model, data.X, data.y, None if ignored else data.sample_weight,
+                threshold=plan.threshold)}
         weighted = data.sample_weight is not None
     else:
-        seen = _Weighted(blocks, keep=not args.ignore_weights)
-        with about(argparse.Namespace(path=args.data)):
-            result = {"data": args.data, **evaluate_blocks(model, seen,
-                                                           threshold=args.threshold)}
+        seen = _Weighted(blocks, keep=not ignored)
+        with about(source):
+            result = {"data": source.path, **evaluate_blocks(model, seen,
+                                                             threshold=plan.threshold)}
         weighted = seen.weighted
         if not weighted:  # every weight 1: the figures are the unweighted ones
             result = {k: v for k, v in result.items() if k not in _WEIGHTED_KEYS}
     if weighted:  # a file without weights (or all 1) reports as before
-        result["sample_weight"] = "ignored" if args.ignore_weights else "used"
-    if args.json:
+        result["sample_weight"] = "ignored" if ignored else "used"
+    if plan.report.json:
         print_json(result)
         return 0
     rows = [("data", f"{result['data']} ({result['n_samples']} examples)")]
     if weighted:
         rows.append(("weights", "the file's example weights, ignored (--ignore-weights)"
-                     if args.ignore_weights else "the file's example weights: the weighted"
+                     if ignored else "the file's example weights: the weighted"
                      " figures are sums of weight times value over the weight sum"))
     print_table(rows + [(label, "undefined (a class is absent from DATA, or is all of it)"
                          if result[key] is None else result[key])

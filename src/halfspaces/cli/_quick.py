@@ -13,42 +13,43 @@ which also gives every error message: there is one set of them.
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from ._io import STDIN, fit_columns, note_ignored
 
 
-def predict(args: argparse.Namespace):
-    """The labels for ``args.data``, or None (the caller then predicts as usual)."""
+def predict(source, model_path: str):
+    """The labels of the model file ``model_path`` for the data file of ``source`` (a
+    :class:`~._plan.Source`), or None (the caller then predicts as usual)."""
     from ..datasets import detect_format
 
-    if args.data == STDIN or not os.path.isfile(args.data) or not os.path.isfile(args.model) \
-            or detect_format(args.data, args.format, default="") not in ("svmlight", "") \
-            or any(getattr(args, key, None) is not None
+    if source.path == STDIN or not os.path.isfile(source.path) \
+            or not os.path.isfile(model_path) \
+            or detect_format(source.path, source.format, default="") not in ("svmlight", "") \
+            or any(getattr(source, key) is not None
                    for key in ("label_column", "weight_column", "encoding", "delimiter")):
         return None
     from ..datasets.small_svmlight import SMALL_BYTES, read_small_svmlight
 
-    if os.path.getsize(args.data) > SMALL_BYTES:
+    if os.path.getsize(source.path) > SMALL_BYTES:
         return None
     from .._predict_linear import predict_linear
     from ..persistence import read_linear
 
-    model = read_linear(args.model)
+    model = read_linear(model_path)
     recorded_format = None if model is None else model.metadata.get("format", "svmlight")
-    if model is None or detect_format(args.data, args.format,
+    if model is None or detect_format(source.path, source.format,
                                       default=recorded_format) != "svmlight":
         return None  # a file named as no format is read in the model's
     recorded = model.metadata.get("zero_based")
-    zero_based = args.zero_based if args.zero_based is not None else recorded
+    zero_based = source.zero_based if source.zero_based is not None else recorded
     if not isinstance(zero_based, bool):
         return None
-    read = read_small_svmlight(args.data, zero_based=zero_based, n_features=args.n_features)
+    read = read_small_svmlight(source.path, zero_based=zero_based, n_features=source.n_features)
     if read is None:
         return None
     X, used = fit_columns(read[0], model.n_features)  # unseen features: zero weight
     predictions = predict_linear(model, X)
     if predictions is not None:
-        note_ignored(args.data, used.size, model.n_features)
+        note_ignored(source.path, used.size, model.n_features)
     return predictions

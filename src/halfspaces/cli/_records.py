@@ -60,36 +60,36 @@ WIDE_FEATURES = 2**24
 SPARSE_USE = 1024
 
 
-def check_width(args: argparse.Namespace, data) -> None:
+def check_width(source, data) -> None:
     """Ask before a weight vector far wider than the features ``data`` uses is made: a
-    svmlight file read without --n-features whose largest index is far beyond the rest
-    (see ``WIDE_FEATURES``) is refused, naming the index, its line and the fixes."""
+    svmlight file (of ``source``, a :class:`~._plan.Source`) read without --n-features
+    whose largest index is far beyond the rest (see ``WIDE_FEATURES``) is refused, naming
+    the index, its line and the fixes."""
     import scipy.sparse as sp
 
-    if data.format != "svmlight" or args.n_features or not sp.issparse(data.X) \
+    if data.format != "svmlight" or source.n_features or not sp.issparse(data.X) \
             or data.X.shape[1] <= WIDE_FEATURES:
         return
-    _refuse_sparse_use(args, data.path, data.X.shape[1], np.unique(data.X.indices),
+    _refuse_sparse_use(source, data.path, data.X.shape[1], np.unique(data.X.indices),
                        data.zero_based)
 
 
-def check_stream_width(args: argparse.Namespace, n_features: int, zero_based: bool,
-                       blocks) -> None:
+def check_stream_width(source, n_features: int, zero_based: bool, blocks) -> None:
     """:func:`check_width` for a svmlight file that training streams, before the learner
     makes its weight vector: ``n_features`` and ``zero_based`` as the file was read (a survey
     or a cache found them), ``blocks()`` a pass over its ``(X, y)`` blocks, which counts the
     features used (only for a file wider than ``WIDE_FEATURES``)."""
-    if args.n_features or n_features <= WIDE_FEATURES:
+    if source.n_features or n_features <= WIDE_FEATURES:
         return
     used = np.empty(0, dtype=np.int64)
     for X, *_ in blocks():
         used = np.union1d(used, X.indices)
         if used.size * SPARSE_USE >= n_features:
             return
-    _refuse_sparse_use(args, _name(args.data), n_features, used, zero_based)
+    _refuse_sparse_use(source, _name(source.path), n_features, used, zero_based)
 
 
-def _refuse_sparse_use(args: argparse.Namespace, name: str, n: int, used: np.ndarray,
+def _refuse_sparse_use(source, name: str, n: int, used: np.ndarray,
                        zero_based: bool) -> None:
     """Raise the CLIError of a file of ``n`` columns that uses the features ``used`` (sorted)
     when it uses fewer than one in SPARSE_USE of them."""
@@ -100,9 +100,9 @@ def _refuse_sparse_use(args: argparse.Namespace, name: str, n: int, used: np.nda
         return
     second = int(used[-2]) if used.size > 1 else -1
     where = ""
-    if args.data != STDIN:
+    if source.path != STDIN:
         try:  # the reader names the line of the first index beyond the others
-            for _ in iter_blocks(args.data, "svmlight", n_features=max(second + 1, 1),
+            for _ in iter_blocks(source.path, "svmlight", n_features=max(second + 1, 1),
                                  zero_based=zero_based):
                 pass
         except DataFormatError as exc:

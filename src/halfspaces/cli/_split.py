@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from . import _plan
 from ._io import PROG, STDIN, CLIError, about, read_args_data, writing
 
 
@@ -26,7 +27,7 @@ def cmd_split(args: argparse.Namespace) -> int:
     if not 0.0 < args.test_fraction < 1.0:
         raise CLIError(f"--test-fraction must be between 0 and 1 (the share of the rows held"
                        f" out for testing); got {args.test_fraction}. Try 0.2")
-    data = read_args_data(args)
+    data = read_args_data(_plan.data_source(args))
     head, records = _records(_raw(args.data), data.format, data.n_samples, data.path)
     with about(data):
         train, test = train_test_split(np.arange(data.n_samples),

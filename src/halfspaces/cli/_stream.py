@@ -15,7 +15,6 @@ instead when the file's weights are not all 1 (``--ignore-weights`` trains witho
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -59,57 +58,55 @@ class Streamed(NamedTuple):
     weighted: bool  # whether the file gives example weights other than 1
 
 
-def _why_not(args: argparse.Namespace, fmt: str, estimator) -> str | None:
-    """Why this training cannot stream (None: it can)."""
+def _why_not(plan, fmt: str, estimator) -> str | None:
+    """Why the training of ``plan`` (a :class:`~._plan.TrainPlan`) on ``fmt`` data cannot
+    stream ``estimator`` (None: it can)."""
     from ..datasets.bundled import bundled_name, no_such_file
 
-    if bundled_name(args.data):
+    if bundled_name(plan.source.path):
         return "a bundled set is read whole"
-    if args.data != STDIN:  # a missing or unreadable file is that error, not "a pipe"
-        if not os.path.lexists(args.data):
-            raise no_such_file(args.data)
-        check_readable(args.data)
-    if args.data == STDIN or not os.path.isfile(args.data):
+    if plan.source.path != STDIN:  # a missing or unreadable file is that error, not "a pipe"
+        if not os.path.lexists(plan.source.path):
+            raise no_such_file(plan.source.path)
+        check_readable(plan.source.path)
+    if plan.source.path == STDIN or not os.path.isfile(plan.source.path):
         return "a pipe is read once"
     if fmt not in ("svmlight", "vw"):
         return f"only svmlight and VW files stream ({fmt} data is read whole)"
-    if getattr(args, "scale", None):
+    if plan.features.scale:
         return "--scale fits its scaler on every row before the learner sees one"
-    if args.algo in BATCH_ALGOS or args.algo in EXPERT_ALGOS:
-        return f"--algo {args.algo} needs all the rows at once"
+    if plan.algo in BATCH_ALGOS or plan.algo in EXPERT_ALGOS:
+        return f"--algo {plan.algo} needs all the rows at once"
     if getattr(estimator, "early_stopping", False) or getattr(estimator, "probability", False):
         return "--early-stopping and --probability hold rows out of the fit, so need them all"
     if isinstance(getattr(estimator, "class_weight", None), str):  # "balanced"
         return ("--set class_weight=balanced weighs the classes by their counts in the whole"
                 " file (a dict {label: weight} streams)")
     if getattr(estimator, "shuffle", False) and not (
-            args.cache or args.cache_dir or getattr(args, "shuffle_window", None)):
+            plan.output.cache or plan.output.shuffle_window):
         return ("the rows of each pass are shuffled (the default; --cache or --shuffle-window"
                 " streams them shuffled by windows, --no-shuffle in the file's order)")
     if type(estimator).__name__ == "KernelPegasosSVC":
         return "--algo pegasos --kernel needs all the rows at once (its Gram matrix)"
-    if args.algo == "pegasos" and (estimator.sampling != "cyclic" or estimator.tol is not None
+    if plan.algo == "pegasos" and (estimator.sampling != "cyclic" or estimator.tol is not None
                                    or estimator.record_objective):
         return ("Pegasos streams with --set sampling=cyclic (the file order), without --tol"
                 " and --record-objective")
-    if args.algo not in PERCEPTRON_ALGOS and args.algo != "pegasos":
-        return f"--algo {args.algo} does not stream"
+    if plan.algo not in PERCEPTRON_ALGOS and plan.algo != "pegasos":
+        return f"--algo {plan.algo} does not stream"
     return None
 
 
-def train(args: argparse.Namespace) -> Streamed | None:
-    """Train ``args.algo`` on ``args.data`` by streaming when it can (None when not: the
-    caller reads the file into memory). ``--cache`` without streaming is an error."""
-    from ..datasets import detect_format
-
-    cache = bool(args.cache or args.cache_dir)
-    fmt = detect_format(args.data, args.format)
-    estimator = None if args.algo in EXPERT_ALGOS else _estimators.make_estimator(args)
-    why = _why_not(args, fmt, estimator)
-    if cache and args.quadratic:
+def train(plan, estimator) -> Streamed | None:
+    """Train ``estimator`` as ``plan`` (a :class:`~._plan.TrainPlan`) says by streaming its
+    file when it can (None when not: the caller reads the file into memory; None for
+    ``estimator``: one built from the data). ``--cache`` without streaming is an error."""
+    cache, fmt = plan.output.cache, plan.fmt
+    why = _why_not(plan, fmt, estimator)
+    if cache and plan.source.interactions:
         raise CLIError("--cache stores a file's features as read, and --quadratic adds their"
                        " products as they are read: drop --cache")
-    if getattr(args, "shuffle_window", None) and (
+    if plan.output.shuffle_window and (
             why is not None or not getattr(estimator, "shuffle", False)):
         raise CLIError("--shuffle-window applies to a perceptron's training streamed with"
                        " --shuffle, which this is not: "
@@ -117,7 +114,7 @@ def train(args: argparse.Namespace) -> Streamed | None:
                        " --shuffle-window")
     if why is not None:
         if cache:
-            flag = "--cache-dir" if args.cache_dir else "--cache"
+            flag = "--cache-dir" if plan.output.cache_dir else "--cache"
             raise CLIError(f"{flag} applies to training by streaming, which this is not: {why};"
                            f" drop {flag}, or use --algo perceptron, averaged or voted with"
                            " --no-shuffle (or pegasos with --set sampling=cyclic) on a svmlight"
@@ -127,14 +124,14 @@ def train(args: argparse.Namespace) -> Streamed | None:
 
     with _in_cli_terms():
         try:
-            return _fit(args, fmt, cache, estimator)
+            return _fit(plan, cache, estimator)
         except WeightsRefused:  # raised before the learner learnt anything
             if cache:
-                flag = "--cache-dir" if args.cache_dir else "--cache"
-                raise CLIError(f"{flag}: {args.data} gives example weights (its VW importance"
-                               f" weights), and --algo {args.algo} streams only data without"
-                               f" them; drop {flag} to train in memory with the weights, or"
-                               " pass --ignore-weights") from None
+                flag = "--cache-dir" if plan.output.cache_dir else "--cache"
+                raise CLIError(f"{flag}: {plan.source.path} gives example weights (its VW"
+                               f" importance weights), and --algo {plan.algo} streams only"
+                               f" data without them; drop {flag} to train in memory with the"
+                               " weights, or pass --ignore-weights") from None
             return None  # in memory, where its fit takes them
 
 
@@ -149,31 +146,33 @@ def _in_cli_terms(hints: dict | None = None):
         raise in_cli_terms(exc, hints) from None
 
 
-def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed:
-    n_features, zero_based = args.n_features, args.zero_based
+def _fit(plan, cache: bool, estimator) -> Streamed:
+    source, fmt = plan.source, plan.fmt
+    n_features, zero_based = source.n_features, source.zero_based
     # VW: the importance weights, as sample_weight (a svmlight file has none)
-    weights = fmt == "vw" and not args.ignore_weights
+    weights = fmt == "vw" and not source.ignore_weights
     if fmt == "vw":  # hashed into --n-features buckets, as load_vw reads it whole
         n_features = n_features or 2**18
     if cache:
         from ..datasets.cache import open_cached
         from ..datasets.stream import fit_stream
 
-        source = open_cached(args.data, args.cache_dir, format=fmt, n_features=n_features,
+        cached = open_cached(source.path, plan.output.cache_dir, format=fmt,
+                             n_features=n_features,
                              zero_based="auto" if zero_based is None else zero_based)
         if fmt == "svmlight":
-            _records.check_stream_width(args, source.n_features, source.zero_based,
-                                        source.blocks)
-        with fit_progress(args, estimator):
-            fit_stream(estimator, source, classes=source.classes, sample_weight=weights,
-                       shuffle_window=args.shuffle_window)
-        n_features, zero_based = source.n_features, source.zero_based
-        n, weighted = source.n_rows, bool(fmt == "vw" and source.weighted)
+            _records.check_stream_width(source, cached.n_features, cached.zero_based,
+                                        cached.blocks)
+        with fit_progress(plan.report.quiet, estimator):
+            fit_stream(estimator, cached, classes=cached.classes, sample_weight=weights,
+                       shuffle_window=plan.output.shuffle_window)
+        n_features, zero_based = cached.n_features, cached.zero_based
+        n, weighted = cached.n_rows, bool(fmt == "vw" and cached.weighted)
 
         def blocks():
-            return source.blocks(weights=fmt == "vw")
+            return cached.blocks(weights=fmt == "vw")
     else:
-        blocks = _fit_file(args, fmt, estimator, n_features, zero_based, weights)
+        blocks = _fit_file(plan, estimator, n_features, zero_based, weights)
         n_features, zero_based = blocks.n_features, blocks.zero_based
         n, weighted = blocks.rows, blocks.weights_seen
     accuracy = progressive = None
@@ -195,20 +194,20 @@ def _fit(args: argparse.Namespace, fmt: str, cache: bool, estimator) -> Streamed
         if getattr(estimator, "shuffle", False):
             from ..datasets._shuffle import SHUFFLE_WINDOW
 
-            window = args.shuffle_window or SHUFFLE_WINDOW
+            window = plan.output.shuffle_window or SHUFFLE_WINDOW
         # a cache's pieces, or one window, mix the rows of the whole file
-        if binary and not args.quiet and (window is None or not cache and n > window):
-            _warn_if_ordered(args, estimator, runs, first_class / n, n, accuracy, progressive,
-                             window)
+        if binary and not plan.report.quiet and (window is None or not cache and n > window):
+            _warn_if_ordered(source.path, cache, estimator, runs, first_class / n, n,
+                             accuracy, progressive, window)
     from ..persistence import save
 
     # what save_model records of a file read whole, for predict and evaluate
-    with writing(args.output):
-        save(estimator, args.output, metadata={
+    with writing(plan.output.path):
+        save(estimator, plan.output.path, metadata={
             "format": fmt, "zero_based": None if fmt == "vw" else bool(zero_based),
             "n_features": int(n_features),
-            **({"interactions": args.quadratic} if args.quadratic else {})})
-    return Streamed(estimator, args.data, n, accuracy, progressive, weighted)
+            **({"interactions": list(source.interactions)} if source.interactions else {})})
+    return Streamed(estimator, source.path, n, accuracy, progressive, weighted)
 
 
 def averages(estimator) -> bool:
@@ -223,14 +222,14 @@ def averages(estimator) -> bool:
 ORDERED_RUNS = 0.5
 
 
-def _warn_if_ordered(args: argparse.Namespace, estimator, runs: int, p: float, n: int,
+def _warn_if_ordered(path: str, cache: bool, estimator, runs: int, p: float, n: int,
                      accuracy: float, progressive: float, window: int | None) -> None:
     """Warn on stderr when the rows come in long runs of one class (sorted by label, for
     instance), which an average of the iterates weighs by their length: the last run's
-    class dominates it. ``runs``: the runs of one label in the file, of ``n`` rows, a share
-    ``p`` of one class; a random order of them gives about ``1 + 2 n p (1 - p)`` runs.
-    ``window``: the rows were shuffled only within windows of that many rows of the file's
-    order (None: not shuffled)."""
+    class dominates it. ``runs``: the runs of one label in the file ``path`` (read through
+    its cache: ``cache``), of ``n`` rows, a share ``p`` of one class; a random order of them
+    gives about ``1 + 2 n p (1 - p)`` runs. ``window``: the rows were shuffled only within
+    windows of that many rows of the file's order (None: not shuffled)."""
     expected = 1.0 + 2.0 * n * p * (1.0 - p)
     if runs >= ORDERED_RUNS * expected:
         return
@@ -238,14 +237,14 @@ def _warn_if_ordered(args: argparse.Namespace, estimator, runs: int, p: float, n
         fix = (f"the rows moved only within windows of {window} rows of the file's order; add"
                " --cache (its pieces are read in a random order), a --shuffle-window of at"
                f" least {n}, or shuffle the file's lines (e.g. 'shuf')")
-    elif args.cache or args.cache_dir:
+    elif cache:
         fix = ("shuffle the file's lines (e.g. 'shuf'), or drop --no-shuffle: each pass then"
                " reads the cache's pieces in a random order")
     else:
         fix = ("shuffle the file's lines (e.g. 'shuf'), or drop --no-shuffle: the rows of each"
                " pass are then shuffled (in memory, or with --cache the cache's pieces in a"
                " random order)")
-    print(f"{PROG}: warning: the rows of {args.data} come in long runs of one class ({runs}"
+    print(f"{PROG}: warning: the rows of {path} come in long runs of one class ({runs}"
           f" runs of one label where a random order of them gives about {expected:.0f}):"
           f" {type(estimator).__name__}'s saved model weighs the iterates by how long they"
           " lasted, so the last runs' class dominates it (training accuracy of the saved"
@@ -344,21 +343,22 @@ class _Counted:
             raise _NotAssumed  # before the learner ends its pass
 
 
-def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_based,
-              weights: bool) -> _Counted:
-    """Fit ``estimator`` on the text file ``args.data``, read as the blocks returned (their
-    columns, indexing and rows). VW is hashed into ``n_features`` buckets; for svmlight one
-    pass decides the columns, the indexing and the classes, as load_svmlight does, unless
-    the training can read the file once (:func:`_fit_once`)."""
+def _fit_file(plan, estimator, n_features, zero_based, weights: bool) -> _Counted:
+    """Fit ``estimator`` on the text file of ``plan`` (a :class:`~._plan.TrainPlan`), read
+    as the blocks returned (their columns, indexing and rows). VW is hashed into
+    ``n_features`` buckets; for svmlight one pass decides the columns, the indexing and the
+    classes, as load_svmlight does, unless the training can read the file once
+    (:func:`_fit_once`)."""
     from ..datasets._adapters import Summary
     from ..datasets._fingerprint import stat_fingerprint
     from ..datasets.stream import fit_stream
 
+    path, fmt = plan.source.path, plan.fmt
     zero_based = "auto" if zero_based is None else zero_based
     classes = summary = None
-    before = stat_fingerprint(args.data)  # before any pass
+    before = stat_fingerprint(path)  # before any pass
     if fmt == "svmlight":
-        blocks = _fit_once(args, estimator, n_features, zero_based, before)
+        blocks = _fit_once(plan, estimator, n_features, zero_based, before)
         if blocks is not None:
             return blocks
         from ..datasets import iter_blocks, svmlight
@@ -366,32 +366,34 @@ def _fit_file(args: argparse.Namespace, fmt: str, estimator, n_features, zero_ba
         from ..datasets.stream import BLOCK_BYTES
 
         n_features, zero_based, classes, n_rows = svmlight._survey(
-            args.data, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
+            path, svmlight._check_n_features(n_features), zero_based, BLOCK_BYTES,
             check_n_threads("train", None))
         summary = Summary(n_rows, n_features, None, classes)
-        _records.check_stream_width(args, n_features, zero_based, lambda: iter_blocks(
-            args.data, "svmlight", n_features=n_features, zero_based=zero_based))
-        _note_one_read(args, estimator, n_features, zero_based, classes)
-    blocks = _Counted(args.data, fmt, n_features, zero_based, interactions=args.quadratic,
+        _records.check_stream_width(plan.source, n_features, zero_based, lambda: iter_blocks(
+            path, "svmlight", n_features=n_features, zero_based=zero_based))
+        _note_one_read(plan, estimator, n_features, zero_based, classes)
+    interactions = plan.source.interactions
+    blocks = _Counted(path, fmt, n_features, zero_based,
+                      interactions=None if interactions is None else list(interactions),
                       before=before)
-    with fit_progress(args, estimator):
+    with fit_progress(plan.report.quiet, estimator):
         fit_stream(estimator, blocks, classes=classes, summary=summary, sample_weight=weights,
-                   shuffle_window=args.shuffle_window)
+                   shuffle_window=plan.output.shuffle_window)
     return blocks
 
 
-def _note_one_read(args: argparse.Namespace, estimator, n_features: int, zero_based,
+def _note_one_read(plan, estimator, n_features: int, zero_based,
                    classes) -> None:
     """Say on stderr, for a file of at least NOTE_MEGABYTES that a perceptron's training
     read more than once (a 0-based file read as 1-based by :func:`_fit_once` first, then the
     survey and the pass) and could have read once (labels -1 and +1), which options read it
     once."""
-    if (args.quiet or _fit_once_refused(args, estimator)
+    if (plan.report.quiet or _fit_once_refused(plan, estimator)
             or not np.array_equal(classes, _PLUS_MINUS)
-            or os.path.getsize(args.data) < NOTE_MEGABYTES * 1e6):
+            or os.path.getsize(plan.source.path) < NOTE_MEGABYTES * 1e6):
         return
     indexing = "--zero-based" if zero_based else "--one-based"
-    print(f"{PROG}: note: {args.data} was read more than once (a pass of its own found its"
+    print(f"{PROG}: note: {plan.source.path} was read more than once (a pass of its own found its"
           f" columns, indexing and classes); with --n-features {n_features} {indexing} (what"
           " that pass found) the training reads it once, the same model", file=sys.stderr)
 
@@ -400,7 +402,7 @@ def _note_one_read(args: argparse.Namespace, estimator, n_features: int, zero_ba
 _PLUS_MINUS = np.array([-1.0, 1.0])
 
 
-def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based,
+def _fit_once(plan, estimator, n_features, zero_based,
               before: dict) -> _Counted | None:
     """A perceptron's training on a svmlight file in one read, without the survey: the
     classes are assumed to be the labels -1 and +1, the indexing (unless given by
@@ -411,16 +413,16 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based,
     or a warm start: then the caller trains afresh after the survey, which raises what is
     wrong. The file's errors are the survey's: both read the lines in the same order with
     the same checks."""
-    if _fit_once_refused(args, estimator):
+    if _fit_once_refused(plan, estimator):
         return None
     from ..datasets import DataFormatError
     from ..datasets.stream import fit_stream
 
     assumed = zero_based == "auto"
-    blocks = _Counted(args.data, "svmlight", n_features, False if assumed else zero_based,
+    blocks = _Counted(plan.source.path, "svmlight", n_features, False if assumed else zero_based,
                       assumed=_PLUS_MINUS, widened=estimator, auto=assumed, before=before)
     try:
-        with fit_progress(args, estimator):
+        with fit_progress(plan.report.quiet, estimator):
             fit_stream(estimator, blocks, classes=_PLUS_MINUS)
     except _NotAssumed:
         return None
@@ -431,21 +433,22 @@ def _fit_once(args: argparse.Namespace, estimator, n_features, zero_based,
     return blocks
 
 
-def _fit_once_refused(args: argparse.Namespace, estimator) -> bool:
+def _fit_once_refused(plan, estimator) -> bool:
     """Whether the training cannot read the file once whatever the columns (not a perceptron,
     or checkpoints, a resume, a warm start, or a shuffle, whose windows need the columns)."""
-    return (args.algo not in PERCEPTRON_ALGOS or bool(args.checkpoint_every) or args.resume
-            or getattr(estimator, "warm_start", False) or getattr(estimator, "shuffle", False))
+    return (plan.algo not in PERCEPTRON_ALGOS or bool(plan.output.checkpoint_every)
+            or plan.output.resume or getattr(estimator, "warm_start", False)
+            or getattr(estimator, "shuffle", False))
 
 
-def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
+def note_in_memory(plan, data, estimator) -> None:
     """Say on stderr that training holds the whole file, how much memory that takes (once the
     parameters are known to be valid) and, for an online learner, why it does not stream."""
-    if args.quiet or data.is_text or args.algo in EXPERT_ALGOS:
+    if plan.report.quiet or data.is_text or plan.estimator.experts:
         return
     estimator._validate_params()
-    why = "" if args.algo in BATCH_ALGOS else \
-        f"; {_why_not(args, data.format, estimator) or 'its stream takes no example weights'}"
+    why = "" if plan.algo in BATCH_ALGOS else \
+        f"; {_why_not(plan, data.format, estimator) or 'its stream takes no example weights'}"
     X = data.X
     parts = (X.data, X.indices, X.indptr) if hasattr(X, "indptr") else (X,)
     megabytes = (sum(a.nbytes for a in parts) + data.y.nbytes) / 1e6
@@ -456,8 +459,9 @@ def note_in_memory(args: argparse.Namespace, data, estimator) -> None:
           f" {megabytes:,.1f} MB{why}", file=sys.stderr)
 
 
-def model_blocks(model, metadata: dict, args: argparse.Namespace, *, weights: bool = False):
-    """The ``(X, y)`` blocks of a svmlight or VW file read for ``model`` as its training file
+def model_blocks(model, metadata: dict, source, model_path: str, *, weights: bool = False):
+    """The ``(X, y)`` blocks of the svmlight or VW file of ``source`` (a
+    :class:`~._plan.Source`) read for ``model`` (from ``model_path``) as its training file
     was (svmlight: its indexing unless --zero-based or --one-based says otherwise, X cut or
     padded to its number of features; VW: hashed into its features), in bounded memory;
     None for other data (the caller reads it whole). With ``weights``, a VW file's blocks
@@ -466,59 +470,62 @@ def model_blocks(model, metadata: dict, args: argparse.Namespace, *, weights: bo
 
     n_features = getattr(model, "n_features_in_", None)
     recorded = metadata.get("zero_based")
-    zero_based = args.zero_based if args.zero_based is not None else recorded
-    fmt = None if args.data == STDIN else detect_format(
-        args.data, args.format, default=metadata.get("format", "svmlight"))
-    if (fmt not in ("svmlight", "vw") or not os.path.isfile(args.data)
+    zero_based = source.zero_based if source.zero_based is not None else recorded
+    fmt = None if source.path == STDIN else detect_format(
+        source.path, source.format, default=metadata.get("format", "svmlight"))
+    if (fmt not in ("svmlight", "vw") or not os.path.isfile(source.path)
             or n_features is None or is_text_model(model)
             or (fmt == "svmlight" and zero_based is None)):
         return None
     if fmt == "vw":
-        return _vw_blocks(args, n_features, weights, metadata.get("interactions"))
-    return _svmlight_blocks(args, n_features, zero_based, model_hints(args, None, recorded))
+        return _vw_blocks(source, model_path, n_features, weights,
+                          metadata.get("interactions"))
+    return _svmlight_blocks(source, n_features, zero_based,
+                            model_hints(model_path, source.zero_based, None, recorded))
 
 
-def _svmlight_blocks(args: argparse.Namespace, n_features: int, zero_based: bool, hints):
+def _svmlight_blocks(source, n_features: int, zero_based: bool, hints):
     import numpy as np
 
     from ..datasets import iter_blocks
 
     n_rows, ignored = 0, np.empty(0, dtype=np.int64)
     with _in_cli_terms(hints):
-        for X, y in iter_blocks(args.data, "svmlight", n_features=args.n_features,
+        for X, y in iter_blocks(source.path, "svmlight", n_features=source.n_features,
                                 zero_based=zero_based):
             X, used = fit_columns(X, n_features)  # unseen features: zero weight
             ignored = np.union1d(ignored, used)
             n_rows += X.shape[0]
             yield X, y
-    note_ignored(args.data, ignored.size, n_features)
+    note_ignored(source.path, ignored.size, n_features)
     if not n_rows:
-        raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
+        raise CLIError(f"{source.path}: no examples in the file (it is empty, or has only blank"
                        " and comment lines)")
 
 
-def _vw_blocks(args: argparse.Namespace, n_features: int, weights: bool = False,
+def _vw_blocks(source, model_path: str, n_features: int, weights: bool = False,
                interactions=None):
     from ..datasets import iter_blocks
 
     n_rows = 0
-    with _in_cli_terms(model_hints(args, n_features, None)):
-        for block in iter_blocks(args.data, "vw", n_features=n_features,
+    with _in_cli_terms(model_hints(model_path, source.zero_based, n_features, None)):
+        for block in iter_blocks(source.path, "vw", n_features=n_features,
                                  return_weights=weights, interactions=interactions):
             n_rows += block[0].shape[0]
             yield block
     if not n_rows:
-        raise CLIError(f"{args.data}: no examples in the file (it is empty, or has only blank"
+        raise CLIError(f"{source.path}: no examples in the file (it is empty, or has only blank"
                        " lines)")
 
 
-def predict(model, metadata: dict, args: argparse.Namespace):
-    """The predictions of ``model`` for a svmlight or VW file, read block by block
-    (:func:`model_blocks`); None for other data (the caller reads it whole)."""
-    blocks = model_blocks(model, metadata, args)
+def predict(model, metadata: dict, source, model_path: str, proba: bool = False):
+    """The predictions (with ``proba``, probabilities) of ``model`` for the svmlight or VW
+    file of ``source``, read block by block (:func:`model_blocks`); None for other data (the
+    caller reads it whole)."""
+    blocks = model_blocks(model, metadata, source, model_path)
     if blocks is None:
         return None
     import numpy as np
 
-    out = [np.asarray(_estimators.predict_rows(model, X, args)) for X, _ in blocks]
+    out = [np.asarray(_estimators.predict_rows(model, X, proba)) for X, _ in blocks]
     return np.concatenate(out)

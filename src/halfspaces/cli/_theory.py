@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _estimators, _features
+from . import _estimators, _features, _plan
 from ._io import about, print_json, print_table, progress, read_args_data
 from ._options import PERCEPTRON_ALGOS
 
@@ -59,13 +59,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.passes or args.trace:
         return args.course_func(args)
-    _, data = _features.scaled(args, _shuffled(read_args_data(args, featurize=True), args))
-    learner = _estimators.online_learner(args, data.X)
+    source = _plan.data_source(args)
+    _, data = _features.scaled(getattr(args, "scale", None),
+                               _shuffled(read_args_data(source, featurize=True), args))
+    learner = _estimators.online_learner(_plan.estimator_spec(args, source), data.X)
     y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
     from ..theory import halving_mistake_bound, weighted_majority_mistake_bound
 
     rows = []
-    with progress(args, total=data.n_samples, desc="play", unit="ex") as bar:
+    with progress(args.quiet, total=data.n_samples, desc="play", unit="ex") as bar:
         for row in iter_play(learner, data.X, data.y, progress=bar.update):
             rows.append({**row._asdict(), "label": format_label(row.label),
                          "predict": format_label(row.prediction), "tie": row.score == 0,
@@ -197,8 +199,8 @@ def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
 def cmd_bound(args: argparse.Namespace) -> int:
     from ..theory import bounds_report
 
-    data = read_args_data(args, featurize=True)
-    with progress(args, total=1, desc="bound (LP + QP)", unit="step") as bar, about(data):
+    data = read_args_data(_plan.data_source(args), featurize=True)
+    with progress(args.quiet, total=1, desc="bound (LP + QP)", unit="step") as bar, about(data):
         report = bounds_report(data.X, data.y, fit_intercept=args.fit_intercept)
         bar.update()
     out = _bound_json(data, report)
