@@ -104,6 +104,7 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
                   "--scaling-rows", "1000", "3000", "--sections", "loader", "parallel",
                   "cache", "scaling"]}),
     "bench_startup": ("bench_startup", {"full": [], "quick": ["--rounds", "3"]}),
+    "bench_portable": ("bench_portable", {"full": [], "quick": ["--quick", "--repeats", "1"]}),
     "bench_file_to_model": ("bench_file_to_model", {
         "full": [], "reduced": ["--rows", "100000"], "quick": ["--quick"]}),
     "bench_soak": ("bench_soak", {

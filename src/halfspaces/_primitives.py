@@ -33,10 +33,12 @@ A pass that meets an inf or nan stops at that row and returns a :class:`PassResu
 from __future__ import annotations
 
 import math
+import os
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from numba import __version__ as numba_version
 from numba import config as numba_config
 from numba import njit
 
@@ -44,7 +46,6 @@ from ._dispatch import CSR as CSR  # re-exported: passes import from here
 from ._dispatch import Difference as Difference
 from ._dispatch import resolved
 from ._random import shuffle as shuffle  # re-exported: passes import from here
-from ._simd import dot_csr_dense_order_simd, dot_dense_simd, prefetch
 from .exceptions import NumericalError
 
 # -- numerical trouble ----------------------------------------------------------------------
@@ -104,38 +105,6 @@ def example_weight(s, i):
     the constant folds away, ``1.0 * x`` is ``x`` exactly, so that path runs as before)."""
 
 
-# -- prefetch --------------------------------------------------------------------------------
-# The hint is LLVM's prefetch intrinsic (``_simd.prefetch``: why, there).
-
-PREFETCH_ROWS = 2  # how many rows ahead a pass asks the cache for
-
-
-if numba_config.DISABLE_JIT:  # interpreted passes (coverage runs): a hint has no meaning
-
-    def prefetch_dense_row(X, t):
-        """No-op without the JIT."""
-
-    def prefetch_csr_row(data, indices, start, end):
-        """No-op without the JIT."""
-
-else:
-
-    @njit(cache=True)
-    def prefetch_dense_row(X, t):
-        """Prefetch every cache line of the C-contiguous row X[t]."""
-        x = X[t]
-        for j in range(0, x.shape[0], 8):
-            prefetch(x, j)
-
-    @njit(cache=True)
-    def prefetch_csr_row(data, indices, start, end):
-        """Prefetch the cache lines of the CSR row (data, indices)[start:end]."""
-        for p in range(start, end, 8):
-            prefetch(data, p)
-        for p in range(start, end, 16):
-            prefetch(indices, p)
-
-
 # -- dot products ----------------------------------------------------------------------------
 
 @njit(cache=True)
@@ -163,18 +132,8 @@ def dot_dense_scalar(w, x):
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
-if numba_config.DISABLE_JIT:
-    _dot_dense_vector = dot_dense_scalar
-else:
-
-    @njit(cache=True)
-    def _dot_dense_vector(w, x):
-        """``dot_dense_scalar`` for a vector w, computed by ``_simd.dot_dense_simd``."""
-        return dot_dense_simd(w, x)
-
-
 def _vector_dot(w, x):
-    return _dot_dense_vector(w, x)
+    return _dot_dense_vector(w, x)  # (defined below, with the vector code or without)
 
 
 def _difference_dot(w, x):
@@ -228,14 +187,93 @@ def dot_csr_dense_order(w, data, indices, start, end):
         (lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
 
 
-if numba_config.DISABLE_JIT:
-    _dot_csr_dense_order_vector = dot_csr_dense_order
+# -- the hand-written vector code, or the portable code -------------------------------------
+# The passes use the vector code of :mod:`halfspaces._simd` (faster: why, there) on the numba
+# versions the tests ran it on (TESTED_NUMBA), and on a newer one where it compiles to the
+# bits of the definitions above (checked at import); else, and without the JIT, the
+# definitions themselves, with no prefetch hint. A numba or LLVM that changes what the vector
+# code relies on thus costs speed, never results. HALFSPACES_PORTABLE_KERNELS=1 in the
+# environment asks for the portable code (to measure or test it; with a NUMBA_CACHE_DIR of
+# its own: cached passes keep the code they were compiled with).
+
+PORTABLE_KERNELS = "HALFSPACES_PORTABLE_KERNELS"
+TESTED_NUMBA = ((0, 68), (0, 70))  # [first, last): the minor versions tested
+
+
+def _vector_code(check: bool = True):
+    """``(dense dot, CSR dot in dense order, prefetch)`` of the vector code; with ``check``,
+    compiled and compared with the definitions on rows of each length up to 17 (float64 and
+    float32): None where it does not compile here or gives other bits."""
+    try:
+        from ._simd import dot_csr_dense_order_vector, dot_dense_vector, prefetch, touch
+
+        if not check:
+            return dot_dense_vector, dot_csr_dense_order_vector, prefetch
+        rng = np.random.default_rng(0)
+        for d in range(18):
+            w, x = rng.normal(size=d), rng.normal(size=d)
+            x[::3] = 0.0
+            touch(w if d else np.zeros(1))
+            for row in (x, x.astype(np.float32)):
+                indices = np.flatnonzero(row).astype(np.int32)
+                data = np.ascontiguousarray(row[indices])
+                if dot_dense_vector(w, row) != dot_dense_scalar(w, row) or \
+                        dot_csr_dense_order_vector(w, data, indices, 0, indices.size) != \
+                        dot_csr_dense_order(w, data, indices, 0, indices.size):
+                    return None
+    except Exception:  # noqa: BLE001 - whatever a newer numba or LLVM refuses: portable code
+        return None
+    return dot_dense_vector, dot_csr_dense_order_vector, prefetch
+
+
+def _numba_tested() -> bool:
+    """Whether this numba is one of TESTED_NUMBA."""
+    first, last = TESTED_NUMBA
+    return first <= tuple(int(part) for part in numba_version.split(".")[:2]) < last
+
+
+VECTOR_CODE = None if numba_config.DISABLE_JIT or os.environ.get(PORTABLE_KERNELS) == "1" \
+    else _vector_code(check=not _numba_tested())
+
+if VECTOR_CODE is None:
+    _dot_dense_vector, _dot_csr_dense_order_vector = dot_dense_scalar, dot_csr_dense_order
+else:
+    _dot_dense_vector, _dot_csr_dense_order_vector, prefetch = VECTOR_CODE
+
+
+# -- prefetch --------------------------------------------------------------------------------
+# The hint is LLVM's prefetch intrinsic (``_simd.prefetch``: why, there); the portable code
+# has none.
+
+PREFETCH_ROWS = 2  # how many rows ahead a pass asks the cache for
+
+
+if VECTOR_CODE is None:
+
+    @njit(cache=True)
+    def prefetch_dense_row(X, t):
+        """No hint in the portable code."""
+
+    @njit(cache=True)
+    def prefetch_csr_row(data, indices, start, end):
+        """No hint in the portable code."""
+
 else:
 
     @njit(cache=True)
-    def _dot_csr_dense_order_vector(w, data, indices, start, end):
-        """``dot_csr_dense_order``, computed by ``_simd.dot_csr_dense_order_simd``."""
-        return dot_csr_dense_order_simd(w, data, indices, start, end)
+    def prefetch_dense_row(X, t):
+        """Prefetch every cache line of the C-contiguous row X[t]."""
+        x = X[t]
+        for j in range(0, x.shape[0], 8):
+            prefetch(x, j)
+
+    @njit(cache=True)
+    def prefetch_csr_row(data, indices, start, end):
+        """Prefetch the cache lines of the CSR row (data, indices)[start:end]."""
+        for p in range(start, end, 8):
+            prefetch(data, p)
+        for p in range(start, end, 16):
+            prefetch(indices, p)
 
 
 # -- one sparse row given by its entries (the one-example protocol's dict rows) ---------------

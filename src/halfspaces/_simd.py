@@ -3,9 +3,10 @@ what a plain scalar definition in :mod:`halfspaces._primitives` defines, faster.
 
 Everything here is an optimisation of something defined there, and is tested against it
 (``tests/test_primitives.py``, ``tests/test_primitives_dense_order.py``); nothing else in
-the package emits LLVM. Without the JIT (``NUMBA_DISABLE_JIT=1``) the scalar definitions
-run instead. Why no portable form replaces each one is written beside it, with the
-measurement; this code is why ``numba`` is pinned below 0.70 in ``pyproject.toml``.
+the package emits LLVM. Why no portable form replaces each one is written beside it, with
+the measurement. The scalar definitions run instead without the JIT, and wherever this
+numba or LLVM does not compile this code to their bits (:mod:`halfspaces._primitives`
+checks it once), so a newer numba costs speed, never results.
 
 - :func:`prefetch`: LLVM's prefetch hint (no effect on results).
 - :func:`dot_dense_simd`: ``dot_dense_scalar``'s 8 partial sums in two 4-wide vectors.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import llvmlite.binding
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -168,3 +169,23 @@ def dot_csr_dense_order_simd(typingctx, w, data, indices, start, end):
         return add(add(add(s[0], s[1]), add(s[2], s[3])), add(add(s[4], s[5]), add(s[6], s[7])))
 
     return types.float64(w, data, indices, start, end), codegen
+
+
+# -- what the passes call --------------------------------------------------------------------
+
+@njit(cache=True)
+def dot_dense_vector(w, x):
+    """``dot_dense_scalar`` for a vector w, computed by :func:`dot_dense_simd`."""
+    return dot_dense_simd(w, x)
+
+
+@njit(cache=True)
+def dot_csr_dense_order_vector(w, data, indices, start, end):
+    """``dot_csr_dense_order``, computed by :func:`dot_csr_dense_order_simd`."""
+    return dot_csr_dense_order_simd(w, data, indices, start, end)
+
+
+@njit(cache=True)
+def touch(x):
+    """Prefetch ``x[0]`` (compiles :func:`prefetch`)."""
+    prefetch(x, 0)
