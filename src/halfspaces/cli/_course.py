@@ -9,44 +9,43 @@ from typing import Any
 
 import numpy as np
 
-from . import _estimators, _features, _plan
+from . import _estimators, _features
 from ._io import CLIError, print_json, print_table, read_args_data
 from ._options import PERCEPTRON_ALGOS
 from ._theory import perceptron_bound_summary
 
 
-def cmd_play_passes(args: argparse.Namespace) -> int:
+def play_passes(plan) -> int:
     """``play --passes N`` (cycle over the data until a pass without a mistake, at most N
-    passes; a row per pass) and ``play --trace`` (a row per round)."""
+    passes; a row per pass) and ``play --trace`` (a row per round); ``plan``: a
+    :class:`~._plan.PlayPlan`."""
     from .._rounds import cycle, weights  # the learners: not at start-up
 
-    source = _plan.data_source(args)
-    _, data = _features.scaled(getattr(args, "scale", None),
-                               read_args_data(source, featurize=True))
-    learner = _estimators.online_learner(_plan.estimator_spec(args, source), data.X)
-    trace: list | None = [] if args.trace else None
-    epochs = cycle(learner, data.X, data.y, args.passes or 1, trace)
+    _, data = _features.scaled(plan.scale, read_args_data(plan.source, featurize=True))
+    learner = _estimators.online_learner(plan.estimator, data.X)
+    trace: list | None = [] if plan.trace else None
+    epochs = cycle(learner, data.X, data.y, plan.passes or 1, trace)
     total = epochs[-1]["total_mistakes"]
-    result: dict[str, Any] = {"algo": args.algo, "n_samples": data.n_samples,
+    result: dict[str, Any] = {"algo": plan.algo, "n_samples": data.n_samples,
                               "passes": len(epochs), "converged": epochs[-1]["mistakes"] == 0,
                               "n_mistakes": total, "epochs": epochs}
     if trace is not None:
         result["trace"] = trace
     result["w"], result["b"] = weights(learner)
-    if args.algo in PERCEPTRON_ALGOS:
+    if plan.algo in PERCEPTRON_ALGOS:
         result["perceptron_mistakes"] = int(learner.n_mistakes_)
         result["bound"] = perceptron_bound_summary(data, bool(learner.fit_intercept),
-                                                   args.bound_limit)
-    if args.json:
+                                                   plan.bound_limit)
+    if plan.report.json:
         print_json(result)
         return 0
     if trace is not None:
-        _print_trace(trace, several=bool(args.passes))
+        _print_trace(trace, several=bool(plan.passes))
         if getattr(learner, "average", False):
-            print(f"w_t: '-': --algo {args.algo} reports the average of its iterates, not the"
+            print(f"w_t: '-': --algo {plan.algo} reports the average of its iterates, not the"
                   " w that scores x_t (--set average=false traces the iterates)")
-    if args.passes:
-        _print_epochs(result, args)
+    if plan.passes:
+        _print_epochs(result, plan.passes)
     return 0
 
 
@@ -69,7 +68,7 @@ def _print_trace(trace: list[dict], several: bool) -> None:
               f" {_numbers(r['w'])}{b}")
 
 
-def _print_epochs(result: dict, args: argparse.Namespace) -> None:
+def _print_epochs(result: dict, passes: int) -> None:
     print(f"{'pass':>5} {'mistakes':>9} {'total':>9}")
     for row in result["epochs"]:
         print(f"{row['epoch']:>5} {row['mistakes']:>9} {row['total_mistakes']:>9}")
@@ -78,7 +77,7 @@ def _print_epochs(result: dict, args: argparse.Namespace) -> None:
         print(f"converged: pass {n} made no mistake (the data is separated by w,"
               f" {result['n_mistakes']} mistakes in all)")
     else:
-        print(f"not converged: every one of the {n} passes (--passes {args.passes}) made a"
+        print(f"not converged: every one of the {n} passes (--passes {passes}) made a"
               " mistake")
     bound = result.get("bound")
     if not bound:

@@ -10,9 +10,7 @@ import numpy as np
 
 from . import _estimators, _plan
 from ._io import CLIError, about, print_json, print_table, read_args_data, save_model
-
-# The regularization parameters cv searches, with the --algo each belongs to.
-GRID_PARAMS = {"C": "svm, logistic", "lam": "svm, pegasos"}
+from ._plan import GRID_PARAMS, CVPlan
 
 
 def float_list(text: str) -> list[float]:
@@ -28,46 +26,44 @@ def float_list(text: str) -> list[float]:
 
 
 def cmd_cv(args: argparse.Namespace) -> int:
+    return cv(_plan.cv_plan(args))
+
+
+def cv(plan: CVPlan) -> int:
+    """The scores along the grid, and with ``-o`` the best refitted and saved."""
     from ..metrics import LOWER_IS_BETTER
     from ..model_selection import path_scores, refit_best
 
-    grids = {name: getattr(args, name) for name in GRID_PARAMS if hasattr(args, name)}
-    if len(grids) != 1:
-        raise CLIError("cv searches one parameter: give its values as --C 0.01,0.1,1,10,100"
-                       " (svm, logistic) or --lam 1e-5,1e-4,1e-3 (svm, pegasos), not"
-                       f" {' and '.join('--' + name for name in grids) or 'neither'}")
-    ((param, values),) = grids.items()
-    delattr(args, param)
-    source = _plan.data_source(args)
+    param, source = plan.param, plan.source
     data = read_args_data(source, numeric="cv needs feature vectors: raw text is not searched"
                                           " yet; featurize it (svmlight, CSV) first")
-    estimator = _plan.estimator_spec(args, source).build(data.X)
+    estimator = plan.estimator.build(data.X)
     if param not in estimator.get_params():
-        raise CLIError(f"--{param} does not apply to --algo {args.algo}"
+        raise CLIError(f"--{param} does not apply to --algo {plan.estimator.algo}"
                        f" ({type(estimator).__name__}); --{param} searches"
                        f" {GRID_PARAMS[param]}")
     weights = _estimators.fit_weights(source, data).get("sample_weight")
-    seed = getattr(args, "random_state", None)
+    seed = plan.estimator.params.get("random_state")
     start = time.perf_counter()
     with about(data):
-        found = path_scores(estimator, data.X, data.y, param, values, cv=args.folds,
-                            scoring=args.scoring, sample_weight=weights,
+        found = path_scores(estimator, data.X, data.y, param, list(plan.values),
+                            cv=plan.folds, scoring=plan.scoring, sample_weight=weights,
                             random_state=0 if seed is None else seed)
     seconds = time.perf_counter() - start
     gaps = found.relative_gaps
     max_gap = None if np.all(np.isnan(gaps)) else float(np.nanmax(gaps))
     result = {"data": data.path, "estimator": type(estimator).__name__, "param": param,
-              "values": found.values, "folds": args.folds, "scoring": args.scoring,
-              "greater_is_better": args.scoring not in LOWER_IS_BETTER,
+              "values": found.values, "folds": plan.folds, "scoring": plan.scoring,
+              "greater_is_better": plan.scoring not in LOWER_IS_BETTER,
               "mean": found.mean, "std": found.std, "scores": found.scores,
               "best": found.values[found.best], "max_relative_duality_gap": max_gap,
               "time_s": seconds, "model": None}
-    if args.output:
+    if plan.output:
         with about(data):
             model = refit_best(estimator, data.X, data.y, found, weights)
-        save_model(model, args.output, data)
-        result["model"] = args.output
-    if args.json:
+        save_model(model, plan.output, data)
+        result["model"] = plan.output
+    if plan.report.json:
         print_json(result)
         return 0
     _print(result, found)

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..datasets.loader import FORMATS
-from . import _features, _figures, _io, _models, _theory
+from . import _features, _figures, _io, _models, _plan, _theory
 from ._io import PROG, delimiter
 from ._options import ALGOS, BOOL_OPTIONS, ESTIMATOR_OPTIONS, PLOT_KINDS, float_or_inf
 
@@ -401,7 +401,7 @@ def _add_play(sub) -> None:
                         " QP are solved (default: 5000)")
     _add_play_course_options(p)
     _add_common(p)
-    p.set_defaults(func=_theory.cmd_play)
+    p.set_defaults(func=_cmd_play)
 
 
 def _add_bound(sub) -> None:
@@ -545,8 +545,6 @@ examples:
 
 
 def _add_play_course_options(p: argparse.ArgumentParser) -> None:
-    from ._course import cmd_play_passes
-
     group = p.add_argument_group("the notes' views of the game")
     group.add_argument("--passes", type=_positive_int, metavar="N",
                        help="cycle over DATA in file order until a pass makes no mistake, at"
@@ -555,7 +553,15 @@ def _add_play_course_options(p: argparse.ArgumentParser) -> None:
     group.add_argument("--trace", action="store_true",
                        help="print every round: t, the row, y_t, the score <w_t, x_t> + b_t,"
                             " mistake or not, x_t and the weights w_t that scored it")
-    p.set_defaults(course_func=cmd_play_passes)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    """``play``: the game (:func:`._theory.play`), or with --passes or --trace the notes'
+    views of it (:func:`._course.play_passes`)."""
+    from ._course import play_passes
+
+    plan = _plan.play_plan(args)
+    return (play_passes if plan.passes or plan.trace else _theory.play)(plan)
 
 
 def _add_plot_course_options(p: argparse.ArgumentParser) -> None:

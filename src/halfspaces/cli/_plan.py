@@ -136,6 +136,49 @@ class ModelPlan:
     threshold: float | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class BoundPlan:
+    """``bound``: the margin, Novikoff's bound or a certificate of the data."""
+
+    source: Source
+    report: Reporting
+    fit_intercept: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayPlan:
+    """``play``: the online game of ``estimator`` on the rows of ``source`` (in a random
+    order with the estimator's ``shuffle``), scaled as ``scale`` says, with the mistake
+    bounds of the first ``bound_limit`` rows; ``passes`` or ``trace``: the course's views."""
+
+    source: Source
+    scale: str | None
+    estimator: EstimatorSpec
+    report: Reporting
+    bound_limit: int = 5000
+    passes: int | None = None
+    trace: bool = False
+
+    @property
+    def algo(self) -> str:
+        return self.estimator.algo
+
+
+@dataclasses.dataclass(frozen=True)
+class CVPlan:
+    """``cv``: score ``estimator`` along ``values`` of ``param`` by ``folds``-fold
+    cross-validation with ``scoring``; with ``output``, refit the best and save it."""
+
+    source: Source
+    estimator: EstimatorSpec
+    param: str
+    values: tuple[float, ...]
+    folds: int
+    scoring: str
+    report: Reporting
+    output: str | None = None
+
+
 # -- builders: the command line to plans ------------------------------------------------------
 
 
@@ -275,3 +318,35 @@ def model_plan(args: argparse.Namespace) -> ModelPlan:
                      output=getattr(args, "output", None),
                      proba=bool(getattr(args, "proba", False)),
                      threshold=getattr(args, "threshold", None))
+
+
+def bound_plan(args: argparse.Namespace) -> BoundPlan:
+    """``bound``'s plan."""
+    return BoundPlan(data_source(args), reporting(args), args.fit_intercept)
+
+
+def play_plan(args: argparse.Namespace) -> PlayPlan:
+    """``play``'s plan."""
+    source = data_source(args)
+    return PlayPlan(source, getattr(args, "scale", None), estimator_spec(args, source),
+                    reporting(args), args.bound_limit, getattr(args, "passes", None),
+                    bool(getattr(args, "trace", False)))
+
+
+# The regularization parameters cv searches, with the --algo each belongs to.
+GRID_PARAMS = {"C": "svm, logistic", "lam": "svm, pegasos"}
+
+
+def cv_plan(args: argparse.Namespace) -> CVPlan:
+    """``cv``'s plan: one parameter searched, given as a list of values, which the estimator
+    takes."""
+    grids = {name: getattr(args, name) for name in GRID_PARAMS if hasattr(args, name)}
+    if len(grids) != 1:
+        raise CLIError("cv searches one parameter: give its values as --C 0.01,0.1,1,10,100"
+                       " (svm, logistic) or --lam 1e-5,1e-4,1e-3 (svm, pegasos), not"
+                       f" {' and '.join('--' + name for name in grids) or 'neither'}")
+    ((param, values),) = grids.items()
+    rest = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != param})
+    source = data_source(args)
+    return CVPlan(source, estimator_spec(rest, source), param, tuple(values), args.folds,
+                  args.scoring, reporting(args), args.output)

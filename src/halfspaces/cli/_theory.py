@@ -10,6 +10,7 @@ import numpy as np
 from . import _estimators, _features, _plan
 from ._io import about, print_json, print_table, progress, read_args_data
 from ._options import PERCEPTRON_ALGOS
+from ._plan import BoundPlan, PlayPlan
 
 
 def perceptron_bound_summary(data, fit_intercept: bool, limit: int) -> dict[str, Any]:
@@ -53,50 +54,49 @@ def prefix_bound(data, y_pm, n: int, fit_intercept: bool, limit: int
     return res.bound, res.exact if res.separable else None
 
 
-def cmd_play(args: argparse.Namespace) -> int:
+def play(plan: PlayPlan) -> int:
+    """The online game, a row per round, then the mistake bound."""
     from .._labels import format_label
     from ..online import iter_play
 
-    if args.passes or args.trace:
-        return args.course_func(args)
-    source = _plan.data_source(args)
-    _, data = _features.scaled(getattr(args, "scale", None),
-                               _shuffled(read_args_data(source, featurize=True), args))
-    learner = _estimators.online_learner(_plan.estimator_spec(args, source), data.X)
+    algo, bound_limit, json = plan.algo, plan.bound_limit, plan.report.json
+    data = _shuffled(read_args_data(plan.source, featurize=True), plan.estimator.params)
+    _, data = _features.scaled(plan.scale, data)
+    learner = _estimators.online_learner(plan.estimator, data.X)
     y_pm = np.where(data.y == np.unique(data.y)[-1], 1.0, -1.0)
     from ..theory import halving_mistake_bound, weighted_majority_mistake_bound
 
     rows = []
-    with progress(args.quiet, total=data.n_samples, desc="play", unit="ex") as bar:
+    with progress(plan.report.quiet, total=data.n_samples, desc="play", unit="ex") as bar:
         for row in iter_play(learner, data.X, data.y, progress=bar.update):
             rows.append({**row._asdict(), "label": format_label(row.label),
                          "predict": format_label(row.prediction), "tie": row.score == 0,
                          "bound": None, "bound_exact": None})
             del rows[-1]["prediction"], rows[-1]["score"]
-            if args.algo == "halving":
+            if algo == "halving":
                 rows[-1]["bound"] = float(halving_mistake_bound(learner.n_hypotheses_))
-            elif args.algo == "weighted-majority":  # by the best expert's mistakes so far
+            elif algo == "weighted-majority":  # by the best expert's mistakes so far
                 rows[-1]["bound"] = weighted_majority_mistake_bound(
                     learner.n_hypotheses_, float(learner.expert_mistakes_.min()),
                     learner.beta_, randomized=bool(learner.randomized))
-            elif args.algo in PERCEPTRON_ALGOS:
+            elif algo in PERCEPTRON_ALGOS:
                 rows[-1]["bound"], rows[-1]["bound_exact"] = prefix_bound(
-                    data, y_pm, row.examples, bool(learner.fit_intercept), args.bound_limit)
-            if not args.json:
+                    data, y_pm, row.examples, bool(learner.fit_intercept), bound_limit)
+            if not json:
                 bar.clear()
                 _print_row(rows[-1], header=len(rows) == 1)
-    result: dict[str, Any] = {"algo": args.algo, "n_samples": data.n_samples,
+    result: dict[str, Any] = {"algo": algo, "n_samples": data.n_samples,
                               "n_mistakes": rows[-1]["mistakes"], "table": rows}
-    if args.algo in PERCEPTRON_ALGOS:
+    if algo in PERCEPTRON_ALGOS:
         # Novikoff bounds the running perceptron's mistakes (its updates): for averaged and
         # voted perceptrons these are not the mistakes of their averaged or voted predictions.
         result["perceptron_mistakes"] = int(learner.n_mistakes_)
         result["bound"] = perceptron_bound_summary(data, bool(learner.fit_intercept),
-                                                   args.bound_limit)
-    elif args.algo == "halving":
+                                                   bound_limit)
+    elif algo == "halving":
         result["bound"] = {"checked": True, "halving_bound": rows[-1]["bound"],
                            "note": "holds when some hypothesis is consistent with the data"}
-    elif args.algo == "weighted-majority":
+    elif algo == "weighted-majority":
         result["bound"] = {"checked": True, "weighted_majority_bound": rows[-1]["bound"],
                            "n_experts": int(learner.n_hypotheses_),
                            "best_expert_mistakes": float(learner.expert_mistakes_.min()),
@@ -106,13 +106,13 @@ def cmd_play(args: argparse.Namespace) -> int:
                            if learner.randomized else None}
     else:
         result["bound"] = {"checked": False, "reason": f"no mistake bound for --algo"
-                           f" {args.algo}: Novikoff's covers --algo perceptron, averaged and"
+                           f" {algo}: Novikoff's covers --algo perceptron, averaged and"
                            " voted, log2 |H| --algo halving, Littlestone and Warmuth's --algo"
                            " weighted-majority"}
-    if args.json:
+    if json:
         print_json(result)
     else:
-        _print_play_summary(result, args)
+        _print_play_summary(result, algo)
     return 0
 
 
@@ -122,16 +122,17 @@ _LP_BOUND = ("the max-margin QP was not solved to a certified optimum, so gamma_
              " bound, looser than Novikoff's with the max margin")
 
 
-def _shuffled(data, args: argparse.Namespace):
+def _shuffled(data, params: dict):
     """``data`` with its rows in a random order seeded by --random-state, with --shuffle
-    (the game's rounds are the rows in the file's order otherwise)."""
-    if not getattr(args, "shuffle", None):
+    (the game's rounds are the rows in the file's order otherwise); ``params``: the
+    estimator's, as the command line gives them."""
+    if not params.get("shuffle"):
         return data
     import dataclasses
 
     from sklearn.utils import check_random_state
 
-    order = check_random_state(args.random_state).permutation(data.n_samples)
+    order = check_random_state(params.get("random_state")).permutation(data.n_samples)
     X = [data.X[i] for i in order] if isinstance(data.X, list) else data.X[order]
     weights = None if data.sample_weight is None else data.sample_weight[order]
     return dataclasses.replace(data, X=X, y=data.y[order], sample_weight=weights)
@@ -149,8 +150,8 @@ def _print_row(row: dict, header: bool) -> None:
           f" {predict:>8}", flush=True)
 
 
-def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
-    algo, rows = args.algo, result["table"]
+def _print_play_summary(result: dict, algo: str) -> None:
+    rows = result["table"]
     ties = [row for row in rows if row["tie"]]
     if ties:
         print(f"tie: the score was 0, so the learner leaned to neither class (its predict()"
@@ -197,14 +198,20 @@ def _print_play_summary(result: dict, args: argparse.Namespace) -> None:
 
 
 def cmd_bound(args: argparse.Namespace) -> int:
+    return bound(_plan.bound_plan(args))
+
+
+def bound(plan: BoundPlan) -> int:
+    """The margin and Novikoff's bound of the data, or a certificate that none exists."""
     from ..theory import bounds_report
 
-    data = read_args_data(_plan.data_source(args), featurize=True)
-    with progress(args.quiet, total=1, desc="bound (LP + QP)", unit="step") as bar, about(data):
-        report = bounds_report(data.X, data.y, fit_intercept=args.fit_intercept)
+    data = read_args_data(plan.source, featurize=True)
+    with progress(plan.report.quiet, total=1, desc="bound (LP + QP)", unit="step") as bar, \
+            about(data):
+        report = bounds_report(data.X, data.y, fit_intercept=plan.fit_intercept)
         bar.update()
     out = _bound_json(data, report)
-    if args.json:
+    if plan.report.json:
         print_json(out)
     else:
         print_table(_bound_rows(data, out))
