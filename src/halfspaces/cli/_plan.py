@@ -9,10 +9,12 @@ adds a field to the part it belongs to and a line to the builder below.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import os
 from typing import Any
 
-from ._io import CLIError
+from ._io import STDIN, CLIError
 from ._options import BOOL_OPTIONS, ESTIMATOR_OPTIONS, EXPERT_ALGOS, flag, known_flag, literal
 
 
@@ -177,6 +179,40 @@ class CVPlan:
     scoring: str
     report: Reporting
     output: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitPlan:
+    """``split``: copy the lines of ``source`` that hold examples into ``train`` and
+    ``test``, a share ``test_fraction`` in ``test`` (``stratify``: in each class)."""
+
+    source: Source
+    train: str
+    test: str
+    test_fraction: float
+    stratify: bool
+    random_state: int
+    report: Reporting
+
+
+@dataclasses.dataclass(frozen=True)
+class PlotPlan:
+    """``plot``: the figure ``kind`` of ``source`` (two columns of it: ``columns``), scaled as
+    ``scale`` says, saved to ``output``. ``estimator``: the learner drawn, or None for the
+    figures that draw none; ``params``: the estimator options given, which some figures
+    read."""
+
+    kind: str
+    source: Source
+    output: str
+    scale: str | None
+    estimator: EstimatorSpec | None
+    params: tuple[tuple[str, Any], ...]
+    report: Reporting
+    lams: tuple[float, float] = (1e-3, 1.0)
+    bound_limit: int = 5000
+    columns: tuple[int, int] | None = None
+    mistake: int = 2
 
 
 # -- builders: the command line to plans ------------------------------------------------------
@@ -350,3 +386,57 @@ def cv_plan(args: argparse.Namespace) -> CVPlan:
     source = data_source(args)
     return CVPlan(source, estimator_spec(rest, source), param, tuple(values), args.folds,
                   args.scoring, reporting(args), args.output)
+
+
+def split_plan(args: argparse.Namespace) -> SplitPlan:
+    """``split``'s plan: two outputs, neither the input nor each other, and a share of rows
+    strictly between 0 and 1."""
+    train, test = _split_outputs(args)
+    if not 0.0 < args.test_fraction < 1.0:
+        raise CLIError(f"--test-fraction must be between 0 and 1 (the share of the rows held"
+                       f" out for testing); got {args.test_fraction}. Try 0.2")
+    return SplitPlan(data_source(args), train, test, args.test_fraction, args.stratify,
+                     args.random_state, reporting(args))
+
+
+# The plots that draw a learner, and the --algo each draws by default.
+PLOT_LEARNERS = {"boundary": "svm", "mistakes": "perceptron"}
+
+
+def plot_plan(args: argparse.Namespace) -> PlotPlan:
+    """``plot``'s plan."""
+    source = data_source(args)
+    spec = None
+    if args.kind in PLOT_LEARNERS:
+        spec = estimator_spec(argparse.Namespace(
+            **{**vars(args), "algo": args.algo or PLOT_LEARNERS[args.kind]}), source)
+    params = {param: getattr(args, param) for _, param, _ in ESTIMATOR_OPTIONS + BOOL_OPTIONS
+              if hasattr(args, param)}
+    return PlotPlan(args.kind, source, args.output, getattr(args, "scale", None), spec,
+                    tuple(params.items()), reporting(args), tuple(args.lams),
+                    args.bound_limit, args.columns, args.mistake)
+
+
+def _split_outputs(args: argparse.Namespace) -> tuple[str, str]:
+    """The two files of ``-o TRAIN -o TEST``, neither the input nor each other."""
+    outputs = args.output or []
+    if len(outputs) != 2:
+        raise CLIError(f"split writes two files: give -o TRAIN -o TEST (got {len(outputs)}"
+                       " -o)")
+    if args.data == STDIN:
+        raise CLIError("split needs DATA to be a file (its lines are copied to TRAIN and"
+                       " TEST); save standard input to a file first")
+    train, test = outputs
+    if _same(train, test):
+        raise CLIError(f"-o {train} -o {test}: the training and test files must differ")
+    for path in outputs:
+        if os.path.exists(args.data) and _same(path, args.data):
+            raise CLIError(f"-o {path} is the input DATA itself: split never overwrites its"
+                           " input; write the two parts to other files")
+    return train, test
+
+
+def _same(a: str, b: str) -> bool:
+    with contextlib.suppress(OSError):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)

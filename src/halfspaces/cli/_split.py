@@ -12,67 +12,44 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import os
 
 import numpy as np
 
 from . import _plan
-from ._io import PROG, STDIN, CLIError, about, read_args_data, writing
+from ._io import PROG, CLIError, about, read_args_data, writing
+from ._plan import SplitPlan
 
 
 def cmd_split(args: argparse.Namespace) -> int:
+    return split(_plan.split_plan(args))
+
+
+def split(plan: SplitPlan) -> int:
+    """Copy the lines of the data file that hold examples into the two outputs."""
     from sklearn.model_selection import train_test_split
 
-    train_path, test_path = _outputs(args)
-    if not 0.0 < args.test_fraction < 1.0:
-        raise CLIError(f"--test-fraction must be between 0 and 1 (the share of the rows held"
-                       f" out for testing); got {args.test_fraction}. Try 0.2")
-    data = read_args_data(_plan.data_source(args))
-    head, records = _records(_raw(args.data), data.format, data.n_samples, data.path)
+    train_path, test_path = plan.train, plan.test
+    data = read_args_data(plan.source)
+    head, records = _records(_raw(plan.source.path), data.format, data.n_samples, data.path)
     with about(data):
         train, test = train_test_split(np.arange(data.n_samples),
-                                       test_size=args.test_fraction,
-                                       stratify=data.y if args.stratify else None,
-                                       random_state=args.random_state)
+                                       test_size=plan.test_fraction,
+                                       stratify=data.y if plan.stratify else None,
+                                       random_state=plan.random_state)
     parts = [(train_path, np.sort(train)), (test_path, np.sort(test))]
     texts = [head + b"".join(records[i] for i in rows) for _, rows in parts]
     for (path, rows), text in zip(parts, texts, strict=True):
-        _check_rows(args, data, text, rows, path)
+        _check_rows(plan.source, data, text, rows, path)
     from ..datasets._io import atomic_write
 
     for (path, _), text in zip(parts, texts, strict=True):
         with writing(path), atomic_write(path) as handle:
             handle.write(text)
-    if not args.quiet:
+    if not plan.report.quiet:
         print(f"split {data.path} ({data.n_samples} examples): {train.size} to {train_path},"
               f" {test.size} to {test_path}"
-              + (" (stratified by label)" if args.stratify else ""))
+              + (" (stratified by label)" if plan.stratify else ""))
     return 0
-
-
-def _outputs(args: argparse.Namespace) -> tuple[str, str]:
-    """The two files of ``-o TRAIN -o TEST``, neither the input nor each other."""
-    outputs = args.output or []
-    if len(outputs) != 2:
-        raise CLIError(f"split writes two files: give -o TRAIN -o TEST (got {len(outputs)}"
-                       " -o)")
-    if args.data == STDIN:
-        raise CLIError("split needs DATA to be a file (its lines are copied to TRAIN and"
-                       " TEST); save standard input to a file first")
-    train, test = outputs
-    if _same(train, test):
-        raise CLIError(f"-o {train} -o {test}: the training and test files must differ")
-    for path in outputs:
-        if os.path.exists(args.data) and _same(path, args.data):
-            raise CLIError(f"-o {path} is the input DATA itself: split never overwrites its"
-                           " input; write the two parts to other files")
-    return train, test
-
-
-def _same(a: str, b: str) -> bool:
-    with contextlib.suppress(OSError):
-        return os.path.samefile(a, b)
-    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _raw(path: str) -> bytes:
@@ -103,21 +80,21 @@ def _records(raw: bytes, fmt: str, n: int, path: str) -> tuple[bytes, list[bytes
     return head, records
 
 
-def _check_rows(args: argparse.Namespace, data, text: bytes, rows: np.ndarray,
-                path: str) -> None:
-    """Read ``text`` back as ``args.data`` was read; it must give the rows ``rows``."""
+def _check_rows(source, data, text: bytes, rows: np.ndarray, path: str) -> None:
+    """Read ``text`` back as the file of ``source`` (a :class:`~._plan.Source`) was read; it
+    must give the rows ``rows``."""
     import scipy.sparse as sp
 
     from ..datasets import load
 
-    options = {"label_column": args.label_column, "weight_column": args.weight_column,
-               "encoding": args.encoding, "delimiter": args.delimiter}
+    options = {"label_column": source.label_column, "weight_column": source.weight_column,
+               "encoding": source.encoding, "delimiter": source.delimiter}
     if data.format in ("svmlight", "vw"):
         options = {"n_features": data.X.shape[1], "zero_based": data.zero_based}
     if data.format == "vw":
         options = {"n_features": data.X.shape[1]}
     if data.format == "tsv":
-        options = {"encoding": args.encoding}
+        options = {"encoding": source.encoding}
     part = load(io.BytesIO(text), data.format,
                 **{k: v for k, v in options.items() if v is not None})
     if data.is_text:
