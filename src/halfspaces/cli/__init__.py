@@ -1,10 +1,10 @@
 """The ``halfspaces`` command: train, predict, evaluate, play the online game, compute bounds.
 
-A thin layer over the library: each sub-command reads a data file
-(:func:`halfspaces.datasets.load`), builds an estimator from options named after its
-parameters, calls the library (:func:`halfspaces.online.iter_play`,
-:func:`halfspaces.theory.bounds_report`, :func:`halfspaces.metrics.evaluate`, the plotting
-gallery) and prints the result.
+A thin layer over the library: each sub-command checks its arguments once into a plan
+(``_plan.py``: the data, the features, the estimator from options named after its
+parameters, the output), reads the data (:func:`halfspaces.datasets.load`), calls the library
+(:func:`halfspaces.online.iter_play`, :func:`halfspaces.theory.bounds_report`,
+:func:`halfspaces.metrics.evaluate`, the plotting gallery) and prints the result.
 
 Data files are told apart by ``--format`` or, when it is absent, by the extension (see
 :mod:`halfspaces.datasets.loader`). ``-`` reads standard input (``--format``, else the
@@ -25,7 +25,7 @@ nor numba (``_quick.py``).
     _options.py     algorithms, and the options that map 1:1 to parameters
     _io.py          reading data and model files, writing tables, JSON and files
     _records.py     outputs that are inputs; a model's record of its CSV columns; widths
-    _estimators.py  the estimator --algo names
+    _estimators.py  the estimator class of each --algo name
     _models.py      train, predict, evaluate
     _stream.py      train and predict from a svmlight file block by block (fit_file)
     _quick.py       predict: a linear model, a small svmlight file, NumPy and SciPy alone

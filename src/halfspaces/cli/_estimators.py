@@ -1,4 +1,5 @@
-"""The estimator ``--algo`` names, built from the options given on the command line."""
+"""The estimator class of each ``--algo`` name, and what the commands do with an estimator
+(built from the options by :class:`~._plan.EstimatorSpec`)."""
 
 from __future__ import annotations
 
