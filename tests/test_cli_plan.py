@@ -29,7 +29,7 @@ BUILDERS = {("_plan", name) for name in ("data_source", "reporting", "estimator_
 PLANNED = {("_models", "cmd_train"), ("_models", "cmd_predict"), ("_models", "cmd_evaluate"),
            ("_cv", "cmd_cv"), ("_theory", "cmd_bound"), ("_parser", "_cmd_play"),
            ("_split", "cmd_split"), ("_figures", "cmd_plot")}
-NOT_YET = {("_course", "cmd_shatter"), ("_data", "cmd_data"),
+NOT_YET = {("_course", "cmd_shatter"), ("_data", "cmd_data"), ("_playground", "cmd_playground"),
            ("_data", "_text_per_class"), ("_figures", "cmd_demo")}
 
 

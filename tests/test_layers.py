@@ -57,6 +57,8 @@ LAZY = {
     "halfspaces.dask*": "dask is optional; its tasks import the estimators on the workers",
     "halfspaces.datasets*": "a reader loads the format it reads; fit_stream the estimators",
     "halfspaces._base": "save() loads persistence: importing an estimator reads no schema",
+    "halfspaces._primitives": "the hand-written vector code is optional: a numba that does not"
+                              " compile it gets the portable code",
     "halfspaces._checkpoint": "persistence only when a checkpoint is written or read",
     "halfspaces._validation": "numba's CSR checks only on sparse input",
     "halfspaces.metrics": "the margins (scikit-learn) and losses (SciPy) when asked for",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import inspect
 import os
 from typing import Any
 
@@ -81,7 +82,7 @@ class EstimatorSpec:
             params.update(make_hypotheses(X, self.hypotheses, self.n_hypotheses,
                                           params.get("random_state"))._asdict())
             # random_state also seeds the hypothesis class, which the estimator may not take
-            if "random_state" not in self.cls._get_param_names():
+            if "random_state" not in parameter_names(self.cls):
                 params.pop("random_state", None)
         return self.cls(**params)
 
@@ -239,15 +240,24 @@ def reporting(args: argparse.Namespace) -> Reporting:
                      quiet=bool(getattr(args, "quiet", False)))
 
 
-def estimator_spec(args: argparse.Namespace, source: Source | None = None) -> EstimatorSpec:
-    """The estimator of ``--algo`` with the parameters the options give; a parameter the
-    class does not take is an error naming the option that gave it. ``source``: the data,
-    whose labels ``--set class_weight`` names."""
+def parameter_names(cls) -> set[str]:
+    """The parameters of the estimator class ``cls``: its constructor's."""
+    return {name for name, p in inspect.signature(cls).parameters.items()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+
+
+def estimator_spec(args: argparse.Namespace, source: Source | None = None, *,
+                   algo: str | None = None, without: tuple[str, ...] = ()) -> EstimatorSpec:
+    """The estimator of ``--algo`` (``algo`` where it is not given) with the parameters the
+    options give (but ``without``); a parameter the class does not take is an error naming
+    the option that gave it. ``source``: the data, whose labels ``--set class_weight``
+    names."""
     from ._estimators import estimator_class
 
-    cls = estimator_class(args.algo, getattr(args, "kernel", None))
+    algo = args.algo or algo
+    cls = estimator_class(algo, getattr(args, "kernel", None))
     params = {param: getattr(args, param) for _, param, _ in ESTIMATOR_OPTIONS + BOOL_OPTIONS
-              if hasattr(args, param)}
+              if hasattr(args, param) and param not in without}
     set_names = set()
     for item in getattr(args, "set", None) or []:
         name, sep, value = item.partition("=")
@@ -258,13 +268,13 @@ def estimator_spec(args: argparse.Namespace, source: Source | None = None) -> Es
         set_names.add(name)
     if isinstance(params.get("class_weight"), dict):
         params["class_weight"] = _class_weight_labels(params["class_weight"], source)
-    allowed = set(cls._get_param_names())
+    allowed = parameter_names(cls)
     unknown = sorted(set(params) - allowed)
-    if args.algo in EXPERT_ALGOS and "random_state" in unknown:  # it seeds the hypotheses
+    if algo in EXPERT_ALGOS and "random_state" in unknown:  # it seeds the hypotheses
         unknown.remove("random_state")
     if unknown:
-        raise CLIError(_not_applicable(unknown, allowed, set_names, args.algo, cls.__name__))
-    return EstimatorSpec(args.algo, cls, tuple(params.items()), frozenset(set_names),
+        raise CLIError(_not_applicable(unknown, allowed, set_names, algo, cls.__name__))
+    return EstimatorSpec(algo, cls, tuple(params.items()), frozenset(set_names),
                          getattr(args, "hypotheses", "random"),
                          getattr(args, "n_hypotheses", 1024))
 
@@ -382,10 +392,9 @@ def cv_plan(args: argparse.Namespace) -> CVPlan:
                        " (svm, logistic) or --lam 1e-5,1e-4,1e-3 (svm, pegasos), not"
                        f" {' and '.join('--' + name for name in grids) or 'neither'}")
     ((param, values),) = grids.items()
-    rest = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != param})
     source = data_source(args)
-    return CVPlan(source, estimator_spec(rest, source), param, tuple(values), args.folds,
-                  args.scoring, reporting(args), args.output)
+    return CVPlan(source, estimator_spec(args, source, without=(param,)), param,
+                  tuple(values), args.folds, args.scoring, reporting(args), args.output)
 
 
 def split_plan(args: argparse.Namespace) -> SplitPlan:
@@ -408,8 +417,7 @@ def plot_plan(args: argparse.Namespace) -> PlotPlan:
     source = data_source(args)
     spec = None
     if args.kind in PLOT_LEARNERS:
-        spec = estimator_spec(argparse.Namespace(
-            **{**vars(args), "algo": args.algo or PLOT_LEARNERS[args.kind]}), source)
+        spec = estimator_spec(args, source, algo=PLOT_LEARNERS[args.kind])
     params = {param: getattr(args, param) for _, param, _ in ESTIMATOR_OPTIONS + BOOL_OPTIONS
               if hasattr(args, param)}
     return PlotPlan(args.kind, source, args.output, getattr(args, "scale", None), spec,
