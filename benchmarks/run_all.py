@@ -89,6 +89,9 @@ RUNS: dict[str, tuple[str, dict[str, list[str]]]] = {
         "full": _1M, "reduced": _200K,
         "quick": ["--datasets", "a9a", "generated", "--generated", "20000", "10000", "20",
                   "--repeat", "1"]}),
+    "bench_logistic_n_jobs": ("bench_logistic_n_jobs", {
+        "full": [], "reduced": ["--generated", "200000", "100000", "80"],
+        "quick": ["--generated", "20000", "10000", "20", "--repeats", "1"]}),
     "bench_svmlight": ("bench_svmlight", {"full": [], "quick": ["--repeat", "1"]}),
     "bench_many_classes": ("bench_many_classes", {"full": [], "quick": ["--repeats", "1"]}),
     "bench_calibration": ("bench_calibration", {"full": [], "quick": ["--rows", "1000"]}),
