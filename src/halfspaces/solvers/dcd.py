@@ -23,12 +23,11 @@ implicitly (the same optimum, well conditioned); without one the stiff mean dire
 split off by the same proximal method.
 
 Guarantee: the run stops when the duality gap ``P(theta, theta_0) - D(alpha)`` (``alpha``
-made feasible) is at most ``0.01 tol P``, which certifies the objective to ``0.01 tol``
-relatively; LIBLINEAR's rule, ``max PG - min PG <= tol``, only decides when the gap is
-checked. The work grows with ``C max_i ||x_i||^2``: where DCD does not certify its gap in
-``max_iter`` epochs, ``SVC(solver="auto")`` solves the QP; with few features it hands over
-early (``give_up_after``) to the low-rank interior point (:mod:`.lowrank_ipm`), whose Newton
-steps do not depend on ``C``. User guide: docs/guide/svc.md.
+made feasible) is at most ``0.01 tol P``; LIBLINEAR's rule, ``max PG - min PG <= tol``, only
+decides when the gap is checked. The work grows with ``C max_i ||x_i||^2``: where DCD does
+not certify its gap in ``max_iter`` epochs, ``SVC(solver="auto")`` solves the QP; with few
+features it hands over early (``give_up_after``) to the low-rank interior point
+(:mod:`.lowrank_ipm`), whose Newton steps do not depend on ``C``. Guide: docs/guide/svc.md.
 """
 
 from __future__ import annotations
