@@ -1,50 +1,27 @@
 """Checkpoints of a long ``fit``: its state saved every few epochs, and a fit resumed from one.
 
-A fit loop that supports checkpoints (the batch perceptron's passes of ``Perceptron``,
-``AveragedPerceptron`` and ``VotedPerceptron``, in memory, and their passes over a stream in
-:func:`halfspaces.datasets.fit_stream`; the epochs of ``PegasosSVC.fit`` without ``tol`` or
-``record_objective``, in memory, and its cyclic passes over a stream; the epochs of
-``KernelPerceptron.fit`` (the perceptron's loop) and ``KernelPegasosSVC.fit`` with the same
-restrictions as ``PegasosSVC``'s: a kernel learner saves its dual expansion, not its Gram
-matrix, which is a function of the data and is computed again on resume; the epochs of
-``LogisticRegression.fit`` with ``solver="sgd"`` without ``early_stopping``) calls two
-hooks:
+A fit loop that supports checkpoints (the passes of the perceptrons, ``PegasosSVC``,
+``KernelPerceptron``, ``KernelPegasosSVC`` and ``LogisticRegression(solver="sgd")``, in
+memory and, where they stream, over a stream) calls two hooks:
 
 ``resume_point(est, rng) -> int``
-    after the fit has validated its data and started its state: the passes already made.
-    0 unless a :class:`Checkpointer` with a checkpoint to resume from is active for ``est``;
-    then ``est``'s attributes and ``rng``'s state become those of the checkpoint;
+    after validating its data: the passes already made (0 unless a :class:`Checkpointer`
+    with a checkpoint to resume from is active for ``est``; then ``est``'s attributes and
+    ``rng``'s state become the checkpoint's);
 ``epoch_done(est, epochs, rng)``
-    after pass ``epochs`` when the fit goes on (not after its last pass): every ``every``
-    passes, the active checkpointer writes the checkpoint.
+    after pass ``epochs`` when the fit goes on: every ``every`` passes, the active
+    checkpointer writes the checkpoint.
 
-A streamed fit (:func:`halfspaces.datasets.fit_stream`) can also checkpoint inside a pass,
-every ``every`` rows (``unit="rows"``): :func:`rows_every` tells it where to cut its blocks,
-:func:`rows_done` writes the checkpoint after the rows it names, with the ``position`` of
-the fit inside its pass (the rows of the pass made, the rows made in all, and the state the
-pass carries outside the estimator), and :func:`resume_position` gives that position back
-when the fit resumes: the rows of the pass already made are skipped, not learned again.
+A streamed fit can also checkpoint inside a pass (:func:`rows_every`, :func:`rows_done`,
+:func:`resume_position`); a fit whose state lives in a solver's arrays (``SVC`` by dual
+coordinate descent, Crammer-Singer) uses :func:`solver_resume` and :func:`solver_writer`.
 
-A checkpoint is a model file (:mod:`halfspaces.persistence`: arrays and JSON, no pickle,
-written atomically, checked on load) of the estimator in the middle of its fit: its weights,
-the averaged or voted state, the step and mistake counters, every attribute ``partial_fit``
-continues from. Its metadata holds the passes made, the state of the fit's random number
-generator (NumPy's MT19937: 624 keys and a position; Pegasos instead draws the orders of the
-passes made again, without running them), the estimator's parameters and the
-identity of the training data (``source``: for a file, its fingerprint, see
-:func:`file_identity`), so that a checkpoint of another training is refused rather than
-continued. The random order of the next pass is drawn from the restored generator, so a fit
-killed and resumed makes the passes of an uninterrupted one: the same model, bit for bit.
-
-A fit whose state lives in a solver's arrays (``SVC`` with dual coordinate descent, its
-one-vs-rest problems one after another or in threads, and the Crammer-Singer solver) calls
-:func:`solver_resume` instead of :func:`resume_point`, and the writer of
-:func:`solver_writer` with its arrays: the checkpoint is then the unfitted estimator (its
-parameters) with those arrays beside it (``persistence.save``'s ``arrays``); the solver checks
-them when it resumes.
-
-Nothing here changes a fit when no checkpointer is active (the command line's ``train
---checkpoint-every N`` activates one).
+A checkpoint is a model file (:mod:`halfspaces.persistence`) of the estimator in the middle
+of its fit, with the passes made, the state of the fit's random number generator, its
+parameters and the identity of its training data (a checkpoint of another training is
+refused), so a fit killed and resumed makes the passes of an uninterrupted one: the same
+model, bit for bit. Nothing here changes a fit when no checkpointer is active (``train
+--checkpoint-every N`` activates one). In full: docs/internals.md.
 """
 
 from __future__ import annotations

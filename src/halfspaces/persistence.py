@@ -1,57 +1,28 @@
 """Save and load models in a safe, versioned format: arrays + JSON, never pickle.
 
-A model file is a NumPy ``.npz`` archive (a zip of ``.npy`` arrays) holding
+A model file is a NumPy ``.npz`` archive: ``__meta__`` (UTF-8 JSON: the format and its
+version, the versions that wrote it, the class name, the estimator as a JSON tree of its
+parameters and attributes, the caller's ``metadata``), ``__sha256__`` (the checksum of the
+JSON and of every array) and the arrays ``a0``, ``a1``, ... that the tree refers to
+(numeric, boolean or unicode; a sparse attribute as the three arrays of a CSR matrix).
 
-``__meta__``
-    UTF-8 JSON: the format name (``"halfspaces-model"``) and version, the halfspaces,
-    NumPy and scikit-learn versions that wrote it, the estimator's class name, the
-    estimator itself as a JSON tree, the caller's ``metadata`` and, in a checkpoint, the
-    nodes of ``save``'s ``arrays`` (a solver's state, numeric only). The tree holds the
-    constructor parameters (``get_params(deep=False)``) and every instance attribute -- the
-    fitted ``*_`` attributes and the private state that lets ``partial_fit`` continue (a
-    class can leave transient attributes out by listing them in ``_persist_exclude``).
-    Arrays in the tree are references to the archive's other entries, with their dtype and
-    shape.
-``__sha256__``
-    The SHA-256 of the JSON and of every array (name, dtype, shape, bytes).
-``a0``, ``a1``, ...
-    The arrays, numeric, boolean or unicode (object arrays of strings, such as string
-    ``classes_``, are stored as unicode arrays and turned back into object arrays). Sparse
-    attributes are stored as the three arrays of a CSR matrix.
+The checksum detects accidental damage, not tampering. What protects the compiled kernels
+from a crafted file is the schema of :mod:`halfspaces._schema`: every parameter and
+attribute a class may hold, its dtype, its shape in named dimensions, its range and the
+rules that tie them together. Loading checks the zip directory and its sizes, the JSON and
+every ``.npy`` header, the tree against the schemas before any array is decompressed, the
+checksum, then every value, and only then builds objects, only from the classes of
+:data:`REGISTRY`; it never imports a name found in the file and never unpickles. Every
+refusal is a :class:`ModelFormatError` naming the file, the attribute and the problem.
+:func:`save` runs the same checks on what it writes (it never writes a file that
+:func:`load` refuses) and writes atomically.
 
-The checksum detects accidental damage (a truncated download, a flipped bit), not
-tampering: anyone can edit a file and recompute it. What protects the compiled kernels from
-a crafted file is the schema of :mod:`halfspaces._schema`: every parameter and attribute a
-class may hold, with its dtype, its shape in named dimensions (``n_features``,
-``n_models``, ...), its value range, and the rules that tie them together. Loading
+:func:`read_linear` checks a linear model's file the same way and returns its arrays
+without building the estimator (whose module imports numba), for ``halfspaces predict``. A
+parameter that is code (a callable kernel, hypotheses, a tokenizer) cannot be saved this
+way; such models can still be pickled, which executes code on load.
 
-1. reads the zip directory and refuses entries that are not ours, or whose decompressed
-   sizes add up to more than ``max_bytes``;
-2. reads the JSON (at most 64 MiB) and every ``.npy`` header, and refuses an object
-   (pickled) array, or a header whose dtype, shape or size disagrees with the JSON or with
-   the zip entry;
-3. checks the tree against the schemas from those dtypes and shapes, before any array is
-   decompressed;
-4. decompresses the arrays and checks the checksum;
-5. decodes each object, checks every value against its schema (finite weights,
-   non-negative counts, indices in range, valid CSR structure, a known vectorizer
-   configuration), and only then builds it.
-
-It builds objects only from the classes in :data:`REGISTRY` (our estimators, and the
-scikit-learn Pipeline, text vectorizers and feature scalers), never imports a name found
-in the file, and never unpickles. Every refusal is a :class:`ModelFormatError` (a
-ValueError) naming the file, the attribute and the problem. :func:`save` runs the same
-checks on what it writes, so it never writes a file that :func:`load` refuses. Files are
-written atomically (temporary file in the same directory, then :func:`os.replace`): a crash
-leaves the old file intact.
-
-:func:`read_linear` runs steps 1 to 5 on the parameters and attributes of a linear model
-(the parameters against the tables of :mod:`halfspaces._params`) and returns its arrays
-without building the estimator (whose module imports numba), for ``halfspaces predict``.
-
-A parameter that is code (a callable kernel, callable hypotheses, a custom tokenizer)
-cannot be saved this way; :func:`save` says so. Such models can still be pickled, which
-executes code on load: only unpickle files you trust.
+The format and the checks in full: docs/internals.md.
 """
 
 from __future__ import annotations

@@ -21,18 +21,7 @@ shows the sub-command's usage (status 2). ``--debug`` shows the traceback instea
 uses; ``predict`` with a linear model on a small svmlight file imports neither scikit-learn
 nor numba (``_quick.py``).
 
-    _parser.py      the argument parser
-    _options.py     algorithms, and the options that map 1:1 to parameters
-    _io.py          reading data and model files, writing tables, JSON and files
-    _records.py     outputs that are inputs; a model's record of its CSV columns; widths
-    _estimators.py  the estimator class of each --algo name
-    _models.py      train, predict, evaluate
-    _stream.py      train and predict from a svmlight file block by block (fit_file)
-    _quick.py       predict: a linear model, a small svmlight file, NumPy and SciPy alone
-    _theory.py      play, bound
-    _figures.py     plot, demo
-    _course.py      play --passes / --trace, shatter, plot --columns
-    _data.py        data: the bundled sets written to files
+The modules: docs/design.md.
 """
 
 from __future__ import annotations

@@ -1,47 +1,29 @@
 """Dask backend: training whose work runs on Dask's workers, where the data is.
 
 :func:`fit` trains an ordinary halfspaces estimator on data that lives on a
-``dask.distributed`` cluster (a laptop's ``LocalCluster``, a cluster, Kubernetes): a Dask
-array of NumPy or CSR blocks with its labels, a Dask DataFrame, or svmlight files that each
-worker reads itself. The row blocks become *shards* held by the workers for the whole fit;
-every task that reads a shard runs on its worker, and only weight vectors, gradients and
-scalars travel (see :mod:`halfspaces.dask._run`). The estimator passed in picks the
-algorithm:
+``dask.distributed`` cluster: a Dask array of NumPy or CSR blocks with its labels, a Dask
+DataFrame (with a Series of labels or its label column's name), or svmlight files that
+each worker reads itself. The row blocks become shards held by the workers for the whole
+fit; only weight vectors, gradients and scalars travel. The estimator picks the method
+(:data:`METHODS` is their one table; ``method="auto"`` takes the estimator's default):
 
-==================================  ===============  ===============================================
-estimator                           ``method``       what runs on the workers
-==================================  ===============  ===============================================
-any with ``partial_fit``            ``"online"``     the exact online pass: the model travels from
-                                                     block to block (a chain of ``partial_fit``
-                                                     tasks); equal to the single-machine pass
-``Perceptron``,                     ``"ipm"``        iterative parameter mixing (McDonald, Hall and
-``AveragedPerceptron``                               Mann 2010): a perceptron epoch per shard,
-                                                     mixed until an epoch makes no mistake
-``SVC`` (linear)                    ``"cocoa"``      CoCoA+ (Ma et al. 2015): local dual coordinate
-                                                     ascent on each shard's rows, updates added,
-                                                     and a working-set step on the client over
-                                                     the most violating rows (certified gap)
-``LogisticRegression``              ``"lbfgs"``      the loss and gradient of each shard, for
-                                                     L-BFGS on the client (exact objective;
-                                                     one-vs-rest or multinomial)
-``PegasosSVC``                      ``"average"``,   Pegasos epochs mixed per epoch, or synchronous
-                                    ``"minibatch"``  mini-batch steps (independent of the workers)
-==================================  ===============  ===============================================
+- ``"online"`` (every estimator with ``partial_fit``): the exact online pass, the model
+  travelling from block to block;
+- ``"ipm"`` (``Perceptron``, ``AveragedPerceptron``): iterative parameter mixing
+  (McDonald, Hall and Mann 2010), until an epoch makes no mistake;
+- ``"cocoa"`` (linear ``SVC``): CoCoA+ (Ma et al. 2015) with a working-set step on the
+  client, to a certified duality gap;
+- ``"lbfgs"`` (``LogisticRegression``): each shard's loss and gradient, for L-BFGS on the
+  client (one-vs-rest or multinomial);
+- ``"average"``, ``"minibatch"`` (``PegasosSVC``): epochs mixed, or synchronous mini-batch
+  steps.
 
-``method="auto"`` (the default) picks the method of the estimator's row; ``"online"`` is
-available for every online estimator. :func:`predict`, :func:`decision_function` and
-:func:`predict_proba` return lazy Dask arrays (``map_blocks``) and need no cluster.
-
-Each worker that holds shards keeps them in one host (an actor) for the whole fit, and a
-round is one direct call to each host (see :mod:`halfspaces.dask._run`). Every round is
-deterministic; if a worker dies, the scheduler recomputes its shards from their source and
-the client replays the rounds on new hosts, so the fitted model does not change. Each round
-reports its progress through ``verbose`` / ``callback``.
-
-Dask is an optional dependency (``pip install "halfspaces[dask]"``), imported inside each
-function; ``import halfspaces`` and ``import halfspaces.dask`` never import it.
-``fit_blocks`` (feed the blocks to ``partial_fit`` in order) is now ``fit(...,
-method="online")``; the name remains as an alias.
+:func:`predict`, :func:`decision_function` and :func:`predict_proba` return lazy Dask
+arrays. Each worker keeps its shards in one host (an actor) and a round is one call to each
+host (:mod:`halfspaces.dask._run`); rounds are deterministic, so a worker lost mid-fit is
+recovered by replaying them, with the same model. Dask is optional (``pip install
+"halfspaces[dask]"``), imported inside each function. ``fit_blocks`` is an alias of
+``fit(..., method="online")``. More: docs/data.md, docs/scaling.md.
 """
 
 from __future__ import annotations

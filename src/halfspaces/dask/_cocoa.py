@@ -1,47 +1,29 @@
 """CoCoA+ for the linear SVM (Ma, Smith, Jaggi, Jordan, Richtarik, Takac 2015).
 
 The dual coordinates ``alpha_[k]`` of shard ``k``'s rows stay on its worker for the whole
-fit, in its host's state (they are data-sized); only ``w = sum_i alpha_i y_i x~_i``
-(``d + 1`` numbers per problem) and scalars travel. Round ``r``, with ``S`` shards and
-``sigma' = S`` (the safe choice for adding, gamma = 1):
+fit, in its host's state; only ``w = sum_i alpha_i y_i x~_i`` (``d + 1`` numbers per
+problem) and scalars travel. Round ``r``, with ``S`` shards and ``sigma' = S`` (the safe
+choice for adding, gamma = 1):
 
 1. the client sends ``w`` to every host (:mod:`halfspaces.dask._run`);
-2. on each shard: the shard's :class:`~halfspaces.solvers.cocoa.ShardTerms` at
-   ``(w, alpha)`` (six scalars), then passes of dual coordinate descent on the local
-   subproblem (:func:`halfspaces.solvers.cocoa.cocoa_local_solve`) until their violation of
-   its optimality conditions falls by the factor ``theta`` (at most ``local_iters``
-   passes): CoCoA+'s Theta-approximate local solver. A well solved local subproblem makes
-   the rounds few, and their number does not grow with the rows;
-   ``alpha_[k] += delta_alpha_[k]`` stays on the worker, ``delta_w_k`` comes back;
+2. on each shard: its :class:`~halfspaces.solvers.cocoa.ShardTerms` at ``(w, alpha)``,
+   then passes of dual coordinate descent on the local subproblem
+   (:func:`halfspaces.solvers.cocoa.cocoa_local_solve`) until their violation of its
+   optimality conditions falls by the factor ``theta`` (at most ``local_iters`` passes:
+   CoCoA+'s Theta-approximate local solver); ``alpha_[k]`` is updated on the worker,
+   ``delta_w_k`` comes back;
 3. the client adds ``w <- w + sum_k delta_w_k`` and certifies the iterate that entered the
-   round (:func:`~halfspaces.solvers.cocoa.certify`): the primal objective ``P`` and a lower
-   bound ``D`` of the optimum, so ``P - D >= P - P*``. It stops when ``P - D <= tol P``.
+   round (:func:`~halfspaces.solvers.cocoa.certify`): it stops when ``P - D <= tol P``.
 
-**The working-set step.** CoCoA+'s rate on the hinge loss is sublinear, and with few rows
-per shard the safe scaling ``sigma' = S`` can leave it far from a certified 1e-6 after
-hundreds of rounds. So each round every shard also sends the ``working_set * n_k / n`` rows
-whose dual coordinates violate the optimality conditions most (largest projected partial
-derivative, the selection of decomposition methods: Osuna, Freund and Girosi 1997, Joachims
-1999), with their ``alpha`` after the local update; the client runs dual coordinate descent
-on those coordinates with all others fixed, from the new ``w`` (:func:`working_set_step`),
-and sends their changes with the next round, which applies them first. Both steps only
-increase the same dual, the certificate is unchanged, and the violators near the end are the
-few rows at the margin, so the rows travel only near the margin and the rounds stay few as
-the rows grow. ``working_set=0`` is plain CoCoA+.
-
-**The offset** is the exact, unregularized offset of :class:`~halfspaces.SVC`, by the
-proximal-point method of :mod:`halfspaces.solvers.cocoa`: each round solves the SVM with
-the constant feature ``sqrt(rho)`` and the fixed offset ``nu`` (one per problem, written
-into the round's parameters), and the client moves ``nu`` to the current offset when the
-proximal subproblem is solved well enough (:func:`~halfspaces.solvers.cocoa.move_centre`).
-It costs no extra communication: ``nu`` is one scalar per problem and the certificate's
-terms are scalars.
-
-**Failures.** A round is a deterministic function of the shard, its ``alpha`` and the
-round's ``w`` and parameters (the coordinate order is seeded by the round and the shard), so
-a worker lost mid-fit is recovered by replaying the rounds on the recomputed shards
-(:class:`~halfspaces.dask._run.Run`), and the fit ends with the same ``w``. The price is
-that the client keeps every round's model while the fit runs: ``rounds x K (d + 1)`` floats.
+**The working-set step**: each round the shards also send the ``working_set`` rows (over
+all shards) whose dual coordinates violate the optimality conditions most, and the client
+runs dual coordinate descent on those coordinates with the others fixed
+(:func:`working_set_step`); the next round applies the changes first. The same dual, the
+same certificate; ``working_set=0`` is plain CoCoA+. **The offset** is SVC's exact,
+unregularized offset, by the proximal-point method of :mod:`halfspaces.solvers.cocoa` (one
+scalar ``nu`` per problem in the round's parameters). **Failures**: a round is a
+deterministic function of its inputs, so a lost worker is recovered by replaying the rounds
+(:class:`~halfspaces.dask._run.Run`), with the same ``w``. In full: docs/scaling.md.
 """
 
 from __future__ import annotations

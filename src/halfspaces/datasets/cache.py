@@ -1,40 +1,21 @@
 """A binary cache of a parsed data file, as Vowpal Wabbit's ``--cache``: read the text once.
 
 :func:`open_cached` parses an svmlight or VW file once and writes its rows as CSR blocks of
-``.npy`` files (never pickle) beside it, or in ``cache_dir``; every later pass, in this run or
-a later one, maps the blocks (``np.load(mmap_mode="r")``) instead of parsing text, so
-multi-epoch training from a file reads the text once. The directory holds::
+``.npy`` files (never pickle) beside it, or in ``cache_dir``, with a ``header.json`` (the
+source's fingerprint, the reader's options, the shape, the classes, the size and CRC-32 of
+every file); every later pass, in this run or a later one, maps the blocks
+(``np.load(mmap_mode="r")``) instead of parsing text.
 
-    header.json          format tag and version; the source's fingerprint (path, size,
-                         modification and status-change times, inode, a digest of a sample
-                         of its content: see ``_fingerprint``); the reader's options; n_rows,
-                         nnz, n_features, the indexing (zero_based, as resolved), the dtypes,
-                         the classes, the blocks, weighted (whether any VW importance weight
-                         is not 1); the size and CRC-32 of every ``.npy`` file
-    000000.data.npy      values (float64 or float32, as parsed)
-    000000.indices.npy   0-based column indices (int32 when they fit, else int64)
-    000000.indptr.npy    row pointers of the block (from 0)
-    000000.labels.npy    labels (float64)
-    000000.weights.npy   VW: the importance weights (float64; 1 where a line gives none)
-    ...
-
-It is written to a temporary directory beside its final place and renamed when complete, so
-an interrupted pass leaves no half cache, and the source's fingerprint is taken again after
-the pass (a file that changed meanwhile is refused). On opening, the header is checked
-against the source's fingerprint and the options: a stale cache, or one of an older
-version, is rebuilt; a directory that is not such a cache, or a damaged one, is refused with
-a message (nothing is deleted but a cache of this format). Each file's size is checked on
-opening, its CRC-32 the first time it is mapped, and each block's CSR structure the first
-time it is read, before anything is learnt from it.
-
-Several processes may read and build one cache at once: a reader holds the cache's
-directory open and locked shared (``flock``) and opens every file inside it, and a rebuild
-renames the cache it replaces aside (``.NAME.PID.XXXX.old``), removed only once no process
-holds it, so no file is ever deleted under a reader; a process that finds a current cache
-put in place while it built its own uses that one. The blocks of an svmlight
-file are exactly :func:`~halfspaces.datasets.load_svmlight` of it, cut into blocks
-(``zero_based="auto"`` decided by the whole file, as there); those of a VW file
-:func:`~halfspaces.datasets.load_vw`.
+It is written to a temporary directory and renamed when complete; the source's fingerprint
+is taken again after the pass (a file that changed meanwhile is refused). On opening, a
+stale cache, or one of an older version, is rebuilt; a directory that is not such a cache,
+or a damaged one, is refused with a message. Each file's size is checked on opening, its
+CRC-32 the first time it is mapped, and each block's CSR structure the first time it is
+read. Several processes may read and build one cache at once (a shared ``flock`` on the
+directory; a rebuild renames the old cache aside, removed once no process holds it). The
+blocks of an svmlight file are exactly :func:`~halfspaces.datasets.load_svmlight` of it,
+cut into blocks; those of a VW file :func:`~halfspaces.datasets.load_vw`'s. The layout and
+the checks in full: docs/internals.md.
 """
 
 from __future__ import annotations
