@@ -109,6 +109,9 @@ class CachedData:
         self.classes = np.array(header["classes"], dtype=np.float64)
         self.weighted = bool(header["weighted"])
         self._fd = fd
+        # the dtype each block's float arrays must have: the header's for the values
+        self._floats = {"data": np.dtype(header["dtype"]), "labels": np.dtype(np.float64),
+                        "weights": np.dtype(np.float64)}
         self._layouts: dict[str, tuple] = {}  # (shape, dtype, offset) of each .npy file read
         self._checked: set[int] = set()  # the blocks whose CSR structure was checked
 
@@ -157,7 +160,8 @@ class CachedData:
                     # tokenize.TokenError, ... on a damaged header
                     raise _damaged(self.directory / name, f"its .npy header cannot be read"
                                    f" ({exc})") from None
-                if dtype.kind not in _KINDS[what] or fortran or len(shape) != 1:
+                if (dtype.kind not in _KINDS[what] or fortran or len(shape) != 1
+                        or dtype != self._floats.get(what, dtype)):
                     raise _damaged(self.directory / name, f"it holds an array of {dtype} and"
                                    f" shape {shape}, not the cache's")
                 layout = (shape, dtype, fh.tell())
@@ -291,6 +295,7 @@ def _check_blocks(directory: Path, header: dict, fd: int | None) -> None:
         well_formed = (
             all(count(header[key]) for key in ("n_rows", "nnz", "n_features"))
             and isinstance(header["zero_based"], bool)
+            and header["dtype"] in ("float64", "float32")
             and isinstance(header["classes"], list)
             and all(isinstance(c, (int, float)) and not isinstance(c, bool)
                     for c in header["classes"])
