@@ -23,6 +23,7 @@ from bad_input_data import ESTIMATORS, Y
 from bad_input_data import X as X_GOOD
 
 from halfspaces import cli
+from halfspaces._file_specs import Seed
 from halfspaces._specs import (
     Bool,
     ByRule,
@@ -32,7 +33,6 @@ from halfspaces._specs import (
     Int,
     OneOf,
     SchemaError,
-    Seed,
     Str,
     _Dims,
 )
