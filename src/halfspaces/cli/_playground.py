@@ -9,13 +9,15 @@ import webbrowser
 
 from ..playground import make_server
 from ._io import CLIError, read_args_data
+from ._plan import data_source
 
 
 def cmd_playground(args) -> int:
     """``halfspaces playground``: serve until Ctrl-C, opening the page unless --no-browser."""
     X = y = None
     if args.data is not None:
-        data = read_args_data(args, numeric="the playground needs numeric features")
+        data = read_args_data(data_source(args), numeric="the playground needs numeric"
+                                                          " features")
         cols = args.columns or (0, 1)
         if max(cols) >= data.X.shape[1]:
             raise CLIError(f"--columns {cols[0]},{cols[1]}: {data.path} has {data.X.shape[1]}"
