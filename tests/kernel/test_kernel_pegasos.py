@@ -163,3 +163,25 @@ def test_gram_blocks_give_the_whole_grams_model(batch_size):
     np.testing.assert_allclose(blocked.decision_function(X), whole.decision_function(X),
                                rtol=1e-9, atol=1e-12)
     assert blocked._block_rows(70, batch_size) == 9 // batch_size * batch_size
+
+
+@pytest.mark.parametrize("cache_size", [200.0, 16 * 40 * 5 / 2**20], ids=["whole", "blocks"])
+def test_a_non_finite_kernel_value_names_its_row_in_the_data_given(cache_size):
+    """Row 7's kernel value k(x_7, x_7) overflows: named as row 7 of the X given, whether the
+    Gram matrix is whole or computed in blocks (its diagonal first), with a row of weight 0
+    left out before the fit."""
+    from strategies import not_finite
+
+    from halfspaces import NumericalError
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(41, 2))
+    X[7] *= 1e80  # (<x_7, x_7> + 1)^3 overflows; (<x_7, x_j> + 1)^3 does not
+    y = np.where(X[:, 0] > 0, 1, -1)
+    s = np.ones(41)
+    s[2] = 0.0  # the fit's rows are 0, 1, 3, ...: its row 6 is row 7 of X
+    est = KernelPegasosSVC(kernel="poly", gamma=1.0, degree=3, coef0=1.0, max_iter=1,
+                           random_state=0, cache_size=cache_size)
+    with pytest.raises(NumericalError, match=not_finite("KernelPegasosSVC",
+                                                        r"the kernel k\(x_i, x_j\)", 7)):
+        est.fit(X, y, sample_weight=s)

@@ -322,8 +322,8 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         self.gamma_ = float("nan") if linear else resolve_gamma(self.gamma, X, s)
         n = X.shape[0]
         whole = GRAM_BYTES_PER_ENTRY * n * n <= self.cache_size * 2**20
-        K = self._checked_gram(X, np.arange(n), rows) if whole else None
-        diag = np.ascontiguousarray(np.diag(K)) if whole else self._diagonal(X)
+        K = self._checked_gram(X, None, rows) if whole else None
+        diag = np.ascontiguousarray(np.diag(K)) if whole else self._diagonal(X, rows)
         self._schedule(X, diag)
         p = self._params(self.eta0_)
         problems, alpha = self._fresh_problems(len(ys), n)
@@ -344,24 +344,31 @@ class KernelPegasosSVC(PegasosOptions, SaveMixin, ParamsMixin, ClassifierBase):
         self._set_model(X_all, problems, alpha, rows)
         return self
 
-    def _checked_gram(self, X, points: NDArray, rows: NDArray | None) -> NDArray:
-        """The Gram rows ``k(X[points], X)`` of the training rows ``X``; a NumericalError
-        names the first row (of the data given: ``rows[i]``) whose kernel values are not
-        finite."""
+    def _checked_gram(self, X, points: NDArray | None, rows: NDArray | None) -> NDArray:
+        """The Gram rows ``k(X[points], X)`` of the training rows ``X`` (``points`` None:
+        every row, the whole matrix); a NumericalError names the first row (of the data
+        given: ``rows[i]``) whose kernel values are not finite."""
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
-            K = self._gram(X[points] if points.size < X.shape[0] else X, X)
+            K = self._gram(X if points is None else X[points], X)
         bad = np.flatnonzero(~np.isfinite(K).all(axis=1))
         if bad.size:
-            row = int(points[bad[0]])
+            row = int(bad[0] if points is None else points[bad[0]])
             raise NumericalError("KernelPegasosSVC", row if rows is None else int(rows[row]),
                                  "the kernel k(x_i, x_j)")
         return K
 
-    def _diagonal(self, X) -> NDArray:
-        """``k(x_i, x_i)`` of the rows of X, from diagonal blocks of the Gram matrix."""
+    def _diagonal(self, X, rows: NDArray | None) -> NDArray:
+        """``k(x_i, x_i)`` of the rows of X, from diagonal blocks of the Gram matrix (a
+        NumericalError names the first row, of the data given, whose value is not finite)."""
         step = 256
-        return np.concatenate([np.diag(self._gram(X[lo : lo + step], X[lo : lo + step]))
-                               for lo in range(0, X.shape[0], step)])
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is the error below
+            diag = np.concatenate([np.diag(self._gram(X[lo : lo + step], X[lo : lo + step]))
+                                   for lo in range(0, X.shape[0], step)])
+        bad = np.flatnonzero(~np.isfinite(diag))
+        if bad.size:
+            row = int(bad[0]) if rows is None else int(rows[bad[0]])
+            raise NumericalError("KernelPegasosSVC", row, "the kernel k(x_i, x_j)")
+        return diag
 
     def _fresh_problems(self, n_models: int, n: int) -> tuple[list, NDArray]:
         """``(problems, alpha)`` of a fit starting afresh on ``n`` rows, its counters reset:
